@@ -1,0 +1,1 @@
+//! spill: keeps oversized command output out of a language model's context window.

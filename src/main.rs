@@ -1,0 +1,2 @@
+//! The `spill` binary.
+fn main() {}
