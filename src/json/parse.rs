@@ -5,7 +5,7 @@
 //! no-op visitor compiles down to a plain validator.
 
 use super::SyntaxError;
-use super::scan::find_string_special;
+use super::scan::{find_string_special, skip_ws_run};
 
 /// Whether a walk should go on. Returned by every [`Visitor`] method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,9 +227,18 @@ enum State {
 impl<'a> Parser<'a> {
     #[inline]
     fn skip_ws(&mut self) {
-        while self.pos < self.doc.len() && is_ws(self.doc[self.pos]) {
-            self.pos += 1;
+        // Minified JSON has no whitespace and pretty JSON mostly one space: check those bytes
+        // before paying for a vector scan of an indentation run.
+        let doc = self.doc;
+        let i = self.pos;
+        if i >= doc.len() || !is_ws(doc[i]) {
+            return;
         }
+        if i + 1 >= doc.len() || !is_ws(doc[i + 1]) {
+            self.pos = i + 1;
+            return;
+        }
+        self.pos = skip_ws_run(doc, i + 2);
     }
 
     fn err(&self, at: usize, msg: &str) -> SyntaxError {

@@ -143,6 +143,35 @@ fn find_string_special_sse2(doc: &[u8], from: usize) -> (usize, bool) {
     find_string_special_scalar(doc, i, non_ascii)
 }
 
+/// Returns the first offset at or after `from` that is not JSON whitespace (or `doc.len()`).
+#[inline]
+pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
+    let mut i = from;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: every load reads 16 bytes at `i` with `i + 16 <= doc.len()`; SSE2 is baseline.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (sp, nl, cr, tab) =
+            (_mm_set1_epi8(b' ' as i8), _mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8), _mm_set1_epi8(b'\t' as i8));
+        while i + 16 <= doc.len() {
+            let v = _mm_loadu_si128(doc.as_ptr().add(i).cast());
+            let ws = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)),
+            );
+            let other = !(_mm_movemask_epi8(ws) as u32) & 0xffff;
+            if other != 0 {
+                return i + other.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
 /// Removes escaped characters: returns the mask of bytes preceded by an odd run of backslashes,
 /// carrying a run that crosses the block boundary in `prev_escaped` (simdjson's branchless
 /// algorithm).
