@@ -14,7 +14,11 @@ fn time<T>(name: &str, bytes: usize, f: impl Fn() -> T) -> T {
         out = Some(f());
         best = best.min(t.elapsed().as_secs_f64());
     }
-    println!("{name:<24} {:>7.2} GB/s  ({:.0} ms)", bytes as f64 / best / 1e9, best * 1e3);
+    println!(
+        "{name:<24} {:>7.2} GB/s  ({:.0} ms)",
+        bytes as f64 / best / 1e9,
+        best * 1e3
+    );
     out.expect("ran")
 }
 
@@ -32,6 +36,10 @@ fn main() {
         serde_json::from_slice::<serde::de::IgnoredAny>(doc).expect("serde");
     });
     if std::env::args().any(|a| a == "--all") {
-        time("elements count", n, || root.members().next().map(|m| m.expect("m").value.elements().count()));
+        time("elements count", n, || {
+            root.members()
+                .next()
+                .map(|m| m.expect("m").value.elements().count())
+        });
     }
 }

@@ -32,10 +32,14 @@
 //! - Nesting depth is unlimited: every loop keeps an explicit stack on the heap.
 #![allow(clippy::module_name_repetitions)]
 
+#[doc(hidden)]
+pub mod fuzzing;
+mod human;
 mod nav;
 mod parse;
 mod paths;
 mod scan;
+pub mod shape;
 
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{

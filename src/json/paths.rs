@@ -39,7 +39,13 @@ pub fn paths_at_offsets(
     if !v.targets.is_empty() {
         walk_values(doc, &mut v)?;
     }
-    v.flush_below(u64::MAX, &[], false);
+    // Whatever is left lies past the last value (or the walk stopped): outside every value.
+    for &(_, idx) in &v.targets[v.next..] {
+        v.out[idx] = Some(PathHit {
+            path: "$".to_string(),
+            in_key: false,
+        });
+    }
     Ok(v.out
         .into_iter()
         .map(|h| h.expect("every offset answered"))

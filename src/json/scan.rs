@@ -151,8 +151,12 @@ pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
     // SAFETY: every load reads 16 bytes at `i` with `i + 16 <= doc.len()`; SSE2 is baseline.
     unsafe {
         use std::arch::x86_64::*;
-        let (sp, nl, cr, tab) =
-            (_mm_set1_epi8(b' ' as i8), _mm_set1_epi8(b'\n' as i8), _mm_set1_epi8(b'\r' as i8), _mm_set1_epi8(b'\t' as i8));
+        let (sp, nl, cr, tab) = (
+            _mm_set1_epi8(b' ' as i8),
+            _mm_set1_epi8(b'\n' as i8),
+            _mm_set1_epi8(b'\r' as i8),
+            _mm_set1_epi8(b'\t' as i8),
+        );
         while i + 16 <= doc.len() {
             let v = _mm_loadu_si128(doc.as_ptr().add(i).cast());
             let ws = _mm_or_si128(
