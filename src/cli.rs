@@ -70,6 +70,8 @@ pub enum ColorWhen {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Pass small output through; store large output and print an envelope.
+    Wrap(WrapArgs),
     /// Print a stored output (or a file) by lines or bytes, bounded and paged.
     Cat(CatArgs),
     /// List the stored outputs of the current scope.

@@ -60,6 +60,11 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Like [`escape`], but keeps line breaks: for multi-line human text bound for a terminal.
+pub fn escape_keep_newlines(text: &str) -> String {
+    text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
+}
+
 /// Escapes raw bytes: invalid UTF-8 becomes U+FFFD, then control characters are escaped.
 pub fn escape_bytes(bytes: &[u8]) -> String {
     escape(&String::from_utf8_lossy(bytes))

@@ -11,12 +11,14 @@
 pub mod cli;
 pub mod cmd;
 pub mod diag;
+pub mod envelope;
 pub mod error;
 pub mod limits;
 pub mod output;
 pub mod source;
 pub mod store;
 pub mod text;
+pub mod wrap;
 
 pub use error::{Error, Result};
 

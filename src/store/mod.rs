@@ -21,7 +21,7 @@ mod write;
 
 pub use meta::{Entry, Meta};
 pub use reference::Ref;
-pub use write::TempPayload;
+pub use write::{Finished, TempPayload};
 
 use std::fs;
 use std::io;
@@ -211,28 +211,26 @@ impl Store {
         TempPayload::create(&self.scope_dir)
     }
 
-    /// Publishes a finished payload under its content hash and writes its metadata record.
-    /// Identical content already stored is kept (payloads are immutable); its label is refreshed
-    /// when the new one is non-empty, and its last access is refreshed either way.
-    pub fn publish(&self, temp: TempPayload, meta: &mut Meta) -> Result<Ref> {
-        let (r, temp_path) = temp.finish()?;
+    /// Publishes a finished payload (see [`TempPayload::finish_hashed`]) under its content
+    /// hash and writes its metadata record. Identical content already stored is kept (payloads
+    /// are immutable); its label is refreshed when the new one is non-empty, and its last access
+    /// is refreshed either way.
+    pub fn publish(&self, finished: Finished, meta: &mut Meta) -> Result<Ref> {
+        let r = finished.reference;
+        meta.hash = finished.hash.to_hex().to_string();
         let final_path = self.payload_path(&r);
-        let existing = fs::read(self.meta_path(&r))
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Meta>(&b).ok());
-        match existing {
+        match self.meta(&r) {
+            // Identical content is already stored: keep it; dropping `finished` removes the copy.
             Some(old) if old.hash == meta.hash && final_path.is_file() => {
-                let _ = fs::remove_file(&temp_path);
                 if meta.label.as_deref().is_none_or(str::is_empty) {
                     meta.label = old.label;
                 }
                 meta.created = old.created;
             }
             _ => {
-                fs::rename(&temp_path, &final_path).map_err(|e| {
-                    let _ = fs::remove_file(&temp_path);
-                    Error::io("publish payload", &final_path, e)
-                })?;
+                fs::rename(&finished.path, &final_path)
+                    .map_err(|e| Error::io("publish payload", &final_path, e))?;
+                finished.published();
             }
         }
         let _ = fs::remove_file(self.tombstone_path(&r));
@@ -245,12 +243,11 @@ impl Store {
         let bytes = serde_json::to_vec(meta).expect("metadata serialises");
         let mut temp = TempPayload::create(&self.scope_dir)?;
         temp.write_all(&bytes)?;
-        let (_, temp_path) = temp.finish()?;
+        let finished = temp.finish()?;
         let path = self.meta_path(r);
-        fs::rename(&temp_path, &path).map_err(|e| {
-            let _ = fs::remove_file(&temp_path);
-            Error::io("write metadata", &path, e)
-        })
+        fs::rename(&finished.path, &path).map_err(|e| Error::io("write metadata", &path, e))?;
+        finished.published();
+        Ok(())
     }
 
     /// Reads the metadata record of a ref.
@@ -375,9 +372,8 @@ fn ensure_version(root: &Path) -> Result<()> {
     }
     let mut temp = TempPayload::create(root)?;
     temp.write_all(format!("{LAYOUT_VERSION}\n").as_bytes())?;
-    let (_, temp_path) = temp.finish()?;
-    fs::rename(&temp_path, &path).map_err(|e| {
-        let _ = fs::remove_file(&temp_path);
-        Error::io("write", &path, e)
-    })
+    let finished = temp.finish()?;
+    fs::rename(&finished.path, &path).map_err(|e| Error::io("write", &path, e))?;
+    finished.published();
+    Ok(())
 }

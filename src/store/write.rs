@@ -88,8 +88,8 @@ impl TempPayload {
         &self.path
     }
 
-    /// Ends writing with the internally computed hash; returns the ref and the temporary path.
-    pub fn finish(self) -> Result<(Ref, PathBuf)> {
+    /// Ends writing with the internally computed hash.
+    pub fn finish(self) -> Result<Finished> {
         let hash = self.hasher.finalize();
         self.finish_hashed(&hash)
     }
@@ -100,12 +100,55 @@ impl TempPayload {
     }
 
     /// Ends writing with a hash computed by the caller over exactly the bytes written.
-    pub fn finish_hashed(mut self, hash: &blake3::Hash) -> Result<(Ref, PathBuf)> {
+    pub fn finish_hashed(mut self, hash: &blake3::Hash) -> Result<Finished> {
         self.file
             .flush()
             .map_err(|e| Error::io("write", &self.path, e))?;
         self.done = true;
-        Ok((Ref::from_hash(hash), self.path.clone()))
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| Error::io("write", &self.path, e))?;
+        Ok(Finished {
+            reference: Ref::from_hash(hash),
+            hash: *hash,
+            path: self.path.clone(),
+            file,
+        })
+    }
+}
+
+/// A completely written temporary file, still locked, waiting to be renamed into place.
+/// Dropping it without publishing removes the file.
+#[derive(Debug)]
+pub struct Finished {
+    /// The payload's ref.
+    pub reference: Ref,
+    /// Its full hash.
+    pub hash: blake3::Hash,
+    /// The temporary file.
+    pub path: PathBuf,
+    /// Keeps the writer's lock until the rename.
+    file: File,
+}
+
+impl Finished {
+    /// The open temporary file (for mapping it before it is published).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Marks the file as published: dropping no longer removes it.
+    pub(super) fn published(mut self) {
+        self.path = PathBuf::new();
+    }
+}
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 

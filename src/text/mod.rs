@@ -1,7 +1,11 @@
 //! Text handling shared by the commands: line arithmetic, UTF-8-safe cuts, hex dumps, and the
 //! envelope's text preview and failure signals.
 
+pub mod analyze;
+pub mod clean;
 pub mod hex;
+pub mod preview;
+pub mod signals;
 
 /// Counts lines as the envelope does: one per `\n`, plus one if non-empty input does not end in `\n`.
 pub fn count_lines(bytes: &[u8]) -> u64 {
