@@ -4,3 +4,5 @@ mod common;
 
 mod cat;
 mod cli;
+mod store;
+mod wrap;
