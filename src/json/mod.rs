@@ -32,9 +32,9 @@
 //! - Nesting depth is unlimited: every loop keeps an explicit stack on the heap.
 #![allow(clippy::module_name_repetitions)]
 
+pub mod analyze;
 #[doc(hidden)]
 pub mod fuzzing;
-mod human;
 mod nav;
 mod parse;
 mod paths;

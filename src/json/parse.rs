@@ -73,6 +73,38 @@ pub trait Visitor {
     }
 }
 
+/// Two visitors fed the same walk (stops when either stops).
+pub(crate) struct Both<'x, A, B>(pub &'x mut A, pub &'x mut B);
+
+impl<A: Visitor, B: Visitor> Visitor for Both<'_, A, B> {
+    fn record(&mut self, i: u64, at: usize) -> Flow {
+        both(self.0.record(i, at), self.1.record(i, at))
+    }
+    fn begin(&mut self, k: Container, at: usize) -> Flow {
+        both(self.0.begin(k, at), self.1.begin(k, at))
+    }
+    fn end(&mut self, k: Container, at: usize, n: u64) -> Flow {
+        both(self.0.end(k, at, n), self.1.end(k, at, n))
+    }
+    fn key(&mut self, raw: &[u8], at: usize) -> Flow {
+        both(self.0.key(raw, at), self.1.key(raw, at))
+    }
+    fn index(&mut self, i: u64) -> Flow {
+        both(self.0.index(i), self.1.index(i))
+    }
+    fn scalar(&mut self, k: Scalar, raw: &[u8], at: usize) -> Flow {
+        both(self.0.scalar(k, raw, at), self.1.scalar(k, raw, at))
+    }
+}
+
+fn both(a: Flow, b: Flow) -> Flow {
+    if a == Flow::Stop || b == Flow::Stop {
+        Flow::Stop
+    } else {
+        Flow::Continue
+    }
+}
+
 /// A visitor that ignores everything: walking with it is validation.
 struct Ignore;
 impl Visitor for Ignore {}

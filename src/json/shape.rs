@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::human;
 use super::nav::decode_string;
 use super::parse::{Container, Flow, Scalar, Visitor, bom_len, walk_values};
+use crate::limits::{group_digits, human_size};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
 pub const KEYS_PER_OBJECT: usize = 1000;
@@ -247,7 +247,7 @@ enum Frame {
     },
 }
 
-struct Builder {
+pub(crate) struct Builder {
     max_depth: usize,
     sample: u64,
     tys: Vec<Ty>,
@@ -263,7 +263,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn new(opts: &ShapeOptions) -> Builder {
+    pub(crate) fn new(opts: &ShapeOptions) -> Builder {
         let mut b = Builder {
             max_depth: opts.max_depth.min(MAX_DEPTH),
             sample: opts.sample.unwrap_or(u64::MAX),
@@ -706,7 +706,7 @@ struct Params {
 struct TooBig;
 
 impl Builder {
-    fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
+    pub(crate) fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
         self.finish();
         const STEPS: [(usize, usize); 10] = [
             (usize::MAX, usize::MAX),
@@ -788,7 +788,7 @@ impl Builder {
         let mut parts: Vec<String> = Vec::new();
         for name in kind_names(t.mask & !(T_OBJECT | T_ARRAY)) {
             if name == "string" && t.max_string > LONG_STRING {
-                parts.push(format!("string({})", human::size(t.max_string)));
+                parts.push(format!("string({})", human_size(t.max_string)));
             } else {
                 parts.push(name.to_string());
             }
@@ -840,7 +840,7 @@ impl Builder {
             if shown > 0 {
                 out.push(',');
             }
-            let _ = write!(out, "\"…\":\"+{} more keys\"", human::count(more));
+            let _ = write!(out, "\"…\":\"+{} more keys\"", group_digits(more));
         }
         out.push('}');
         Self::check(out, p)
