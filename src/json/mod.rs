@@ -91,3 +91,14 @@ impl fmt::Display for SyntaxError {
 }
 
 impl std::error::Error for SyntaxError {}
+
+impl From<SyntaxError> for crate::error::Error {
+    fn from(e: SyntaxError) -> Self {
+        crate::error::Error::InvalidJson {
+            offset: e.offset,
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}

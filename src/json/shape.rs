@@ -927,8 +927,8 @@ const PATH_KEY_CHARS: usize = 64;
 /// One line of `spill shape --paths`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathStat {
-    /// `$.items[*].tags[*]`: dot notation where names allow, `[*]` for any array element (NDJSON
-    /// records are `$[*]`).
+    /// `$.items[*].tags[*]`: dot notation where names allow, `[*]` for any array element and for
+    /// id-like keys of a map (NDJSON records are `$[*]`).
     pub path: String,
     /// The types seen there, `|`-joined (`string|null`).
     pub types: String,
@@ -1101,7 +1101,10 @@ impl Visitor for PathCollector {
     }
     fn key(&mut self, raw: &[u8], _: usize) -> Flow {
         if self.ignore == 0 {
-            self.pending = self.child(Some(raw));
+            // Id-like keys (numbers, UUIDs, long hex, dates) are a map's entries: list them as
+            // one `[*]` path (a valid wildcard) instead of one path per id.
+            let step = if is_id_like(raw) { None } else { Some(raw) };
+            self.pending = self.child(step);
         }
         Flow::Continue
     }
