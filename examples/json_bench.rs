@@ -35,6 +35,34 @@ fn main() {
     time("serde IgnoredAny", n, || {
         serde_json::from_slice::<serde::de::IgnoredAny>(doc).expect("serde");
     });
+    time("walk_values (no-op)", n, || {
+        struct Nop;
+        impl spill::json::Visitor for Nop {}
+        spill::json::walk_values(doc, &mut Nop).expect("walk")
+    });
+    time("shape", n, || {
+        spill::json::shape::shape(doc, &spill::json::shape::ShapeOptions::default())
+            .json
+            .len()
+    });
+    time("analyze (wrap)", n, || {
+        matches!(
+            spill::json::analyze::analyze(doc, &spill::json::analyze::AnalyzeOptions::default()),
+            spill::json::analyze::Analysis::Json(_)
+        )
+    });
+    time("shape --paths", n, || {
+        spill::json::shape::shape_paths(doc)
+            .expect("paths")
+            .paths
+            .len()
+    });
+    let last = [n as u64 - 2];
+    time("paths_at_offsets(end)", n, || {
+        spill::json::paths_at_offsets(doc, &last, false)
+            .expect("paths")
+            .len()
+    });
     if std::env::args().any(|a| a == "--all") {
         time("elements count", n, || {
             root.members()

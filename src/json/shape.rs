@@ -947,8 +947,8 @@ impl std::fmt::Display for PathStat {
 pub struct PathList {
     /// In order of first appearance.
     pub paths: Vec<PathStat>,
-    /// Distinct paths not listed (over [`MAX_PATHS`] or [`MAX_PATH_TEXT`], or deeper than
-    /// [`MAX_DEPTH`]).
+    /// Values whose path was not tracked (past [`MAX_PATHS`] or deeper than [`MAX_DEPTH`]) plus
+    /// tracked paths not listed (past [`MAX_PATH_TEXT`]); 0 when the listing is complete.
     pub omitted: u64,
 }
 
@@ -961,6 +961,8 @@ pub fn shape_paths(doc: &[u8]) -> Result<PathList, super::SyntaxError> {
             key: None,
             mask: 0,
             count: 0,
+            children: Vec::new(),
+            elem: NONE,
         }],
         index: HashMap::new(),
         stack: Vec::new(),
@@ -1026,25 +1028,60 @@ struct PathNode {
     key: Option<Box<[u8]>>,
     mask: u8,
     count: u64,
+    /// Child nodes in order of first appearance.
+    children: Vec<u32>,
+    /// The `[*]` child, if any (array elements look it up on every element).
+    elem: u32,
 }
-
-/// A path node's parent and step (`None` for `[*]`).
-type PathKey = (u32, Option<Box<[u8]>>);
 
 struct PathCollector {
     nodes: Vec<PathNode>,
-    index: HashMap<PathKey, u32>,
-    stack: Vec<u32>,
+    /// (parent, hash of the step) to node: finds a child without allocating a key. A hash
+    /// collision falls back to scanning the parent's children.
+    index: HashMap<(u32, u64), u32>,
+    /// Open containers: node and the child position expected next (records repeat key order).
+    stack: Vec<(u32, usize)>,
     pending: Option<u32>,
     ignore: u64,
     omitted_paths: u64,
 }
 
+fn step_hash(key: Option<&[u8]>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
+}
+
 impl PathCollector {
     fn child(&mut self, key: Option<&[u8]>) -> Option<u32> {
-        let &parent = self.stack.last()?;
-        let key: Option<Box<[u8]>> = key.map(|k| cut_key(k).0.into());
-        if let Some(&id) = self.index.get(&(parent, key.clone())) {
+        let key = key.map(|k| cut_key(k).0);
+        let &(parent, hint) = self.stack.last()?;
+        let p = &self.nodes[parent as usize];
+        if key.is_none() && p.elem != NONE {
+            return Some(p.elem);
+        }
+        let same = |id: u32| self.nodes[id as usize].key.as_deref() == key;
+        let found = match p.children.get(hint) {
+            Some(&id) if same(id) => Some((id, hint)),
+            _ => {
+                let h = step_hash(key);
+                match self.index.get(&(parent, h)) {
+                    Some(&id) if same(id) => {
+                        p.children.iter().position(|&c| c == id).map(|i| (id, i))
+                    }
+                    Some(_) => p
+                        .children
+                        .iter()
+                        .enumerate()
+                        .find(|(_, c)| same(**c))
+                        .map(|(i, &c)| (c, i)),
+                    None => None,
+                }
+            }
+        };
+        if let Some((id, pos)) = found {
+            self.stack.last_mut().expect("checked").1 = pos + 1;
             return Some(id);
         }
         if self.nodes.len() >= MAX_PATHS || self.stack.len() >= MAX_DEPTH {
@@ -1053,12 +1090,21 @@ impl PathCollector {
         }
         self.nodes.push(PathNode {
             parent,
-            key: key.clone(),
+            key: key.map(Into::into),
             mask: 0,
             count: 0,
+            children: Vec::new(),
+            elem: NONE,
         });
         let id = (self.nodes.len() - 1) as u32;
-        self.index.insert((parent, key), id);
+        self.index.entry((parent, step_hash(key))).or_insert(id);
+        let p = &mut self.nodes[parent as usize];
+        if key.is_none() {
+            p.elem = id;
+        }
+        p.children.push(id);
+        let pos = p.children.len();
+        self.stack.last_mut().expect("checked").1 = pos;
         Some(id)
     }
 
@@ -1086,7 +1132,7 @@ impl Visitor for PathCollector {
         } else {
             T_ARRAY
         }) {
-            Some(id) => self.stack.push(id),
+            Some(id) => self.stack.push((id, 0)),
             None => self.ignore = 1,
         }
         Flow::Continue
