@@ -179,11 +179,11 @@ pub struct CatArgs {
 
 /// Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.
 ///
-/// Scalars become type names ("string", "integer", "number", "boolean", "null"; long strings
-/// "string(2.4 KiB)"), keys missing from some objects end in "?", mixed types join with "|",
-/// arrays merge all their elements ({"array[1250]": {...}}, "array[3] of string"), id-keyed
-/// objects collapse to {"map[N]": ...}. The output never exceeds --max-bytes and is always valid
-/// JSON. Text input gets a line summary, binary input its size.
+/// Scalars become type names (`"string"`, `"integer"`, `"number"`, `"boolean"`, `"null"`; long
+/// strings `"string(2.4 KiB)"`), keys missing from some objects end in `?`, mixed types join
+/// with `|`, arrays merge all their elements (`{"array[1250]": {…}}`, `"array[3] of string"`),
+/// id-keyed objects collapse to `{"map[N]": …}`. The output never exceeds --max-bytes and is
+/// always valid JSON. Text input gets a line summary, binary input its size.
 ///
 /// Examples:
 ///   spill shape sp_9f2c4a1b7e3d0c55
@@ -195,7 +195,7 @@ pub struct ShapeArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
-    /// Container levels shown; deeper ones become "object(12 keys)" / "array[300]".
+    /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
     #[arg(long, visible_alias = "depth", value_name = "N", default_value_t = 4)]
     pub max_depth: usize,
     /// The skeleton never exceeds this size (at least 256 bytes).

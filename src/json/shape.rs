@@ -669,7 +669,10 @@ fn key_eq(a: &[u8], b: &[u8]) -> bool {
             return false;
         }
     }
-    ca.remainder().iter().zip(cb.remainder()).all(|(x, y)| x == y)
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
 }
 
 /// A key's first [`MAX_KEY_BYTES`] bytes, cut before a UTF-8 continuation byte; and whether it
