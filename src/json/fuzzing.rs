@@ -85,12 +85,12 @@ pub fn shape_cap(data: &[u8]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// Random JSON text, including odd spacing, escapes, long keys and deep arrays.
-    fn json_text() -> impl Strategy<Value = String> {
+    pub(crate) fn json_text() -> impl Strategy<Value = String> {
         let leaf = prop_oneof![
             Just("null".to_string()),
             any::<bool>().prop_map(|b| b.to_string()),

@@ -224,6 +224,32 @@ struct Obj {
     map: u32,
 }
 
+impl Obj {
+    /// The position of key `name`: a scan for small objects, the index for wide ones.
+    fn find_field(&self, name: &[u8]) -> Option<usize> {
+        if self.fields.len() <= 8 {
+            self.fields.iter().position(|f| key_eq(&f.name, name))
+        } else {
+            self.index.get(name).map(|&i| i as usize)
+        }
+    }
+
+    /// Appends a key, indexing it once the object is wide; returns its position.
+    fn push_field(&mut self, f: Field) -> usize {
+        let i = self.fields.len();
+        if i == 8 {
+            for (k, g) in self.fields.iter().enumerate() {
+                self.index.insert(g.name.clone(), k as u32);
+            }
+        }
+        if i >= 8 {
+            self.index.insert(f.name.clone(), i as u32);
+        }
+        self.fields.push(f);
+        i
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Arr {
     seen: u64,
@@ -332,10 +358,8 @@ impl Builder {
         // Records usually repeat their keys in the same order: try the next key first.
         let found = if obj.fields.get(*hint).is_some_and(|f| key_eq(&f.name, raw)) {
             Some(*hint)
-        } else if obj.fields.len() <= 8 {
-            obj.fields.iter().position(|f| key_eq(&f.name, raw))
         } else {
-            obj.index.get(raw).map(|&i| i as usize)
+            obj.find_field(raw)
         };
         let i = match found {
             Some(i) => i,
@@ -357,22 +381,13 @@ impl Builder {
                 self.fields += 1;
                 let obj = &mut self.objs[o as usize];
                 obj.id_like &= is_id_like(raw);
-                obj.fields.push(Field {
+                obj.push_field(Field {
                     name: raw.into(),
                     cut,
                     present: 0,
                     last: 0,
                     ty,
-                });
-                let i = obj.fields.len() - 1;
-                if i == 8 {
-                    for (k, f) in obj.fields.iter().enumerate() {
-                        obj.index.insert(f.name.clone(), k as u32);
-                    }
-                } else if i > 8 {
-                    obj.index.insert(raw.into(), i as u32);
-                }
-                i
+                })
             }
         };
         *hint = i + 1;
@@ -440,7 +455,7 @@ impl Builder {
                         work.push((o.map, f.ty));
                         continue;
                     }
-                    if let Some(df) = o.fields.iter().position(|g| g.name == f.name) {
+                    if let Some(df) = o.find_field(&f.name) {
                         let g = &mut self.objs[dob as usize].fields[df];
                         g.present += f.present;
                         work.push((g.ty, f.ty));
@@ -448,7 +463,7 @@ impl Builder {
                         let ty = self.new_ty();
                         self.fields += 1;
                         let o = &mut self.objs[dob as usize];
-                        o.fields.push(Field {
+                        o.push_field(Field {
                             name: f.name.clone(),
                             cut: f.cut,
                             present: f.present,
