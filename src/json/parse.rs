@@ -428,7 +428,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks the string opening at `at`; returns the offset after its closing quote.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, at: usize) -> Result<usize, SyntaxError> {
         let doc = self.doc;
         let mut i = at + 1;
@@ -477,7 +477,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks the number at `at`; leaves `pos` after it.
-    #[inline]
+    #[inline(always)]
     fn number(&mut self, at: usize) -> Result<Scalar, SyntaxError> {
         let doc = self.doc;
         let digits = |mut i: usize| {
