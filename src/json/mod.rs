@@ -89,7 +89,8 @@ pub mod shape;
 
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{
-    Container, Flow, Records, Scalar, Visitor, bom_len, validate, validate_value, walk, walk_values,
+    Container, Flow, Format, Records, Scalar, Visitor, bom_len, detect, validate, validate_value,
+    walk, walk_values,
 };
 pub use paths::{PathHit, normalized_name, paths_at_offsets, push_member};
 pub use scan::skip_value;

@@ -244,6 +244,33 @@ pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxE
     Ok(rec)
 }
 
+/// What a document is, for commands that treat JSON and NDJSON differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON value.
+    Json,
+    /// Two or more values, one per line, at least one of them an object or array.
+    Ndjson {
+        /// The number of records.
+        records: u64,
+    },
+}
+
+/// Classifies `doc` as JSON or NDJSON with one strict pass; an error means neither (including
+/// lines of bare scalars such as `seq` output, which are text).
+pub fn detect(doc: &[u8]) -> Result<Format, SyntaxError> {
+    let rec = walk_values(doc, &mut Ignore)?;
+    match rec.count {
+        1 => Ok(Format::Json),
+        n if rec.any_container => Ok(Format::Ndjson { records: n }),
+        _ => Err(SyntaxError::new(
+            doc,
+            0,
+            "lines of scalars: text, not NDJSON",
+        )),
+    }
+}
+
 struct Parser<'a> {
     doc: &'a [u8],
     pos: usize,
@@ -751,6 +778,18 @@ mod tests {
         assert_eq!(walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err().offset, 3);
         assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
         assert!(walk_values(b" \n ", &mut Ignore).is_err());
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(detect(b" {\"a\":[1]}\n").unwrap(), Format::Json);
+        assert_eq!(
+            detect(b"{}\n\n[1]\n2\n").unwrap(),
+            Format::Ndjson { records: 3 }
+        );
+        assert!(detect(b"1\n2\n3\n").is_err());
+        assert!(detect(b"{}\n{").is_err());
+        assert!(detect(b"hello").is_err());
     }
 
     #[test]
