@@ -500,3 +500,109 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Meta, StoreConfig};
+
+    fn store(dir: &Path, scope: &str, quota: u64) -> Store {
+        let mut config = StoreConfig::new(dir.join("root"), scope.into());
+        config.quota = quota;
+        let store = Store::new(config);
+        store.prepare().unwrap();
+        store
+    }
+
+    fn put(store: &Store, bytes: &[u8]) -> Result<Ref> {
+        let mut temp = store.create_temp()?;
+        temp.write_all(bytes)?;
+        let finished = temp.finish()?;
+        store.publish(finished, &mut Meta::default())
+    }
+
+    fn set_mtime(path: &Path, secs_ago: u64) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(secs_ago))
+            .unwrap();
+    }
+
+    #[test]
+    fn publishing_evicts_the_least_recently_used_first_and_ties_by_creation() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path(), "a", 300);
+        let other = store(dir.path(), "b", 300);
+        let x = put(&s, &[b'x'; 100]).unwrap();
+        let y = put(&other, &[b'y'; 100]).unwrap();
+        let z = put(&s, &[b'z'; 100]).unwrap();
+        // y and z were last read at the same time; z was created earlier.
+        set_mtime(&s.scope_dir().join(format!("{}.meta", x.hex())), 10);
+        set_mtime(&other.scope_dir().join(format!("{}.meta", y.hex())), 50);
+        set_mtime(&s.scope_dir().join(format!("{}.meta", z.hex())), 50);
+        set_mtime(&other.payload_path(&y), 30);
+        set_mtime(&s.payload_path(&z), 40);
+        assert_eq!(s.usage().unwrap(), 300);
+        put(&s, &[b'w'; 150]).unwrap();
+        // 450 bytes for 300: z (older creation) goes, then y; x, the most recent, stays.
+        assert!(!s.payload_path(&z).exists() && !other.payload_path(&y).exists());
+        assert!(s.payload_path(&x).exists());
+        assert_eq!(s.usage().unwrap(), 250);
+        assert!(matches!(
+            s.find(&z),
+            Err(Error::GoneRef { how: "been evicted", .. })
+        ));
+        // Larger than the quota itself: refused, nothing evicted.
+        let e = put(&s, &[b'v'; 301]).unwrap_err();
+        assert!(e.to_string().contains("quota"), "{e}");
+        assert_eq!(s.usage().unwrap(), 250);
+        // Identical content needs no room and evicts nothing.
+        put(&s, &[b'x'; 100]).unwrap();
+        assert_eq!(s.usage().unwrap(), 250);
+    }
+
+    #[test]
+    fn only_unlocked_or_hour_old_temporary_files_are_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path(), "a", 1 << 20);
+        let live = s.create_temp().unwrap();
+        let crashed = s.scope_dir().join(".tmp-crashed");
+        fs::write(&crashed, b"partial").unwrap();
+        let held_long = s.scope_dir().join(".tmp-held-long");
+        let held = File::create(&held_long).unwrap();
+        assert!(try_lock(&held));
+        set_mtime(&held_long, 2 * 3600);
+        let dry = sweep_temps(s.scope_dir(), "a", true);
+        let mut names: Vec<String> = dry.iter().filter_map(|r| r.file.clone()).collect();
+        names.sort();
+        assert_eq!(names, [".tmp-crashed", ".tmp-held-long"]);
+        assert!(crashed.exists());
+        assert_eq!(sweep_temps(s.scope_dir(), "a", false).len(), 2);
+        assert!(!crashed.exists() && !held_long.exists());
+        assert!(live.path().exists(), "a live writer's file stays");
+        assert!(sweep_temps(s.scope_dir(), "a", false).is_empty());
+    }
+
+    #[test]
+    fn expiry_follows_the_last_access_and_leaves_tombstones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path(), "a", 1 << 20);
+        let old = put(&s, b"old").unwrap();
+        let new = put(&s, b"new").unwrap();
+        set_mtime(&s.scope_dir().join(format!("{}.meta", old.hex())), 7200);
+        s.config.ttl = Duration::from_secs(3600);
+        let report = s.gc(GcOptions::default()).unwrap();
+        assert_eq!(report.removals.len(), 1);
+        assert_eq!(report.removals[0].reference, Some(old));
+        assert_eq!(report.removals[0].reason, Reason::Expired);
+        assert_eq!(report.freed, 3);
+        assert_eq!(report.usage, 3);
+        assert!(matches!(
+            s.find(&old),
+            Err(Error::GoneRef { how: "expired", .. })
+        ));
+        assert!(s.find(&new).is_ok());
+    }
+}
