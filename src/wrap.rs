@@ -120,7 +120,7 @@ pub fn capture(
         match read_some(input, &mut first[start..], stop) {
             Ok(Some(0)) => {
                 first.truncate(start);
-                return inline(input, first, opts, store, stop);
+                return inline(first, false, opts, store);
             }
             Ok(Some(n)) => first.truncate(start + n),
             Ok(None) => {
@@ -132,20 +132,19 @@ pub fn capture(
         }
     }
     if interrupted && first.len() as u64 <= limit {
-        return inline(input, first, opts, store, stop);
+        return inline(first, true, opts, store);
     }
     spill(input, first, opts, store, stop).map(|s| Capture::Spilled(Box::new(s)))
 }
 
-/// An output that fits `--max-inline` (measured before redaction): passed through, unless its
-/// turn's inline budget is spent, in which case it is spilled after all. Only a `--turn` output
-/// touches the store here.
+/// An output that fits `--max-inline` (measured before redaction), read to its end or until a
+/// signal: passed through, unless its turn's inline budget is spent, in which case it is spilled
+/// after all. Only a `--turn` output touches the store here.
 fn inline(
-    input: &mut dyn Read,
     bytes: Vec<u8>,
+    interrupted: bool,
     opts: &WrapOptions,
     store: &StoreConfig,
-    stop: &dyn Fn() -> bool,
 ) -> Result<Capture> {
     if let Some(turn) = opts.turn.as_deref().filter(|_| !bytes.is_empty()) {
         let admitted = crate::store::turn::admit(
@@ -157,8 +156,10 @@ fn inline(
         match admitted {
             Ok(true) => {}
             Ok(false) => {
-                return spill(input, bytes, opts, store, stop)
-                    .map(|s| Capture::Spilled(Box::new(s)));
+                // Nothing is left to read: the input ended (or a signal ended reading).
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false)?;
+                s.interrupted |= interrupted;
+                return Ok(Capture::Spilled(Box::new(s)));
             }
             // The input is never lost to the store: pass it through and say why.
             Err(e) => crate::diag::warning(&format!("the turn budget was not applied: {e}")),

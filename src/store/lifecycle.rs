@@ -552,7 +552,10 @@ mod tests {
         assert_eq!(s.usage().unwrap(), 250);
         assert!(matches!(
             s.find(&z),
-            Err(Error::GoneRef { how: "been evicted", .. })
+            Err(Error::GoneRef {
+                how: "been evicted",
+                ..
+            })
         ));
         // Larger than the quota itself: refused, nothing evicted.
         let e = put(&s, &[b'v'; 301]).unwrap_err();
