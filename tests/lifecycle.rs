@@ -82,8 +82,13 @@ fn entries_expire_after_the_ttl_from_their_last_read_and_reads_refresh_them() {
         .env("SPILL_TTL", "90s")
         .run()
         .status(0);
-    // Unread for longer than the TTL: expired, also before any gc ran.
+    // Unread for longer than the TTL: expired, also before any gc ran (and not listed).
     age(&meta_of(&s, "default", &a), Duration::from_secs(100));
+    assert_eq!(s.run(&["ls", "--json"], "").json()["count"], 1);
+    assert_eq!(
+        s.run(&["ls", "--json", "--ttl", "90s"], "").json()["count"],
+        0
+    );
     assert_gone(&s.run(&["cat", &a, "--ttl", "90s"], ""), "has expired");
     assert!(!payload_of(&s, "default", &a).exists());
     // ... and it stays expired (a tombstone), whatever the TTL of the next reader.
@@ -339,4 +344,38 @@ fn gc_prunes_tombstones_older_than_a_week_and_beyond_ten_thousand() {
     for i in 100..109u64 {
         assert!(!dir.join(format!("{i:016x}.gone")).exists(), "{i}");
     }
+}
+
+#[test]
+fn planted_symbolic_links_in_the_root_are_never_followed() {
+    let s = Sandbox::new();
+    wrap(&s, &[], text(1, 30_000));
+    let root = s.store_root();
+    let target = s.path().join("victim");
+    fs::write(&target, "keep me\n").unwrap();
+    // The lock file: publishing refuses (the degraded envelope); the target is untouched.
+    fs::remove_file(root.join(".lock")).unwrap();
+    std::os::unix::fs::symlink(&target, root.join(".lock")).unwrap();
+    let r = s.run(&["wrap", "--max-inline", "1K"], text(2, 30_000));
+    r.status(0);
+    assert_eq!(r.json()["spilled"], false);
+    assert!(r.stderr.contains("spill: warning: "), "{}", r.stderr);
+    fs::remove_file(root.join(".lock")).unwrap();
+    // The expiry stamp: the pass is skipped, the spill still works.
+    fs::remove_file(root.join(".expiry-stamp")).unwrap();
+    std::os::unix::fs::symlink(&target, root.join(".expiry-stamp")).unwrap();
+    wrap(&s, &[], text(3, 30_000));
+    // A turn ledger: the output passes through, with a warning.
+    let ledger_dir = root.join("default");
+    let hash = blake3::hash(b"t");
+    let ledger = ledger_dir.join(format!(".turn-{}", &hash.to_hex()[..16]));
+    std::os::unix::fs::symlink(&target, &ledger).unwrap();
+    let r = s.run(&["wrap", "--turn", "t"], "small\n");
+    assert_eq!(r.out(), "small\n");
+    assert!(
+        r.stderr.contains("turn budget was not applied"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
 }
