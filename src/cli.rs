@@ -78,7 +78,18 @@ pub enum Command {
     Ls(LsArgs),
     /// Remove stored outputs.
     Rm(RmArgs),
-    /// Remove expired entries and stale temporary files, then enforce the quota.
+    /// Remove expired entries and stale temporary files, then enforce the quota
+    ///
+    /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
+    /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
+    /// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
+    /// overrides the lifetime for this run.
+    ///
+    /// Examples:
+    ///   spill gc --dry-run
+    ///   spill gc --all-scopes --ttl 1h
+    ///   spill gc --json
+    #[command(verbatim_doc_comment)]
     Gc(GcArgs),
 }
 
@@ -228,18 +239,7 @@ pub struct RmArgs {
     pub json: bool,
 }
 
-/// Remove expired entries and stale temporary files, then evict least-recently-used entries
-/// until the root fits its quota.
-///
-/// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
-/// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope with
-/// --all-scopes); the quota is the root's, so eviction considers every scope. --ttl overrides
-/// the lifetime for this run.
-///
-/// Examples:
-///   spill gc --dry-run
-///   spill gc --all-scopes --ttl 1h
-///   spill gc --json
+/// `spill gc` options (the help text is on [`Command::Gc`]).
 #[derive(Debug, Args)]
 pub struct GcArgs {
     /// Report what would be removed; remove nothing.
