@@ -70,13 +70,9 @@ pub enum ColorWhen {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Pass small output through; store large output and print an envelope.
     Wrap(WrapArgs),
-    /// Print a stored output (or a file) by lines or bytes, bounded and paged.
     Cat(CatArgs),
-    /// List the stored outputs of the current scope.
     Ls(LsArgs),
-    /// Remove stored outputs.
     Rm(RmArgs),
     /// Remove expired entries and stale temporary files, then enforce the quota
     ///
@@ -114,6 +110,7 @@ pub enum WrapFormat {
 ///   curl -s https://api.example.com/items | spill wrap --label 'items API'
 ///   make 2>&1 | spill wrap --format text --max-inline 4K
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct WrapArgs {
     /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -173,8 +170,9 @@ pub enum FooterTo {
 ///   spill cat sp_9f2c4a1b7e3d0c55
 ///   spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
 ///   spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
-///   spill cat build.log --lines -50:
+///   spill cat build.log --lines 100:
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CatArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -208,6 +206,7 @@ pub struct CatArgs {
 ///   spill ls
 ///   spill ls --json --all-scopes
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct LsArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -223,6 +222,7 @@ pub struct LsArgs {
 ///   spill rm sp_9f2c4a1b7e3d0c55
 ///   spill rm --all          # a harness calls this when a conversation ends
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct RmArgs {
     /// The refs to remove.
     #[arg(
