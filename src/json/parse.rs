@@ -15,6 +15,10 @@ pub enum Flow {
     Continue,
     /// Stop now; the walk returns [`Flow::Stop`] without reading further.
     Stop,
+    /// From [`Visitor::begin`] only: jump over this container with the fast, lenient
+    /// [`skip_value`](super::skip_value) — no events for its contents and no `end` event; the
+    /// grammar inside it is not checked. Elsewhere it means [`Flow::Continue`].
+    Skip,
 }
 
 /// The two container kinds.
@@ -98,10 +102,10 @@ impl<A: Visitor, B: Visitor> Visitor for Both<'_, A, B> {
 }
 
 fn both(a: Flow, b: Flow) -> Flow {
-    if a == Flow::Stop || b == Flow::Stop {
-        Flow::Stop
-    } else {
-        Flow::Continue
+    match (a, b) {
+        (Flow::Stop, _) | (_, Flow::Stop) => Flow::Stop,
+        (Flow::Skip, Flow::Skip) => Flow::Skip,
+        _ => Flow::Continue,
     }
 }
 
@@ -324,7 +328,15 @@ impl<'a> Parser<'a> {
                     let at = self.pos;
                     match doc.get(at) {
                         Some(b'{') => {
-                            emit!(v.begin(Container::Object, at));
+                            match v.begin(Container::Object, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
                             self.pos += 1;
                             self.skip_ws();
                             if doc.get(self.pos) == Some(&b'}') {
@@ -338,7 +350,15 @@ impl<'a> Parser<'a> {
                             }
                         }
                         Some(b'[') => {
-                            emit!(v.begin(Container::Array, at));
+                            match v.begin(Container::Array, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
                             self.pos += 1;
                             self.skip_ws();
                             if doc.get(self.pos) == Some(&b']') {
@@ -778,6 +798,27 @@ mod tests {
         assert_eq!(walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err().offset, 3);
         assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
         assert!(walk_values(b" \n ", &mut Ignore).is_err());
+    }
+
+    #[test]
+    fn begin_can_skip_a_container() {
+        struct SkipInner(Vec<String>);
+        impl Visitor for SkipInner {
+            fn begin(&mut self, _: Container, at: usize) -> Flow {
+                if at == 0 { Flow::Continue } else { Flow::Skip }
+            }
+            fn scalar(&mut self, _: Scalar, raw: &[u8], _: usize) -> Flow {
+                self.0.push(String::from_utf8_lossy(raw).into_owned());
+                Flow::Continue
+            }
+        }
+        let mut v = SkipInner(Vec::new());
+        // The skipped object is not checked inside (`1 2` would be an error otherwise).
+        assert_eq!(
+            walk(br#"[1, {"a": [2, 3], "b": 1 2}, 4]"#, &mut v).unwrap(),
+            Flow::Continue
+        );
+        assert_eq!(v.0, ["1", "4"]);
     }
 
     #[test]

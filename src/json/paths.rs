@@ -15,7 +15,8 @@ pub struct PathHit {
 }
 
 /// For each byte offset, the normalized path of the innermost value (or key) containing it, in
-/// one streaming pass that stops after the last offset. `offsets` may be in any order; the
+/// one streaming pass that stops after the last offset and jumps over large containers that
+/// hold none of the offsets (lenient there: only the parts walked are checked). `offsets` may be in any order; the
 /// result is in the same order.
 ///
 /// With `ndjson`, top-level value `i` is `$[i]` (records are addressed as an array). Offsets
@@ -51,6 +52,9 @@ pub fn paths_at_offsets(
         .map(|h| h.expect("every offset answered"))
         .collect())
 }
+
+/// Containers this shallow are checked with a fast skip before being walked.
+const SKIP_DEPTH: usize = 4;
 
 /// One step of a path.
 #[derive(Debug, Clone, Copy)]
@@ -129,6 +133,17 @@ impl Visitor for PathFinder<'_> {
     fn begin(&mut self, _: Container, at: usize) -> Flow {
         self.flush_container(at);
         let seg = self.pending.take();
+        // Near the top, where containers are big, jump over any container that holds no
+        // offset asked for: the SIMD skip is several times faster than the walk. (Deeper down
+        // containers are small, and checking there would rescan nested levels repeatedly.)
+        if self.open.len() < SKIP_DEPTH {
+            let next = self.targets.get(self.next).map_or(u64::MAX, |t| t.0);
+            if let Ok(end) = super::scan::skip_value(self.doc, at) {
+                if next >= end as u64 {
+                    return Flow::Skip;
+                }
+            }
+        }
         self.open.push(seg);
         self.flow()
     }
