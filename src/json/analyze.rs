@@ -52,9 +52,33 @@ pub struct JsonFacts {
     pub summary: String,
     /// The skeleton (compact JSON within the shape's `max_bytes`).
     pub shape: String,
-    /// Valid JSON within `preview_bytes`: the first items of the dominant array (NDJSON: the
-    /// first records; no array: the root, bounded).
+    /// Valid JSON within `preview_bytes` (at worst `[]` or `null`): the first items of the
+    /// dominant array (NDJSON: the first records; no array: the root, bounded).
     pub preview: String,
+    /// What the preview shows, so [`render_preview`] can redo it under a smaller budget
+    /// without another pass over the document.
+    pub preview_source: PreviewSource,
+}
+
+/// The values a preview is made of (byte offsets of their first bytes in the document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreviewSource {
+    /// A JSON array of these values (first items of the dominant array, or first records).
+    List(Vec<usize>),
+    /// This one value (a root without arrays).
+    One(usize),
+}
+
+/// Renders the preview of `source` again within `preview_bytes` (the envelope shrinks the
+/// preview first when it does not fit). Always valid JSON.
+pub fn render_preview(doc: &[u8], source: &PreviewSource, opts: &AnalyzeOptions) -> String {
+    match source {
+        PreviewSource::List(starts) => {
+            let items: Vec<Value<'_>> = starts.iter().map(|&at| Value::new(doc, at)).collect();
+            preview_list(&items, opts)
+        }
+        PreviewSource::One(at) => preview_one(Value::new(doc, *at), opts),
+    }
 }
 
 /// The outcome of [`analyze`].
@@ -112,24 +136,27 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
     );
     if ndjson {
         let summary = format!("NDJSON, {size}; {} records", group_digits(records.count));
-        let firsts: Vec<Value<'_>> = dom
-            .record_starts
-            .iter()
-            .map(|&at| Value::new(doc, at))
-            .collect();
+        let source = PreviewSource::List(
+            dom.record_starts
+                .iter()
+                .take(opts.preview_items)
+                .copied()
+                .collect(),
+        );
         return Analysis::Json(JsonFacts {
             mime_type: "application/x-ndjson",
             total_items: Some(records.count),
             dominant_path: None,
             summary,
             shape,
-            preview: preview_list(&firsts, opts),
+            preview: render_preview(doc, &source, opts),
+            preview_source: source,
         });
     }
     let root = Value::new(doc, dom.record_starts[0]);
     let root_kind = root.kind().unwrap_or(Kind::Null);
     let mut summary = format!("JSON {}, {size}", kind_word(root_kind));
-    let (total_items, dominant_path, preview);
+    let (total_items, dominant_path, source);
     if let Some(best) = &dom.best {
         let _ = write!(summary, "; {} is ", best.path);
         if best.count == 0 {
@@ -144,13 +171,14 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         }
         total_items = Some(best.count);
         dominant_path = Some(best.path.clone());
-        let items: Vec<Value<'_>> = Value::new(doc, best.at)
-            .elements()
-            .take(opts.preview_items)
-            .filter_map(Result::ok)
-            .map(|(_, v)| v)
-            .collect();
-        preview = preview_list(&items, opts);
+        source = PreviewSource::List(
+            Value::new(doc, best.at)
+                .elements()
+                .take(opts.preview_items)
+                .filter_map(Result::ok)
+                .map(|(_, v)| v.offset())
+                .collect(),
+        );
     } else {
         if root_kind == Kind::Object {
             let _ = write!(summary, "; {} top-level keys", group_digits(dom.root_keys));
@@ -159,7 +187,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             total_items = None;
         }
         dominant_path = None;
-        preview = preview_one(root, opts);
+        source = PreviewSource::One(root.offset());
     }
     Analysis::Json(JsonFacts {
         mime_type: "application/json",
@@ -167,7 +195,8 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         dominant_path,
         summary,
         shape,
-        preview,
+        preview: render_preview(doc, &source, opts),
+        preview_source: source,
     })
 }
 
@@ -687,5 +716,19 @@ mod tests {
         };
         assert!(tight.preview.len() <= 64, "{}", tight.preview);
         super::super::validate(tight.preview.as_bytes()).unwrap();
+        // Re-rendering under another budget needs no new pass.
+        assert_eq!(
+            render_preview(doc.as_bytes(), &f.preview_source, &opts),
+            tight.preview
+        );
+        for budget in [0, 2, 10, 100, 300, 1000] {
+            let opts = AnalyzeOptions {
+                preview_bytes: budget,
+                ..AnalyzeOptions::default()
+            };
+            let p = render_preview(doc.as_bytes(), &f.preview_source, &opts);
+            assert!(p.len() <= budget.max(2), "{budget}: {p}");
+            super::super::validate(p.as_bytes()).unwrap();
+        }
     }
 }
