@@ -46,7 +46,9 @@ pub struct JsonFacts {
     /// record count; `None` for a scalar root.
     pub total_items: Option<u64>,
     /// The dominant array in dot notation where names allow (`$.items`, `$['a b']`, `$` for a
-    /// top-level array); `None` when there is no array, and for NDJSON.
+    /// top-level array); `None` when there is no array, and for NDJSON. Arrays under more than
+    /// 64 nested objects or with a path over 512 bytes are not candidates (the hint must stay
+    /// short and pasteable).
     pub dominant_path: Option<String>,
     /// `JSON object, 277.8 KiB; $.items is an array of 1,250 objects`.
     pub summary: String,
@@ -232,6 +234,12 @@ fn elements_word(mask: u8, count: u64) -> &'static str {
     if count == 1 { one } else { many }
 }
 
+/// Arrays nested deeper than this many objects are not candidates for the dominant array (the
+/// walk keeps no keys below), so heap stays bounded on absurd nesting.
+const MAX_PATH_DEPTH: usize = 64;
+/// Nor are arrays whose path is longer than this: the summary and the hint must stay short.
+const MAX_PATH_BYTES: usize = 512;
+
 /// The best array so far.
 #[derive(Debug, Clone)]
 struct Best {
@@ -263,6 +271,8 @@ struct Dominant<'a> {
     /// Where the first records start (for the NDJSON preview); `[0]` is the JSON root.
     record_starts: Vec<usize>,
     records: u64,
+    /// Open containers below [`MAX_PATH_DEPTH`], not tracked.
+    deep: u64,
 }
 
 impl<'a> Dominant<'a> {
@@ -276,6 +286,7 @@ impl<'a> Dominant<'a> {
             root_keys: 0,
             record_starts: Vec::new(),
             records: 0,
+            deep: 0,
         }
     }
 
@@ -313,6 +324,10 @@ impl Visitor for Dominant<'_> {
             c.nest += 1;
             return Flow::Continue;
         }
+        if self.deep > 0 || self.doc_keys.len() >= MAX_PATH_DEPTH {
+            self.deep += 1;
+            return Flow::Continue;
+        }
         let key = self.pending_key.take();
         match kind {
             Container::Object => self.doc_keys.push(key),
@@ -342,13 +357,19 @@ impl Visitor for Dominant<'_> {
             // the order they close in is document order.
             if self.best.as_ref().is_none_or(|b| count > b.count) {
                 let path = self.path(c.key);
-                self.best = Some(Best {
-                    count,
-                    path,
-                    at: c.at,
-                    mask: c.mask,
-                });
+                if path.len() <= MAX_PATH_BYTES {
+                    self.best = Some(Best {
+                        count,
+                        path,
+                        at: c.at,
+                        mask: c.mask,
+                    });
+                }
             }
+            return Flow::Continue;
+        }
+        if self.deep > 0 {
+            self.deep -= 1;
             return Flow::Continue;
         }
         if kind == Container::Object {
@@ -646,6 +667,24 @@ mod tests {
         assert_eq!(f.summary, "NDJSON, 32 B; 4 records");
         assert_eq!(f.preview, r#"[{"a":1},{"a":2},{"a":3}]"#);
         assert_eq!(f.shape, r#"{"ndjson[4]":{"a":"integer"}}"#);
+    }
+
+    #[test]
+    fn absurd_nesting_and_key_lengths_stay_bounded() {
+        let n = 1_000_000;
+        let doc = "{\"a\":".repeat(n) + "[1,2,3]" + &"}".repeat(n);
+        let f = facts(&doc);
+        assert_eq!((f.total_items, f.dominant_path.as_deref()), (Some(1), None));
+        let doc = "[".repeat(n) + &"]".repeat(n);
+        let f = facts(&doc);
+        assert_eq!(
+            (f.total_items, f.dominant_path.as_deref()),
+            (Some(1), Some("$"))
+        );
+        assert!(f.preview.len() <= 2048);
+        let long = "k".repeat(600);
+        let f = facts(&format!(r#"{{"{long}":[1,2,3],"short":[1]}}"#));
+        assert_eq!(f.dominant_path.as_deref(), Some("$.short"));
     }
 
     #[test]
