@@ -8,6 +8,22 @@
 //! entered; an object shape keeps at most [`KEYS_PER_OBJECT`] distinct keys (an id-keyed one
 //! becomes a map, any other counts the rest as "more keys"); the whole arena keeps at most [`MAX_FIELDS`] keys (later keys are counted as
 //! "more keys"); stored key names are cut at [`MAX_KEY_BYTES`].
+//!
+//! Decisions where SPEC §4 is silent:
+//! - Union members always appear in one order — `string`, `integer`, `number`, `boolean`,
+//!   `null`, then `object(…)`, `array[…]` — so output is stable whatever the input order. A
+//!   container in a union is shown by its size only (`"null|object(2..3 keys)"`).
+//! - "More than 32 keys sharing one shape" means every value of the object prints the same.
+//!   An id-keyed object (every key numeric, UUID-like, 8+ hex digits or a date) is a map even
+//!   with one key. `map[N]` / `array[N]` show `min..max` when merged values differ.
+//! - `--max-bytes` below [`MIN_MAX_BYTES`] is refused: the text summary with large numbers
+//!   needs that much. Cuts are tried in order: fewer keys per object (with `"…": "+N more
+//!   keys"`), shorter key names (cut with `…`), then less depth.
+//! - Text: `longestLine` is in bytes without the line ending; a blank line holds only spaces
+//!   and tabs. Lines of bare scalars (`seq 1 5`) are text, not NDJSON.
+//! - `--paths` lists paths in order of first appearance; id-like keys become `[*]` (one path
+//!   for a map's entries, still a valid JSONPath wildcard); at most [`MAX_PATHS`] paths,
+//!   [`MAX_DEPTH`] levels and [`MAX_PATH_TEXT`] bytes are listed.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
