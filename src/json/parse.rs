@@ -53,7 +53,8 @@ pub trait Visitor {
     fn record(&mut self, _index: u64, _at: usize) -> Flow {
         Flow::Continue
     }
-    /// A container opens at `at` (the offset of `{` or `[`).
+    /// A container opens at `at` (the offset of `{` or `[`). Returning [`Flow::Skip`] jumps
+    /// over it (no further events for it, not even `end`).
     fn begin(&mut self, _kind: Container, _at: usize) -> Flow {
         Flow::Continue
     }
