@@ -46,6 +46,8 @@ fn main() {
     let n = doc.len();
     let root = spill::json::root(doc).expect("root");
     time("skip_value (root)", n, || root.end().expect("skip"));
+    time("count (root)", n, || root.count().expect("count"));
+    time("elements().count()", n, || root.elements().count());
     time("validate", n, || spill::json::validate(doc).expect("valid"));
     time("serde IgnoredAny", n, || {
         serde_json::from_slice::<serde::de::IgnoredAny>(doc).expect("serde");
