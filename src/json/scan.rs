@@ -607,7 +607,7 @@ mod tests {
             (r#"{"a":[1,2],"b":{"c":3,"d":4},"e,":"\","}"#, 3),
         ];
         for (doc, n) in cases {
-            let mut padded = format!("{doc}");
+            let mut padded = doc.to_string();
             // Long enough to cross block boundaries too.
             let long = format!("[{}]", vec![*doc; 40].join(","));
             assert_eq!(
