@@ -131,7 +131,16 @@ impl Collector {
 /// A giant line shown as beginning `…[+N chars]…` end within `budget` bytes.
 fn window(begin: &[u8], end: &[u8], total_chars: u64, budget: usize) -> (String, bool) {
     let half = budget.saturating_sub(24) / 2;
-    let b = clean_line(&begin[..floor_char_boundary(begin, half.min(begin.len()))]);
+    let shown_begin = &begin[..floor_char_boundary(begin, half.min(begin.len()))];
+    if super::char_count(shown_begin) as u64 >= total_chars {
+        // The beginning already holds the whole line: show it once, without a marker.
+        let b = clean_line(shown_begin);
+        return (
+            String::from_utf8_lossy(&b).into_owned(),
+            std::str::from_utf8(&b).is_err(),
+        );
+    }
+    let b = clean_line(shown_begin);
     let e_start = ceil_char_boundary(end, end.len().saturating_sub(half));
     let e = clean_line(&end[e_start..]);
     let shown = (super::char_count(&begin[..floor_char_boundary(begin, half.min(begin.len()))])
@@ -222,8 +231,11 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
         }
         if tail_lines == 0 && f.last_line_start >= head_end {
             // The last line does not fit (or starts before what was kept): window it.
+            // Both ends hold the last line only: never its newline, never earlier lines.
             let begin = f.bytes_from(f.last_line_start);
-            let end = &t[..cursor];
+            let begin = &begin[..memchr::memchr(b'\n', begin).unwrap_or(begin.len())];
+            let line_rel = f.last_line_start.saturating_sub(f.tail_offset) as usize;
+            let end = &t[line_rel.min(cursor)..cursor];
             let (text, lossy) = window(begin, end, f.last_line_chars, budget.tail_bytes.max(64));
             tail.lossy |= lossy;
             tail.runs.push(Run { text, count: 1 });
@@ -375,5 +387,17 @@ mod tests {
         assert_eq!(p.head, vec!["1", "2", "3"]);
         assert_eq!(p.tail, vec!["99", "100"]);
         assert_eq!(p.omitted_lines, 95);
+    }
+
+    /// Found by the text_preview fuzz target: a short last line that did not fit a tiny budget
+    /// was windowed with the lines before it and its own newline.
+    #[test]
+    fn a_windowed_last_line_holds_that_line_only() {
+        let f = analyze(b"\n\n\n", 16);
+        let p = render(&f, budget(0, 0));
+        assert!(p.tail.iter().all(|l| !l.contains('\n')), "{:?}", p.tail);
+        let f = analyze(b"first\nsecond line\nlast\n", 16);
+        let p = render(&f, budget(0, 0));
+        assert_eq!(p.tail, vec!["last"]);
     }
 }
