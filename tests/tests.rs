@@ -2,10 +2,13 @@
 
 mod common;
 
+mod adversarial;
 mod cat;
 mod cli;
 mod concurrency;
+mod fuzz_cases;
 mod lifecycle;
+mod props;
 mod redact;
 mod shape;
 mod store;

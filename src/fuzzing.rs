@@ -1,0 +1,213 @@
+//! Invariant checks shared by the cargo-fuzz targets in `fuzz/` and by ordinary tests, for the
+//! text preview, the redactor and the size/duration parsers (the JSON engine's live in
+//! [`crate::json::fuzzing`]).
+//!
+//! Each function takes arbitrary bytes and panics if a promise is broken; errors on bad input
+//! are fine, panics and wrong answers are not. The same functions replay the committed corpus
+//! (`tests/fuzz-cases/`) in `cargo test`, so CI needs no nightly toolchain.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use crate::limits::{group_digits, human_duration, human_size, parse_duration, parse_size};
+use crate::text::analyze::{TextAnalyzer, analyze};
+use crate::text::clean::{clean_line, strip_ansi};
+use crate::text::preview::{Budget, render};
+use crate::text::redact::{REPLACEMENT, Redactor};
+use crate::text::{ceil_char_boundary, floor_char_boundary};
+
+/// Splits `data` into a control prefix of `n` bytes (zero-padded) and the rest.
+fn control<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
+    let mut c = [0u8; N];
+    let n = data.len().min(N);
+    c[..n].copy_from_slice(&data[..n]);
+    (c, &data[n..])
+}
+
+/// Feeds `bytes` in chunks whose sizes cycle through `sizes` (each at least 1).
+fn chunks<'a>(bytes: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let mut i = 0;
+    while at < bytes.len() {
+        let n = usize::from(sizes[i % sizes.len()]).max(1);
+        let end = (at + n).min(bytes.len());
+        out.push(&bytes[at..end]);
+        at = end;
+        i += 1;
+    }
+    out
+}
+
+/// The text preview: the streaming analysis is independent of chunking, the rendered preview
+/// serialises as JSON, its lines are clean (no newline, carriage return or escape), and the
+/// line and byte accounting adds up. UTF-8 cuts and ANSI stripping are checked on the way.
+pub fn text_preview(data: &[u8]) {
+    let ([k, h, t, split, lines], text) = control::<5>(data);
+    // A small retention makes head and tail windows (and giant-line windows) likely.
+    let keep = 16 + usize::from(k) * 4;
+    let whole = analyze(text, keep);
+    let mut streamed = TextAnalyzer::new(keep);
+    for c in chunks(text, &[split, split / 3 + 1, 1, 255]) {
+        streamed.feed(c);
+    }
+    let streamed = streamed.finish();
+    assert_eq!(
+        format!("{whole:?}"),
+        format!("{streamed:?}"),
+        "the analysis depends on chunking"
+    );
+    assert_eq!(whole.size, text.len() as u64);
+    assert_eq!(whole.lines, crate::text::count_lines(text));
+
+    let budget = Budget {
+        head_bytes: usize::from(h) * 3,
+        tail_bytes: usize::from(t) * 6,
+        head_lines: (lines & 1 == 1).then_some(usize::from(lines >> 4)),
+        tail_lines: (lines & 2 == 2).then_some(usize::from(lines & 0x0f)),
+    };
+    let p = render(&whole, budget);
+    let json = serde_json::to_string(&p).expect("a preview serialises");
+    serde_json::from_str::<serde_json::Value>(&json).expect("a preview is valid JSON");
+    for line in p.head.iter().chain(&p.tail) {
+        assert!(
+            !line.contains(['\n', '\r', '\x1b']),
+            "raw control bytes in a preview line: {line:?}"
+        );
+    }
+    assert!(p.head_line_count <= whole.lines, "{p:?}");
+    assert!(p.head_end <= whole.size, "{p:?}");
+    assert!(p.omitted_bytes <= whole.size, "{p:?}");
+    assert!(p.omitted_lines <= whole.lines, "{p:?}");
+
+    // Character-boundary cuts never move more than three bytes and land on a boundary.
+    for at in [0, text.len() / 2, text.len(), usize::from(split)] {
+        let f = floor_char_boundary(text, at);
+        let c = ceil_char_boundary(text, at);
+        let at = at.min(text.len());
+        assert!(f <= at && at - f <= 3 && c >= at && c - at <= 3);
+    }
+    // ANSI stripping only removes bytes and removes every escape.
+    let stripped = strip_ansi(text);
+    assert!(stripped.len() <= text.len());
+    assert!(!stripped.contains(&0x1b));
+    let cleaned = clean_line(text);
+    assert!(!cleaned.contains(&0x1b));
+}
+
+/// One redactor for the built-in shapes and one with two literal secrets, compiled once (a
+/// compile costs milliseconds; clones share the compiled program).
+fn redactors() -> &'static (Redactor, Redactor) {
+    static R: OnceLock<(Redactor, Redactor)> = OnceLock::new();
+    R.get_or_init(|| {
+        (
+            Redactor::new(&[]),
+            Redactor::new(&[b"hunter2hunter2".to_vec(), b"s3cr3t-v4lue".to_vec()]),
+        )
+    })
+}
+
+/// The redactor: the output does not depend on chunking; nothing is replaced iff the output is
+/// the input; every replacement is visible. Inputs are repeated with filler so that matches
+/// cross the held-back window (about 16.5 KiB) as well as chunk boundaries.
+pub fn redact(data: &[u8]) {
+    let ([mode, reps, split], body) = control::<3>(data);
+    let base = if mode & 1 == 0 {
+        &redactors().0
+    } else {
+        &redactors().1
+    };
+    let mut input = Vec::new();
+    for i in 0..=usize::from(reps % 4) {
+        input.extend_from_slice(body);
+        if i < usize::from(reps % 4) {
+            // Filler between copies pushes later copies past the held-back window.
+            input.resize(input.len() + usize::from(mode >> 1) * 97, b'.');
+        }
+    }
+    let mut whole = base.clone();
+    let all = whole.redact_all(&input);
+    let mut streamed = base.clone();
+    let mut out = Vec::new();
+    let scale = if mode & 0x80 != 0 { 64 } else { 1 };
+    for c in chunks(&input, &[split.max(1).saturating_mul(scale), 1, 7]) {
+        streamed.feed(c, &mut out);
+    }
+    streamed.finish(&mut out);
+    assert_eq!(all, out, "redaction depends on chunking");
+    assert_eq!(whole.count(), streamed.count());
+    if whole.count() == 0 {
+        assert_eq!(all, input, "nothing redacted but the bytes changed");
+    } else {
+        let shown = memchr::memmem::find_iter(&all, REPLACEMENT).count() as u64;
+        assert!(shown >= whole.count(), "{shown} < {}", whole.count());
+    }
+}
+
+/// The size and duration parsers never panic, and what the formatters print parses back.
+pub fn limits(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Ok(n) = parse_size(&text) {
+        assert_eq!(parse_size(&n.to_string()), Ok(n));
+        let _ = human_size(n);
+    }
+    if let Ok(d) = parse_duration(&text) {
+        assert_eq!(parse_duration(&human_duration(d)), Ok(d));
+    }
+    let ([a, b, c, d, e, f, g, h], _) = control::<8>(data);
+    let n = u64::from_le_bytes([a, b, c, d, e, f, g, h]);
+    let human = human_size(n);
+    assert!(human.ends_with('B'), "{human}");
+    assert_eq!(group_digits(n).replace(',', ""), n.to_string());
+    let secs = n % (u64::MAX / 86400);
+    let d = Duration::from_secs(secs);
+    assert_eq!(parse_duration(&human_duration(d)), Ok(d));
+    for suffix in ["", "K", "kb", "MiB", "g", "T"] {
+        let _ = parse_size(&format!("{n}{suffix}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        #[test]
+        fn text_preview_invariants(data in prop::collection::vec(
+            prop_oneof![Just(b'\n'), Just(b'\r'), Just(0x1b), Just(b'['), Just(0xe2), Just(0x82),
+                        Just(0xac), any::<u8>(), 0x20u8..0x7f], 0..3000)) {
+            text_preview(&data);
+        }
+
+        #[test]
+        fn redact_invariants(data in prop::collection::vec(any::<u8>(), 0..200), token in
+            "(sk-[a-zA-Z0-9]{20,30}|AKIA[0-9A-Z]{16}|ghp_[a-zA-Z0-9]{36}|hunter2hunter2|Authorization: Bearer [a-z0-9]{8,20}|-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----)") {
+            let mut input = data.clone();
+            let at = input.len() / 2;
+            input.splice(at..at, [b' '].into_iter().chain(token.bytes()).chain([b' ']));
+            redact(&input);
+        }
+
+        #[test]
+        fn limits_invariants(text in "[0-9]{0,22}[a-zA-Z]{0,4}") {
+            limits(text.as_bytes());
+        }
+    }
+
+    #[test]
+    fn fixed_inputs() {
+        for data in [
+            &b""[..],
+            b"\x00\x00\x00\x00\x00\n\n\n",
+            b"\xff\xff\xff\xff\xff\x1b[31mred\x1b[0m\r\nline\r",
+            b"\x01\x02\x03\x04\x05\xe2\x82",
+        ] {
+            text_preview(data);
+            redact(data);
+            limits(data);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! Replays the committed fuzz corpus (`tests/fuzz-cases/TARGET/`: a minimised corpus plus every
+//! crash input ever found) through the same invariant checks the cargo-fuzz targets run, so CI
+//! catches regressions without a nightly toolchain.
+
+use std::path::Path;
+
+/// The invariant check of one fuzz target.
+type Check = fn(&[u8]);
+
+/// Each fuzz target and the check it runs.
+const TARGETS: &[(&str, Check)] = &[
+    ("json_engine", spill::json::fuzzing::engine),
+    ("json_shape", spill::json::fuzzing::shape_cap),
+    ("text_preview", spill::fuzzing::text_preview),
+    ("redact", spill::fuzzing::redact),
+    ("limits", spill::fuzzing::limits),
+];
+
+#[test]
+fn the_saved_fuzz_cases_pass_every_check() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-cases");
+    let mut failures = Vec::new();
+    let mut replayed = 0;
+    for (target, check) in TARGETS {
+        let dir = root.join(target);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let data = std::fs::read(&path).unwrap();
+            replayed += 1;
+            if std::panic::catch_unwind(|| check(&data)).is_err() {
+                failures.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(failures.is_empty(), "fuzz cases failing: {failures:#?}");
+    // The corpus is committed: an empty replay means it went missing.
+    assert!(
+        replayed >= TARGETS.len(),
+        "only {replayed} fuzz cases found"
+    );
+}
+
+#[test]
+fn every_fuzz_target_has_a_replayed_check() {
+    // A target added to fuzz/Cargo.toml without a replay here would never run in CI.
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml"))
+            .unwrap();
+    for line in manifest.lines() {
+        if let Some(name) = line
+            .strip_prefix("name = \"")
+            .and_then(|l| l.strip_suffix('"'))
+        {
+            if name == "spill-fuzz" {
+                continue;
+            }
+            assert!(
+                TARGETS.iter().any(|(t, _)| *t == name),
+                "fuzz target {name} is not replayed by tests/fuzz_cases.rs"
+            );
+        }
+    }
+}
