@@ -11,6 +11,7 @@ mod fuzz_cases;
 mod lifecycle;
 mod props;
 mod redact;
+mod security;
 mod shape;
 mod store;
 mod wrap;
