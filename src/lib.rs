@@ -1,1 +1,3 @@
 //! spill: keeps oversized command output out of a language model's context window.
+
+pub mod search;
