@@ -5,6 +5,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use crate::limits::group_digits;
+
 use super::{CUT_MARKER, ContextLine, Match, PatternMode, SearchResult, Window};
 
 /// How text output is decorated.
@@ -103,7 +105,7 @@ fn write_window<W: Write>(out: &mut W, w: &Window, style: TextStyle) -> io::Resu
     let h = w.highlight.clone();
     let text = |out: &mut W, bytes: &[u8]| -> io::Result<()> {
         if style.escape {
-            out.write_all(&escape_controls(bytes))
+            out.write_all(crate::diag::escape_bytes(bytes).as_bytes())
         } else {
             out.write_all(bytes)
         }
@@ -121,35 +123,6 @@ fn write_window<W: Write>(out: &mut W, w: &Window, style: TextStyle) -> io::Resu
         out.write_all(CUT_MARKER.as_bytes())?;
     }
     Ok(())
-}
-
-/// Replaces C0 controls (except tab), DEL and C1 controls (which include the one-byte CSI
-/// and OSC) with `\xNN` / `\u{NN}` escapes, so source text cannot drive the terminal.
-pub fn escape_controls(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let is_c1_at =
-        |i: usize| bytes[i] == 0xc2 && bytes.get(i + 1).is_some_and(|b| (0x80..0xa0).contains(b));
-    let unsafe_at = |i: usize| {
-        let b = bytes[i];
-        (b < 0x20 && b != b'\t') || b == 0x7f || is_c1_at(i)
-    };
-    if !(0..bytes.len()).any(unsafe_at) {
-        return Cow::Borrowed(bytes);
-    }
-    let mut out = Vec::with_capacity(bytes.len() + 16);
-    let mut i = 0;
-    while i < bytes.len() {
-        if is_c1_at(i) {
-            out.extend_from_slice(format!("\\u{{{:02x}}}", bytes[i + 1]).as_bytes());
-            i += 2;
-        } else if unsafe_at(i) {
-            out.extend_from_slice(format!("\\x{:02x}", bytes[i]).as_bytes());
-            i += 1;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// The `--json` object (SPEC §6).
@@ -260,43 +233,140 @@ pub fn footer(result: &SearchResult) -> Option<String> {
     Some(line)
 }
 
-/// `1250` → `1,250`, the style of counts in prose.
-fn group_digits(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::search::{Page, Pattern, PatternOptions, search_slice};
+
+    fn search(text: &str, pattern: &str, page: Page) -> SearchResult {
+        let options = PatternOptions {
+            patterns: vec![pattern.to_string()],
+            ..Default::default()
+        };
+        search_slice(text.as_bytes(), &Pattern::new(&options).unwrap(), &page).unwrap()
+    }
+
+    fn text(result: &SearchResult, style: TextStyle) -> String {
+        let mut out = Vec::new();
+        write_text(&mut out, result, style).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn context(n: usize) -> Page {
+        Page {
+            before_context: n,
+            after_context: n,
+            ..Page::default()
+        }
+    }
+
+    const PLAIN: TextStyle = TextStyle {
+        color: false,
+        escape: false,
+        separators: true,
+    };
 
     #[test]
-    fn digits_are_grouped() {
-        assert_eq!(group_digits(0), "0");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(1250), "1,250");
-        assert_eq!(group_digits(1234567), "1,234,567");
+    fn groups_merge_and_separate() {
+        let source = "a\nx1\nb\nx2 x3\nc\nd\ne\nf\nx4\ng\n";
+        let r = search(source, "x", context(1));
+        assert_eq!(
+            text(&r, PLAIN),
+            "1-a\n2:1:x1\n3-b\n4:1:x2 x3\n4:4:x2 x3\n5-c\n--\n8-f\n9:1:x4\n10-g\n"
+        );
     }
 
     #[test]
-    fn controls_are_escaped() {
-        assert_eq!(&*escape_controls(b"plain\ttext"), b"plain\ttext");
-        assert_eq!(&*escape_controls(b"a\x1b]0;x\x07b"), br"a\x1b]0;x\x07b");
+    fn without_context_there_are_no_separators() {
+        let r = search("x\na\nb\nx\n", "x", Page::default());
+        let style = TextStyle {
+            separators: false,
+            ..PLAIN
+        };
+        assert_eq!(text(&r, style), "1:1:x\n4:1:x\n");
+    }
+
+    #[test]
+    fn colour_marks_line_numbers_and_the_match_and_escaping_neutralises_controls() {
+        let r = search("say \x1b]0;hi\x07 err\n", "err", Page::default());
+        let style = TextStyle {
+            color: true,
+            escape: true,
+            separators: false,
+        };
         assert_eq!(
-            &*escape_controls("\u{9b}31m é".as_bytes()),
-            br"\u{9b}31m "
-                .iter()
-                .chain("é".as_bytes())
-                .copied()
-                .collect::<Vec<u8>>()
-                .as_slice()
+            text(&r, style),
+            "\x1b[32m1\x1b[0m:13:say \\x{1b}]0;hi\\x{7} \x1b[1;31merr\x1b[0m\n"
+        );
+    }
+
+    #[test]
+    fn json_carries_windows_and_pagination() {
+        let line = format!("{}needle{}", "é".repeat(400), "z".repeat(400));
+        let r = search(
+            &format!("{line}\nneedle\n"),
+            "needle",
+            Page {
+                limit: 1,
+                ..context(1)
+            },
+        );
+        let mut out = Vec::new();
+        write_json(&mut out, &r).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let m = &v["matches"][0];
+        assert_eq!(m["line"], 1);
+        assert_eq!(m["column"], 801);
+        assert_eq!(m["byteOffset"], 800);
+        let shown = m["text"].as_str().unwrap();
+        assert!(shown.starts_with("…é") && shown.ends_with("z…") && shown.contains("needle"));
+        assert_eq!(shown.chars().count(), 302);
+        assert_eq!(m["textStart"], 800 - 147 * 2);
+        assert_eq!(m["after"], serde_json::json!(["needle"]));
+        assert_eq!(v["totalMatches"], 2);
+        assert_eq!(v["hasMore"], true);
+        assert_eq!(v["nextOffset"], 1);
+        assert!(v.get("patternMode").is_none() && v.get("lossy").is_none());
+    }
+
+    #[test]
+    fn json_is_utf8_and_says_when_it_is_lossy() {
+        let options = PatternOptions {
+            patterns: vec!["x".into()],
+            ..Default::default()
+        };
+        let r = search_slice(
+            b"\xffx\n",
+            &Pattern::new(&options).unwrap(),
+            &Page::default(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        write_json(&mut out, &r).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["matches"][0]["text"], "\u{fffd}x");
+        assert_eq!(v["lossy"], true);
+    }
+
+    #[test]
+    fn footers_say_where_the_page_is_and_how_to_go_on() {
+        let source = "x\n".repeat(342);
+        let page = |offset| Page {
+            offset,
+            ..Page::default()
+        };
+        assert_eq!(
+            footer(&search(&source, "x", page(20))).unwrap(),
+            "matches 21–40 of 342 · next: --offset 40"
+        );
+        assert_eq!(
+            footer(&search("x\nx\nx\n", "x", page(0))).unwrap(),
+            "matches 1–3 of 3"
+        );
+        assert!(footer(&search("y\n", "x", page(0))).is_none());
+        assert_eq!(
+            footer(&search("x\n", "x", page(5))).unwrap(),
+            "no matches at --offset 5 (1 in total) · first page: --offset 0"
         );
     }
 }
