@@ -4,5 +4,6 @@ mod common;
 
 mod cat;
 mod cli;
+mod search;
 mod store;
 mod wrap;
