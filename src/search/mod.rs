@@ -122,7 +122,7 @@ pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Resu
     let (matches, seen, resume_at) = if page.limit == 0 {
         (Vec::new(), 0, Some(0))
     } else {
-        let mut sink = PageSink::new(&pattern.matcher, page, true);
+        let mut sink = PageSink::new(&pattern.matcher, page, Some(haystack), true);
         page_searcher(page, None).search_slice(&pattern.matcher, haystack, &mut sink)?;
         let (seen, resume_at) = (sink.seen, sink.resume_at);
         (sink.into_matches(), seen, resume_at)
@@ -141,7 +141,7 @@ pub fn search_reader<R: Read>(
     pattern: &Pattern,
     page: &Page,
 ) -> io::Result<SearchResult> {
-    let mut sink = PageSink::new(&pattern.matcher, page, false);
+    let mut sink = PageSink::new(&pattern.matcher, page, None, false);
     page_searcher(page, None).search_reader(&pattern.matcher, reader, &mut sink)?;
     let seen = sink.seen;
     Ok(result(sink.into_matches(), seen, page, pattern))
@@ -154,7 +154,7 @@ pub fn search_file(file: &File, pattern: &Pattern, page: &Page) -> io::Result<Se
         return search_slice(&map, pattern, page);
     }
     let streamed = (|| {
-        let mut sink = PageSink::new(&pattern.matcher, page, true);
+        let mut sink = PageSink::new(&pattern.matcher, page, None, true);
         if page.limit > 0 {
             page_searcher(page, Some(HEAP_LIMIT)).search_reader(
                 &pattern.matcher,

@@ -18,9 +18,12 @@ pub(crate) struct PageSink<'a> {
     /// Occurrences seen so far, kept or not.
     pub(crate) seen: u64,
     pub(crate) kept: Vec<Match>,
-    /// Display forms of the last `before_context` lines delivered, candidates for the
-    /// before-context of a match not seen yet.
-    recent: VecDeque<(u64, Window)>,
+    /// The last `before_context` lines delivered, candidates for the before-context of a
+    /// match not seen yet.
+    recent: VecDeque<(u64, Recent<'a>)>,
+    /// The whole source, when it is one slice: recent lines are then remembered by position
+    /// and cut into windows only if a kept match needs them.
+    haystack: Option<&'a [u8]>,
     /// Display forms of the lines some kept match needs as context, by line number.
     context: BTreeMap<u64, Window>,
     /// Lines up to this number are after-context of a kept match.
@@ -33,11 +36,25 @@ pub(crate) struct PageSink<'a> {
     pub(crate) resume_at: Option<u64>,
 }
 
+/// A remembered line: its window, or the haystack and where the line is in it.
+enum Recent<'a> {
+    Shown(Window),
+    At(&'a [u8], std::ops::Range<usize>),
+}
+
 impl<'a> PageSink<'a> {
-    pub(crate) fn new(matcher: &'a RegexMatcher, page: &'a Page, stop: bool) -> PageSink<'a> {
+    /// A sink for a search of `haystack` (when the source is one slice) that stops once the
+    /// page is complete when `stop`, or else goes on counting.
+    pub(crate) fn new(
+        matcher: &'a RegexMatcher,
+        page: &'a Page,
+        haystack: Option<&'a [u8]>,
+        stop: bool,
+    ) -> PageSink<'a> {
         PageSink {
             matcher,
             page,
+            haystack,
             seen: 0,
             kept: Vec::new(),
             recent: VecDeque::new(),
@@ -85,8 +102,12 @@ impl<'a> PageSink<'a> {
         if before + after > 0 {
             let display = || Window::head(text, page.max_columns);
             if self.kept.len() > kept_before {
-                for (line, window) in self.recent.drain(..) {
+                for (line, recent) in self.recent.drain(..) {
                     if line + before >= number {
+                        let window = match recent {
+                            Recent::Shown(window) => window,
+                            Recent::At(hay, range) => Window::head(&hay[range], page.max_columns),
+                        };
                         self.context.insert(line, window);
                     }
                 }
@@ -99,7 +120,11 @@ impl<'a> PageSink<'a> {
                 if self.recent.len() as u64 == before {
                     self.recent.pop_front();
                 }
-                self.recent.push_back((number, display()));
+                let recent = match self.haystack {
+                    Some(hay) => Recent::At(hay, offset as usize..offset as usize + text.len()),
+                    None => Recent::Shown(display()),
+                };
+                self.recent.push_back((number, recent));
             }
         }
         if self.kept.len() as u64 >= page.limit && number >= self.after_until {
