@@ -442,3 +442,89 @@ fn a_closed_pipe_ends_quietly_with_status_0() {
     assert_eq!(status.code(), Some(0), "stderr: {stderr}");
     assert_eq!(stderr, "");
 }
+
+/// Runs `spill ARGS…` with stdout on a pseudo-terminal; returns what the terminal received
+/// (with the terminal's `\r\n` turned back into `\n`).
+fn on_terminal(s: &Sandbox, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> String {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two new descriptors into the integers we pass; both are then
+    // owned by `File`s, which close them.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty failed");
+    let (mut master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut cmd = s.cmd(args).stdin(stdin);
+    for (k, v) in env {
+        cmd = cmd.env(k, v);
+    }
+    let mut command = cmd.into_command();
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(slave))
+        .stderr(Stdio::null());
+    let mut child = command.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).unwrap();
+    }
+    // The child holds the only slave descriptor (`command` owns ours): drop it so that the
+    // master reads EIO once the child exits.
+    drop(command);
+    let status = child.wait().unwrap();
+    assert!(status.success() || status.code() == Some(1));
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+}
+
+#[test]
+fn on_a_terminal_control_characters_are_escaped_unless_raw_and_matches_highlighted() {
+    let s = Sandbox::new();
+    let text = "title \x1b]0;pwned\x07 here\n";
+    let shown = on_terminal(&s, &["search", "-", "here"], text, &[("NO_COLOR", "1")]);
+    assert_eq!(shown, "1:18:title \\x{1b}]0;pwned\\x{7} here\n");
+    let shown = on_terminal(
+        &s,
+        &["search", "-", "here", "--raw"],
+        text,
+        &[("NO_COLOR", "1")],
+    );
+    assert_eq!(shown, format!("1:18:{text}"));
+    let shown = on_terminal(
+        &s,
+        &["search", "-", "here"],
+        text,
+        &[("TERM", "xterm-256color")],
+    );
+    assert_eq!(
+        shown,
+        "\x1b[32m1\x1b[0m:18:title \\x{1b}]0;pwned\\x{7} \x1b[1;31mhere\x1b[0m\n"
+    );
+    let shown = on_terminal(
+        &s,
+        &["search", "-", "here", "--color", "never"],
+        text,
+        &[("TERM", "xterm-256color")],
+    );
+    assert!(!shown.contains("\x1b[3"), "{shown:?}");
+}
