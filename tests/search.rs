@@ -354,6 +354,12 @@ fn exit_codes() {
     search(&s, &["absent"], LOG).status(1);
     search(&s, &["absent", "--json"], LOG).status(1);
     search(&s, &["retry", "--offset", "99"], LOG).status(0);
+    let r = search(&s, &["retry", "--limit", "0"], LOG);
+    r.status(0);
+    assert_eq!(
+        (r.out().as_str(), r.stderr.as_str()),
+        ("", "2 matches in total; none shown (--limit 0)\n")
+    );
     search(&s, &["retry", "--count"], LOG).status(0);
     search(&s, &["absent", "--count"], LOG).status(1);
     let r = search(&s, &[""], LOG);

@@ -214,6 +214,13 @@ pub fn footer(result: &SearchResult) -> Option<String> {
         return None;
     }
     let shown = result.matches.len() as u64;
+    if shown == 0 && result.offset < total {
+        // Only `--limit 0` shows nothing before the end.
+        return Some(format!(
+            "{} matches in total; none shown (--limit 0)",
+            group_digits(total)
+        ));
+    }
     if shown == 0 {
         return Some(format!(
             "no matches at --offset {} ({} in total) · first page: --offset 0",
@@ -364,6 +371,14 @@ mod tests {
             "matches 1–3 of 3"
         );
         assert!(footer(&search("y\n", "x", page(0))).is_none());
+        let none = Page {
+            limit: 0,
+            ..page(0)
+        };
+        assert_eq!(
+            footer(&search(&source, "x", none)).unwrap(),
+            "342 matches in total; none shown (--limit 0)"
+        );
         assert_eq!(
             footer(&search("x\n", "x", page(5))).unwrap(),
             "no matches at --offset 5 (1 in total) · first page: --offset 0"
