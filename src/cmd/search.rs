@@ -64,7 +64,7 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
             let style = TextStyle {
                 color: colour(global.color),
                 escape: on_terminal && !args.raw,
-                separators: page.before_context + page.after_context > 0,
+                separators: page.before_context > 0 || page.after_context > 0,
             };
             printer::write_text(&mut out, &result, style).map_err(writing)?;
             output::flush(&mut out)?;

@@ -99,11 +99,11 @@ impl<'a> PageSink<'a> {
             self.seen = seen;
         }
         let (before, after) = (page.before_context as u64, page.after_context as u64);
-        if before + after > 0 {
+        if before > 0 || after > 0 {
             let display = || Window::head(text, page.max_columns);
             if self.kept.len() > kept_before {
                 for (line, recent) in self.recent.drain(..) {
-                    if line + before >= number {
+                    if line.saturating_add(before) >= number {
                         let window = match recent {
                             Recent::Shown(window) => window,
                             Recent::At(hay, range) => Window::head(&hay[range], page.max_columns),
@@ -112,7 +112,7 @@ impl<'a> PageSink<'a> {
                     }
                 }
                 self.context.insert(number, display());
-                self.after_until = number + after;
+                self.after_until = number.saturating_add(after);
             } else if !self.kept.is_empty() && number <= self.after_until {
                 self.context.insert(number, display());
             }
@@ -159,7 +159,7 @@ impl<'a> PageSink<'a> {
                 m.before = lines(m.line.saturating_sub(before).max(1)..=m.line - 1);
             }
             if after > 0 {
-                m.after = lines(m.line + 1..=m.line + after);
+                m.after = lines(m.line + 1..=m.line.saturating_add(after));
             }
         }
         matches
