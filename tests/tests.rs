@@ -8,5 +8,6 @@ mod concurrency;
 mod lifecycle;
 mod redact;
 mod search;
+mod shape;
 mod store;
 mod wrap;
