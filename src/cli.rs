@@ -288,6 +288,7 @@ pub struct RmArgs {
 ///   spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
 ///   spill search build.log -F '[E0308]' --count
 ///   spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
+///   spill search sp_9f2c4a1b7e3d0c55 '"status":"error"' --paths
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
 pub struct SearchArgs {
@@ -338,6 +339,10 @@ pub struct SearchArgs {
     /// Print one JSON object: the matches, the total and the pagination.
     #[arg(long)]
     pub json: bool,
+    /// Give each match the normalized JSONPath of the value (or key) holding it
+    /// (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only.
+    #[arg(long)]
+    pub paths: bool,
     /// Print the source text as is on a terminal, without escaping control characters.
     #[arg(long)]
     pub raw: bool,

@@ -538,3 +538,127 @@ fn on_a_terminal_control_characters_are_escaped_unless_raw_and_matches_highlight
     );
     assert!(!shown.contains("\x1b[3"), "{shown:?}");
 }
+
+/// Follows an RFC 9535 normalized path (`$['a'][3]`) through a serde_json value.
+fn resolve<'v>(root: &'v serde_json::Value, path: &str) -> &'v serde_json::Value {
+    let mut node = root;
+    let mut rest = path.strip_prefix('$').expect("a path starts with $");
+    while !rest.is_empty() {
+        rest = rest.strip_prefix('[').expect("a segment starts with [");
+        if let Some(quoted) = rest.strip_prefix('\'') {
+            let mut name = String::new();
+            let mut chars = quoted.char_indices();
+            let end = loop {
+                match chars.next().expect("unterminated name") {
+                    (i, '\'') => break i,
+                    (_, '\\') => match chars.next().unwrap().1 {
+                        'n' => name.push('\n'),
+                        't' => name.push('\t'),
+                        c => name.push(c),
+                    },
+                    (_, c) => name.push(c),
+                }
+            };
+            node = &node[name.as_str()];
+            rest = quoted[end + 1..].strip_prefix(']').unwrap();
+        } else {
+            let close = rest.find(']').unwrap();
+            node = &node[rest[..close].parse::<usize>().unwrap()];
+            rest = &rest[close + 1..];
+        }
+    }
+    node
+}
+
+#[test]
+fn paths_name_the_innermost_value_or_key_of_each_match() {
+    let s = Sandbox::new();
+    let mut items = Vec::new();
+    for i in 0..60 {
+        items.push(serde_json::json!({
+            "id": i,
+            "msg": format!("event {i} {}", if i % 3 == 0 { "hit" } else { "ok" }),
+            "it's a \"hit\"": i % 2 == 0,
+            "tags": ["x", format!("hit-{i}")],
+        }));
+    }
+    let doc = serde_json::json!({"items": items, "meta": {"note": "hit"}});
+    for text in [serde_json::to_string_pretty(&doc).unwrap(), doc.to_string()] {
+        let f = s.file("doc.json", &text);
+        let r = s.run(
+            &[
+                "search",
+                f.to_str().unwrap(),
+                "hit",
+                "--paths",
+                "--json",
+                "--limit",
+                "1000",
+            ],
+            "",
+        );
+        r.status(0);
+        let v = r.json();
+        let matches = v["matches"].as_array().unwrap();
+        assert_eq!(matches.len() as u64, v["totalMatches"].as_u64().unwrap());
+        assert_eq!(matches.len(), 20 + 60 + 60 + 1);
+        for m in matches {
+            let path = m["path"].as_str().unwrap();
+            let node = resolve(&doc, path);
+            if m["inKey"] == true {
+                assert!(
+                    node.as_object().unwrap().keys().any(|k| k.contains("hit")),
+                    "{path}"
+                );
+            } else {
+                assert!(node.as_str().unwrap().contains("hit"), "{path} -> {node}");
+            }
+        }
+        // serde_json orders keys: "id", "it's a \"hit\"", "msg", "tags".
+        assert_eq!(
+            (matches[0]["path"].as_str(), matches[0]["inKey"].as_bool()),
+            (Some("$['items'][0]"), Some(true))
+        );
+        assert_eq!(matches[1]["path"], "$['items'][0]['msg']");
+        assert!(matches[1].get("inKey").is_none());
+        assert_eq!(matches[2]["path"], "$['items'][0]['tags'][1]");
+        assert_eq!(matches[140]["path"], "$['meta']['note']");
+    }
+}
+
+#[test]
+fn paths_in_text_output_and_on_ndjson() {
+    let s = Sandbox::new();
+    let ndjson = "{\"a\": \"no\"}\n{\"b\": [\"x\", \"timeout here\"]}\n";
+    let r = search(&s, &["timeout", "--paths"], ndjson);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "2:14:$[1]['b'][1]:{\"b\": [\"x\", \"timeout here\"]}\n"
+    );
+}
+
+#[test]
+fn paths_on_other_sources_are_ignored_with_a_note() {
+    let s = Sandbox::new();
+    let r = search(&s, &["retry", "--paths"], LOG);
+    r.status(0);
+    assert_eq!(r.out(), "3:1:retry\n4:1:retry\n");
+    assert_eq!(
+        r.stderr,
+        "spill: note: --paths ignored: the source is not JSON or NDJSON\nmatches 1–2 of 2\n"
+    );
+    let r = search(
+        &s,
+        &["retry", "--paths", "--json"],
+        "{\"a\": , \"b\": \"retry\"}\n",
+    );
+    r.status(0);
+    assert_eq!(r.stderr, "");
+    let v = r.json();
+    assert!(v["matches"][0].get("path").is_none());
+    assert_eq!(
+        v["notes"][0],
+        "--paths ignored: the source looks like JSON but is invalid at byte 6 (line 1:7): expected a JSON value"
+    );
+}

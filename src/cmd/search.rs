@@ -55,9 +55,15 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         }
         total
     } else {
-        let result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
+        let mut result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
+        let mut notes = Vec::new();
+        if args.paths {
+            if let Err(e) = search::attach_paths(&input, &mut result) {
+                notes.push(paths_ignored(&input, &e));
+            }
+        }
         if args.json {
-            printer::write_json(&mut out, &result).map_err(writing)?;
+            printer::write_json(&mut out, &result, &notes).map_err(writing)?;
             output::flush(&mut out)?;
         } else {
             let on_terminal = output::stdout_is_terminal();
@@ -69,6 +75,9 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
             printer::write_text(&mut out, &result, style).map_err(writing)?;
             output::flush(&mut out)?;
             note_fallback(&pattern);
+            for note in &notes {
+                diag::note(note);
+            }
             if let Some(line) = printer::footer(&result) {
                 super::emit_footer(&mut out, footer_to, &line)?;
             }
@@ -80,6 +89,23 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     } else {
         Outcome::NotFound
     })
+}
+
+/// The note for `--paths` on a source that is not JSON or NDJSON; it says where a source that
+/// looks like JSON stops being valid.
+fn paths_ignored(doc: &[u8], e: &crate::json::SyntaxError) -> String {
+    let first = doc.iter().find(|b| !b.is_ascii_whitespace());
+    if matches!(first, Some(b'{' | b'[')) {
+        format!(
+            "--paths ignored: the source looks like JSON but is invalid at byte {} (line {}:{}): {}",
+            e.offset,
+            e.line,
+            e.column,
+            diag::escape(&e.message)
+        )
+    } else {
+        "--paths ignored: the source is not JSON or NDJSON".to_string()
+    }
 }
 
 /// `,"patternMode":"literal"` when a pattern fell back to a literal search, else nothing.

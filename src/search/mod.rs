@@ -12,6 +12,7 @@
 //! limit is searched again through a map.
 
 mod matcher;
+mod paths;
 pub mod printer;
 mod sink;
 mod window;
@@ -23,6 +24,7 @@ use std::os::unix::fs::FileExt;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 
 pub use matcher::{Pattern, PatternError, PatternMode, PatternOptions};
+pub use paths::attach_paths;
 pub use window::{CUT_MARKER, Window};
 
 use sink::{CountSink, PageSink};
@@ -66,6 +68,12 @@ pub struct Match {
     pub byte_offset: u64,
     /// Length of the occurrence in bytes.
     pub len: u64,
+    /// With [`attach_paths`]: the RFC 9535 normalized path of the innermost JSON value (or
+    /// key) containing the occurrence.
+    pub path: Option<String>,
+    /// With [`attach_paths`]: the occurrence is inside an object key, and `path` is the
+    /// object's path.
+    pub in_key: bool,
     /// The part of the line shown for this occurrence, centred on it.
     pub window: Window,
     /// Up to `before_context` lines before this one, in order.

@@ -77,6 +77,15 @@ fn write_match<W: Write>(out: &mut W, m: &Match, style: TextStyle) -> io::Result
     write_number(out, m.line, style)?;
     out.write_all(b":")?;
     write!(out, "{}:", m.column)?;
+    if let Some(path) = &m.path {
+        // A key may hold any character: on a terminal the path is escaped like the text.
+        if style.escape {
+            out.write_all(crate::diag::escape(path).as_bytes())?;
+        } else {
+            out.write_all(path.as_bytes())?;
+        }
+        out.write_all(b":")?;
+    }
     write_window(out, &m.window, style)?;
     out.write_all(b"\n")
 }
@@ -139,6 +148,8 @@ struct JsonPage {
     pattern_mode: Option<&'static str>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     lossy: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -147,6 +158,10 @@ struct JsonMatch {
     line: u64,
     column: u64,
     byte_offset: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    in_key: bool,
     text: String,
     text_start: usize,
     before: Vec<String>,
@@ -154,8 +169,13 @@ struct JsonMatch {
 }
 
 /// Writes the `--json` object on one line. Text that is not UTF-8 is written with U+FFFD
-/// and the object gets `"lossy": true`.
-pub fn write_json<W: Write>(out: &mut W, result: &SearchResult) -> io::Result<()> {
+/// and the object gets `"lossy": true`; `notes` (what would otherwise be `spill: note:` lines)
+/// go in a `"notes"` array.
+pub fn write_json<W: Write>(
+    out: &mut W,
+    result: &SearchResult,
+    notes: &[String],
+) -> io::Result<()> {
     let mut lossy = false;
     let mut text = |w: &Window| -> String {
         let mut s = String::with_capacity(w.bytes.len() + 6);
@@ -177,6 +197,8 @@ pub fn write_json<W: Write>(out: &mut W, result: &SearchResult) -> io::Result<()
             line: m.line,
             column: m.column,
             byte_offset: m.byte_offset,
+            path: m.path.clone(),
+            in_key: m.in_key,
             text: text(&m.window),
             text_start: m.window.start,
             before: m.before.iter().map(|c| text(&c.window)).collect(),
@@ -192,6 +214,7 @@ pub fn write_json<W: Write>(out: &mut W, result: &SearchResult) -> io::Result<()
         next_offset: result.next_offset(),
         pattern_mode: (result.pattern_mode == PatternMode::Literal).then_some("literal"),
         lossy,
+        notes: notes.to_vec(),
     };
     serde_json::to_writer(&mut *out, &page)?;
     out.write_all(b"\n")
@@ -319,7 +342,7 @@ mod tests {
             },
         );
         let mut out = Vec::new();
-        write_json(&mut out, &r).unwrap();
+        write_json(&mut out, &r, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let m = &v["matches"][0];
         assert_eq!(m["line"], 1);
@@ -349,7 +372,7 @@ mod tests {
         )
         .unwrap();
         let mut out = Vec::new();
-        write_json(&mut out, &r).unwrap();
+        write_json(&mut out, &r, &[]).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["matches"][0]["text"], "\u{fffd}x");
         assert_eq!(v["lossy"], true);

@@ -87,6 +87,8 @@ impl<'a> PageSink<'a> {
                             column: m.start() as u64 + 1,
                             byte_offset: offset + m.start() as u64,
                             len: m.len() as u64,
+                            path: None,
+                            in_key: false,
                             window: Window::around(text, m.start(), m.end(), page.max_columns),
                             before: Vec::new(),
                             after: Vec::new(),
