@@ -38,37 +38,28 @@ fn main() {
         after_context: 2,
         ..Page::default()
     };
-    let runs: [(&str, Box<dyn Fn() -> u64>); 4] = [
-        (
-            "count_file (streamed unless one line)",
-            Box::new(|| search::count_file(&file, &pattern).unwrap()),
-        ),
-        (
-            "count_slice (mapped)",
-            Box::new(|| search::count_slice(&map(), &pattern).unwrap()),
-        ),
-        (
-            "search_file -C 2 page",
-            Box::new(|| {
-                search::search_file(&file, &pattern, &page)
-                    .unwrap()
-                    .total_matches
-            }),
-        ),
-        (
-            "search_slice -C 2 page",
-            Box::new(|| {
-                search::search_slice(&map(), &pattern, &page)
-                    .unwrap()
-                    .total_matches
-            }),
-        ),
-    ];
-    for (name, run) in runs {
-        let (time, total) = best_of_3(run);
-        println!(
-            "{name:40} {:>8.1} ms  {total} matches",
-            time.as_secs_f64() * 1e3
-        );
-    }
+    report("count_file (streamed unless one line)", || {
+        search::count_file(&file, &pattern).unwrap()
+    });
+    report("count_slice (mapped)", || {
+        search::count_slice(&map(), &pattern).unwrap()
+    });
+    report("search_file -C 2 page", || {
+        search::search_file(&file, &pattern, &page)
+            .unwrap()
+            .total_matches
+    });
+    report("search_slice -C 2 page", || {
+        search::search_slice(&map(), &pattern, &page)
+            .unwrap()
+            .total_matches
+    });
+}
+
+fn report(name: &str, run: impl FnMut() -> u64) {
+    let (time, total) = best_of_3(run);
+    println!(
+        "{name:40} {:>8.1} ms  {total} matches",
+        time.as_secs_f64() * 1e3
+    );
 }
