@@ -23,11 +23,19 @@ pub fn attach_paths(doc: &[u8], result: &mut SearchResult) -> Result<(), SyntaxE
 }
 
 /// Whether another value follows the first one: the NDJSON layout (which the walk then
-/// checks strictly). Skipping the first value runs at memory-scanning speed.
+/// checks strictly). An NDJSON value holds no line break, so a first value that does not end
+/// on its first line means one document, without skipping it (a pretty file starts `{`⏎).
 fn more_than_one_value(doc: &[u8]) -> Result<bool, SyntaxError> {
     let start = skip_whitespace(doc, crate::json::bom_len(doc));
-    let end = skip_value(doc, start)?;
-    Ok(skip_whitespace(doc, end) < doc.len())
+    let line_end = doc[start..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(doc.len(), |i| start + i);
+    match skip_value(&doc[..line_end], start) {
+        Ok(end) => Ok(skip_whitespace(doc, end) < doc.len()),
+        Err(_) if line_end < doc.len() => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn skip_whitespace(doc: &[u8], from: usize) -> usize {
