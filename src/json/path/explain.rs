@@ -207,7 +207,12 @@ fn group_digits(n: usize) -> String {
 /// then optimal-string-alignment distance, so a transposition counts as one edit).
 fn suggest<'k>(name: &str, keys: impl Iterator<Item = &'k str>) -> Option<&'k str> {
     let len = name.chars().count();
-    let limit = if len <= 3 { 1 } else { (len / 3).max(2) };
+    // One-letter edits of very short names are noise, not typos.
+    let limit = match len {
+        0..=2 => 0,
+        3..=5 => 1,
+        _ => (len / 3).max(2),
+    };
     let lower = name.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for k in keys {
@@ -270,6 +275,8 @@ mod tests {
             Some("items")
         );
         assert_eq!(suggest("ID", ["id", "name"].into_iter()), Some("id"));
+        assert_eq!(suggest("c", ["b"].into_iter()), None);
+        assert_eq!(suggest("nmae", ["id", "name"].into_iter()), Some("name"));
         assert_eq!(suggest("zzzzzz", ["items", "meta"].into_iter()), None);
         assert_eq!(group_digits(1250), "1,250");
         assert_eq!(group_digits(999), "999");

@@ -11,6 +11,7 @@ pub(crate) mod compare;
 mod doc;
 mod eval;
 mod explain;
+mod fuzz;
 mod iregexp;
 mod lexer;
 mod normalized;
@@ -25,6 +26,7 @@ use std::ops::ControlFlow;
 pub use doc::{Doc, Kind};
 pub use eval::Flow;
 pub use explain::explain_no_match;
+pub use fuzz::fuzz_query;
 pub use normalized::{NormPath, PathElem, is_shorthand_name};
 
 /// A query syntax error: where it is and what is wrong.

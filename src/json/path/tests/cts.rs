@@ -42,7 +42,7 @@ fn check_case(case: &OValue) -> Result<(), String> {
             rs.iter().cloned().zip(ps.iter().cloned()).collect()
         }
     };
-    if expected.iter().any(|e| *e == got) {
+    if expected.contains(&got) {
         Ok(())
     } else {
         Err(format!("got {:?}, expected one of {:?}", got, expected))
