@@ -1,1 +1,6 @@
-//! Integration tests: one binary, one module per area.
+//! Integration tests: one binary, one module per area (each runs the real `spill` binary).
+
+mod common;
+
+mod cat;
+mod cli;

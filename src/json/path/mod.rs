@@ -41,33 +41,22 @@ pub struct PathError {
 }
 
 impl PathError {
-    /// The two lines SPEC §1 puts under the message: the query indented by two spaces, and a
-    /// caret under the offending character. Control characters in the query are escaped
-    /// (`\t`, `\u{1b}`) and the caret accounts for the escapes.
-    pub fn snippet(&self) -> (String, String) {
-        let mut line = String::from("  ");
-        let mut caret_col = None;
-        let mut col = 0usize;
-        for (i, c) in self.query.char_indices() {
-            if i >= self.offset && caret_col.is_none() {
-                caret_col = Some(col);
-            }
-            let shown: String = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                c.to_string()
-            };
-            col += shown.chars().count();
-            line.push_str(&shown);
-        }
-        let caret = format!("  {}^", " ".repeat(caret_col.unwrap_or(col)));
-        (line, caret)
-    }
-
-    /// The message and the snippet as three lines (no trailing newline).
+    /// The message, then the two lines SPEC §1 puts under it: the query indented by two
+    /// spaces and a caret under the offending character (rendered by [`crate::diag`], which
+    /// escapes control characters and lines the caret up with the escaped text).
     pub fn render(&self) -> String {
-        let (line, caret) = self.snippet();
-        format!("{}\n{line}\n{caret}", self.message)
+        let lines = crate::diag::caret_lines(&self.query, self.offset);
+        format!("{}\n{}", self.message, lines.trim_end_matches('\n'))
+    }
+}
+
+impl From<PathError> for crate::Error {
+    fn from(e: PathError) -> crate::Error {
+        crate::Error::Query {
+            message: e.message,
+            query: e.query,
+            offset: e.offset,
+        }
     }
 }
 

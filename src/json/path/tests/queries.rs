@@ -54,12 +54,17 @@ fn snippet_has_the_query_and_a_caret() {
     );
     // Control characters are escaped and the caret follows the escaped text.
     let e = Query::parse("$\t.a b").unwrap_err();
-    let (line, caret) = e.snippet();
-    assert_eq!(line, "  $\\t.a b");
-    assert_eq!(caret, "        ^");
+    assert!(
+        e.render().ends_with("\n  $\\t.a b\n        ^"),
+        "{}",
+        e.render()
+    );
     // An error at the end points just past the text.
     let e = Query::parse("$[").unwrap_err();
-    assert_eq!(e.snippet().1, "    ^");
+    assert!(e.render().ends_with("\n  $[\n    ^"));
+    // The CLI's error type carries the same facts.
+    let err: crate::Error = Query::parse("$.a b").unwrap_err().into();
+    assert!(matches!(err, crate::Error::Query { offset: 4, .. }));
 }
 
 #[test]

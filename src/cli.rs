@@ -1,0 +1,233 @@
+//! The command line, declared with clap derive. This is the only file that knows clap: the first
+//! doc line of each item is its `-h` text, the whole doc comment its `--help`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::limits;
+
+const EXIT_CODES: &str = "\
+Exit status:
+  0  success, or something was found
+  1  nothing found (extract selected no node, search found no match)
+  2  an error: usage, bad query, bad input, unknown or expired ref, store error
+  wrap -- CMD exits with CMD's status (128+signal when killed).
+
+Data goes to stdout; notices (truncation, `next:` lines) and warnings go to stderr after stdout
+has been flushed, so `2>&1` shows them in order.";
+
+/// spill: keep oversized command output out of a model's context, without losing any of it.
+///
+/// Small output passes through byte for byte; large output is stored under a ref and replaced by
+/// a compact envelope. Read the stored output with bounded commands.
+#[derive(Debug, Parser)]
+#[command(name = "spill", version, arg_required_else_help = true, after_long_help = EXIT_CODES)]
+pub struct Cli {
+    /// Options shared by every command.
+    #[command(flatten)]
+    pub global: Global,
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options accepted before or after any command.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default].
+    #[arg(long, global = true, value_name = "NAME")]
+    pub scope: Option<String>,
+    /// Entries expire this long after their last access [env: SPILL_TTL] [default: 24h].
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    pub ttl: Option<Duration>,
+    /// The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub quota: Option<u64>,
+    /// Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file: Option<u64>,
+    /// When to colour human-readable output (NO_COLOR is honoured).
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+}
+
+/// `--color` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Colour only when writing to a terminal.
+    Auto,
+    /// Always colour human-readable output.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Pass small output through; store large output and print an envelope.
+    Wrap(WrapArgs),
+    /// Print a stored output (or a file) by lines or bytes, bounded and paged.
+    Cat(CatArgs),
+    /// List the stored outputs of the current scope.
+    Ls(LsArgs),
+    /// Remove stored outputs.
+    Rm(RmArgs),
+}
+
+/// `--format` values of `wrap`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WrapFormat {
+    /// One JSON object on one line.
+    Json,
+    /// The same facts for a person.
+    Text,
+}
+
+/// Read stdin (or run CMD) and pass it through, or store it and print an envelope.
+///
+/// Output up to --max-inline bytes (inclusive) is copied to stdout byte for byte. Larger output
+/// is streamed into the store and replaced by an envelope: its ref, size, kind, a preview of the
+/// head and the tail, failure signals, and the exact commands that read the rest.
+///
+/// Examples:
+///   cargo test 2>&1 | spill wrap
+///   spill wrap -- cargo build --release
+///   curl -s https://api.example.com/items | spill wrap --label 'items API'
+///   make 2>&1 | spill wrap --format text --max-inline 4K
+#[derive(Debug, Args)]
+pub struct WrapArgs {
+    /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_inline: Option<u64>,
+    /// Envelope format [env: SPILL_FORMAT] [default: json].
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    pub format: Option<WrapFormat>,
+    /// Budget shared by the preview and the signals.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2KiB")]
+    pub preview: u64,
+    /// Lines shown from the start of a text preview (overrides the 1/3 head budget).
+    #[arg(long, value_name = "N")]
+    pub head_lines: Option<usize>,
+    /// Lines shown from the end of a text preview (overrides the 2/3 tail budget).
+    #[arg(long, value_name = "N")]
+    pub tail_lines: Option<usize>,
+    /// A free-form label (e.g. the command), stored and echoed in the envelope.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// With CMD: kill it after this long and exit 124, like timeout(1).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "command")]
+    pub timeout: Option<Duration>,
+    /// Run this command and capture its stdout and stderr in order, instead of reading stdin.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// Where `next:` footers go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FooterTo {
+    /// After stdout is flushed, on stderr.
+    Stderr,
+    /// At the end of stdout, for harnesses that show the model stdout only.
+    Stdout,
+}
+
+/// Print part of a stored output or a file, bounded and paged.
+///
+/// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
+/// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
+///
+/// Examples:
+///   spill cat sp_9f2c4a1b7e3d0c55
+///   spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
+///   spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
+///   spill cat build.log --lines -50:
+#[derive(Debug, Args)]
+pub struct CatArgs {
+    /// A ref (sp_…), a file path, or - for stdin.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`).
+    #[arg(long, value_name = "A:B", conflicts_with = "bytes")]
+    pub lines: Option<String>,
+    /// Bytes A to B, 0-based and end-exclusive; either side may be omitted.
+    #[arg(long, value_name = "A:B")]
+    pub bytes: Option<String>,
+    /// Cap on an explicit range.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1MiB")]
+    pub max_bytes: u64,
+    /// Lines longer than this many characters are cut with a marker (unless --raw).
+    #[arg(long, value_name = "N", default_value_t = limits::CAT_MAX_COLUMNS)]
+    pub max_columns: usize,
+    /// Print bytes exactly as stored: no line cutting, no escaping on a terminal.
+    #[arg(long, conflicts_with = "hex")]
+    pub raw: bool,
+    /// Print a hexdump -C style dump.
+    #[arg(long)]
+    pub hex: bool,
+    /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].
+    #[arg(long, value_name = "WHERE", value_enum)]
+    pub footer: Option<FooterTo>,
+}
+
+/// List stored outputs: ref, size, kind, age, label, summary; newest first.
+///
+/// Examples:
+///   spill ls
+///   spill ls --json --all-scopes
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// List every scope of the root, not only the current one.
+    #[arg(long)]
+    pub all_scopes: bool,
+}
+
+/// Remove stored outputs by ref, or all outputs of the current scope.
+///
+/// Examples:
+///   spill rm sp_9f2c4a1b7e3d0c55
+///   spill rm --all          # a harness calls this when a conversation ends
+#[derive(Debug, Args)]
+pub struct RmArgs {
+    /// The refs to remove.
+    #[arg(
+        value_name = "REF",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub refs: Vec<String>,
+    /// Remove every entry of the current scope.
+    #[arg(long)]
+    pub all: bool,
+    /// Print one JSON object instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// clap value parser for sizes.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    limits::parse_size(text)
+}
+
+/// clap value parser for durations.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    limits::parse_duration(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

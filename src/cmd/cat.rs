@@ -1,0 +1,397 @@
+//! `spill cat`: bounded, paged raw reading by lines or bytes, with a `next:` footer.
+
+use std::io::Write;
+
+use crate::cli::{CatArgs, FooterTo};
+use crate::error::{Error, Result};
+use crate::limits::{self, group_digits};
+use crate::output;
+use crate::store::StoreConfig;
+use crate::text::{self, hex};
+
+use super::Outcome;
+
+/// A 1-based inclusive (lines) or 0-based end-exclusive (bytes) range; either side optional.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: Option<u64>,
+    end: Option<u64>,
+}
+
+fn parse_span(flag: &str, text: &str) -> Result<Span> {
+    let bad = || {
+        Error::Usage(format!(
+            "{flag} {text:?}: expected A:B with whole numbers, either side optional (e.g. 201:400, 100:, :50)"
+        ))
+    };
+    let (a, b) = text.split_once(':').ok_or_else(bad)?;
+    let num = |s: &str| -> Result<Option<u64>> {
+        if s.is_empty() {
+            Ok(None)
+        } else {
+            s.parse::<u64>().map(Some).map_err(|_| bad())
+        }
+    };
+    Ok(Span {
+        start: num(a)?,
+        end: num(b)?,
+    })
+}
+
+/// What was selected: a byte range of the source and how to describe it.
+struct Selection {
+    from: usize,
+    to: usize,
+    /// 1-based line range shown, when selecting by lines.
+    lines: Option<(u64, u64)>,
+    /// The footer's `next:` argument, when there is more.
+    next: Option<String>,
+}
+
+/// Runs `spill cat`.
+pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
+    let footer_to = super::footer_to(args.footer)?;
+    let input = crate::source::open(&args.source, store)?;
+    let bytes: &[u8] = &input;
+    let on_terminal = output::stdout_is_terminal();
+    let hex = args.hex || (on_terminal && !args.raw && looks_binary(bytes));
+    let sel = if let Some(spec) = &args.lines {
+        select_lines(bytes, parse_span("--lines", spec)?, args.max_bytes)
+    } else if let Some(spec) = &args.bytes {
+        select_bytes(bytes, parse_span("--bytes", spec)?, args.max_bytes)
+    } else if hex {
+        // 200 dump rows, the hex twin of the 200-line default.
+        select_bytes(
+            bytes,
+            Span {
+                start: Some(0),
+                end: Some(limits::CAT_LINES * 16),
+            },
+            u64::MAX,
+        )
+    } else {
+        select_default(bytes)
+    };
+    let mut out = output::stdout();
+    let chunk = &bytes[sel.from..sel.to];
+    if hex {
+        if !chunk.is_empty() {
+            output::write_all(&mut out, hex::dump(chunk, sel.from as u64).as_bytes())?;
+        }
+    } else if args.raw {
+        output::write_all(&mut out, chunk)?;
+    } else {
+        write_lines(&mut out, chunk, args.max_columns, on_terminal)?;
+    }
+    let total = bytes.len() as u64;
+    let footer = match sel.lines {
+        Some((a, b)) => {
+            let total_lines = text::count_lines(bytes);
+            format!(
+                "lines {}–{} of {}",
+                group_digits(a),
+                group_digits(b),
+                group_digits(total_lines)
+            )
+        }
+        None => format!(
+            "bytes {}–{} of {}",
+            group_digits(sel.from as u64),
+            group_digits(sel.to as u64),
+            group_digits(total)
+        ),
+    };
+    if sel.from < sel.to {
+        let line = match &sel.next {
+            Some(next) => format!("{footer} · next: {next}"),
+            None => footer,
+        };
+        super::emit_footer(&mut out, footer_to, &line)?;
+    } else {
+        output::flush(&mut out)?;
+        if footer_to == FooterTo::Stderr && total > 0 {
+            crate::diag::notice(&format!(
+                "nothing in that range: the source has {} bytes",
+                group_digits(total)
+            ));
+        }
+    }
+    Ok(Outcome::Found)
+}
+
+fn looks_binary(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    head.contains(&0) || std::str::from_utf8(head).is_err_and(|e| e.valid_up_to() + 4 < head.len())
+}
+
+/// The default page: the first 200 lines or 16 KiB, whichever is smaller, cut at a line end.
+fn select_default(bytes: &[u8]) -> Selection {
+    let limit = (limits::CAT_BYTES as usize).min(bytes.len());
+    let end_200 = text::line_start(bytes, limits::CAT_LINES + 1).unwrap_or(bytes.len());
+    if end_200 <= limit {
+        let shown = text::count_lines(&bytes[..end_200]);
+        let next = (end_200 < bytes.len())
+            .then(|| format!("--lines {}:{}", shown + 1, shown + limits::CAT_LINES));
+        return Selection {
+            from: 0,
+            to: end_200,
+            lines: Some((1, shown)),
+            next,
+        };
+    }
+    match memchr::memrchr(b'\n', &bytes[..limit]) {
+        Some(nl) => {
+            let to = nl + 1;
+            let shown = text::count_lines(&bytes[..to]);
+            Selection {
+                from: 0,
+                to,
+                lines: Some((1, shown)),
+                next: Some(format!(
+                    "--lines {}:{}",
+                    shown + 1,
+                    shown + limits::CAT_LINES
+                )),
+            }
+        }
+        None => {
+            // The first line alone is over 16 KiB: continue by bytes.
+            let to = text::floor_char_boundary(bytes, limit);
+            Selection {
+                from: 0,
+                to,
+                lines: None,
+                next: Some(format!("--bytes {to}:{}", to as u64 + limits::CAT_BYTES)),
+            }
+        }
+    }
+}
+
+fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
+    let first = span.start.unwrap_or(1).max(1);
+    let Some(from) = text::line_start(bytes, first) else {
+        return Selection {
+            from: bytes.len(),
+            to: bytes.len(),
+            lines: None,
+            next: None,
+        };
+    };
+    let wanted_end = match span.end {
+        Some(last) if last < first => from,
+        Some(last) => {
+            text::line_start(&bytes[from..], last - first + 2).map_or(bytes.len(), |p| from + p)
+        }
+        None => bytes.len(),
+    };
+    let cap_end = from
+        .saturating_add(max_bytes.min(usize::MAX as u64) as usize)
+        .min(bytes.len());
+    if wanted_end <= cap_end {
+        let shown = text::count_lines(&bytes[from..wanted_end]);
+        let last = first + shown.saturating_sub(1);
+        let next = (span.end.is_some() && wanted_end < bytes.len() && shown > 0).then(|| {
+            let width = span.end.unwrap_or(first) - first + 1;
+            format!("--lines {}:{}", last + 1, last + width)
+        });
+        return Selection {
+            from,
+            to: wanted_end,
+            lines: (shown > 0).then_some((first, last)),
+            next,
+        };
+    }
+    // Over --max-bytes: stop at the last whole line within the cap, or mid-line by bytes.
+    match memchr::memrchr(b'\n', &bytes[from..cap_end]) {
+        Some(nl) => {
+            let to = from + nl + 1;
+            let shown = text::count_lines(&bytes[from..to]);
+            let last = first + shown - 1;
+            let rest = span.end.map_or(String::new(), |e| e.to_string());
+            Selection {
+                from,
+                to,
+                lines: Some((first, last)),
+                next: Some(format!("--lines {}:{rest}", last + 1)),
+            }
+        }
+        None => {
+            let to = text::floor_char_boundary(bytes, cap_end);
+            Selection {
+                from,
+                to,
+                lines: None,
+                next: Some(format!("--bytes {to}:{}", to as u64 + max_bytes)),
+            }
+        }
+    }
+}
+
+fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
+    let len = bytes.len() as u64;
+    let from = span.start.unwrap_or(0).min(len);
+    let wanted = span.end.unwrap_or(len).min(len).max(from);
+    let to = wanted.min(from.saturating_add(max_bytes));
+    let next = (to < len && from < to).then(|| {
+        let width = if to < wanted { max_bytes } else { to - from };
+        format!("--bytes {to}:{}", to + width)
+    });
+    Selection {
+        from: from as usize,
+        to: to as usize,
+        lines: None,
+        next,
+    }
+}
+
+/// Writes lines, cutting those longer than `max_columns` characters with a marker, and
+/// escaping control characters when stdout is a terminal.
+fn write_lines(
+    out: &mut impl Write,
+    chunk: &[u8],
+    max_columns: usize,
+    on_terminal: bool,
+) -> Result<()> {
+    for line in chunk.split_inclusive(|&b| b == b'\n') {
+        let (body, newline) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, true),
+            None => (line, false),
+        };
+        let keep = text::prefix_bytes_for_chars(body, max_columns);
+        let (shown, cut) = if keep < body.len() {
+            (&body[..keep], Some(text::char_count(&body[keep..])))
+        } else {
+            (body, None)
+        };
+        if on_terminal {
+            output::write_all(out, crate::diag::escape_bytes(shown).as_bytes())?;
+        } else {
+            output::write_all(out, shown)?;
+        }
+        if let Some(more) = cut {
+            output::write_all(
+                out,
+                format!("…[+{} chars]", group_digits(more as u64)).as_bytes(),
+            )?;
+        }
+        if newline {
+            output::write_all(out, b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_parse_with_either_side_optional() {
+        assert_eq!(
+            parse_span("--lines", "2:5").unwrap(),
+            Span {
+                start: Some(2),
+                end: Some(5)
+            }
+        );
+        assert_eq!(
+            parse_span("--lines", ":5").unwrap(),
+            Span {
+                start: None,
+                end: Some(5)
+            }
+        );
+        assert_eq!(
+            parse_span("--lines", "7:").unwrap(),
+            Span {
+                start: Some(7),
+                end: None
+            }
+        );
+        assert!(parse_span("--lines", "7").is_err());
+        assert!(parse_span("--lines", "a:b").is_err());
+    }
+
+    #[test]
+    fn line_ranges_are_inclusive_and_say_what_comes_next() {
+        let t = b"1\n2\n3\n4\n5\n";
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(2),
+                end: Some(3),
+            },
+            u64::MAX,
+        );
+        assert_eq!(&t[s.from..s.to], b"2\n3\n");
+        assert_eq!(s.lines, Some((2, 3)));
+        assert_eq!(s.next.as_deref(), Some("--lines 4:5"));
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(9),
+                end: None,
+            },
+            u64::MAX,
+        );
+        assert_eq!(s.from, s.to);
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(2),
+                end: None,
+            },
+            4,
+        );
+        assert_eq!(&t[s.from..s.to], b"2\n3\n");
+        assert_eq!(s.next.as_deref(), Some("--lines 4:"));
+    }
+
+    #[test]
+    fn byte_ranges_are_end_exclusive_and_capped() {
+        let t = b"0123456789";
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(2),
+                end: Some(5),
+            },
+            u64::MAX,
+        );
+        assert_eq!(&t[s.from..s.to], b"234");
+        assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(2),
+                end: None,
+            },
+            3,
+        );
+        assert_eq!(&t[s.from..s.to], b"234");
+        assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(20),
+                end: None,
+            },
+            3,
+        );
+        assert_eq!(s.from, s.to);
+    }
+
+    #[test]
+    fn the_default_page_stops_at_200_lines_or_16_kib() {
+        let many: Vec<u8> = (1..=500)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let s = select_default(&many);
+        assert_eq!(s.lines, Some((1, 200)));
+        assert_eq!(s.next.as_deref(), Some("--lines 201:400"));
+        let giant = vec![b'x'; 40_000];
+        let s = select_default(&giant);
+        assert_eq!(s.to, 16384);
+        assert_eq!(s.next.as_deref(), Some("--bytes 16384:32768"));
+    }
+}

@@ -1,0 +1,108 @@
+//! The wire format: serde types for every JSON object spill prints about a spilled output.
+//! Field order is the order of SPEC §2.1; absent fields are omitted, never null.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::text::preview::TextPreview;
+
+/// The envelope `wrap` prints in place of a large output.
+#[derive(Debug, Clone, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct Envelope {
+    /// True when the full output is in the store.
+    pub spilled: bool,
+    /// Why the store could not take the output (degraded envelope only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The ref that reads the output back.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The payload file (not in restricted mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The `--label`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `application/json`, `application/x-ndjson`, `text/plain` or `application/octet-stream`.
+    pub mime_type: String,
+    /// Size of the whole input.
+    pub size_bytes: u64,
+    /// Lines of the whole input.
+    pub lines: u64,
+    /// Length of the dominant array, or records, or root keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_items: Option<u64>,
+    /// The wrapped command's exit status (`wrap -- CMD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// True when a signal ended reading early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<bool>,
+    /// One sentence: kind, size, what dominates.
+    pub summary: String,
+    /// `Stored in full as REF. Read it with: …`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// The JSON shape skeleton.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Box<RawValue>>,
+    /// Head and tail lines, a JSON sample, or a hex dump.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
+    /// Failure lines outside the preview.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
+    /// Secrets replaced with `--redact`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
+    /// False when the payload was capped by `--max-file`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete: Option<bool>,
+    /// Bytes stored when capped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stored_bytes: Option<u64>,
+    /// Bytes dropped when capped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_bytes: Option<u64>,
+    /// True when bytes that are not UTF-8 were replaced with U+FFFD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lossy: Option<bool>,
+}
+
+/// The preview of an envelope, by kind.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Preview {
+    /// Head and tail lines of text.
+    Text(TextPreview),
+    /// A `hexdump -C` style dump, one string per row.
+    Hex(Vec<String>),
+    /// Valid JSON showing real values.
+    Json(Box<RawValue>),
+}
+
+/// Failure signals of a text output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Signals {
+    /// Up to five, strongest first in selection, listed in line order.
+    pub matches: Vec<SignalMatch>,
+    /// Distinct signal lines in the whole input.
+    pub total: u64,
+}
+
+/// One failure line.
+#[derive(Debug, Clone, Serialize)]
+pub struct SignalMatch {
+    /// 1-based line number.
+    pub line: u64,
+    /// The line (with its neighbour where that carries the message).
+    pub text: String,
+}
+
+impl Envelope {
+    /// The envelope as one line of JSON (without a newline).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("envelopes serialise")
+    }
+}

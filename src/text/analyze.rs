@@ -1,0 +1,584 @@
+//! The streaming text analysis behind `wrap`'s envelope: byte, line and character counts, the
+//! retained head and tail bytes a preview is cut from, binary detection, and failure signals.
+//! Fed chunk by chunk as the input streams into the store; the result never depends on how the
+//! input was chunked (a property test checks this).
+
+use std::collections::{HashSet, VecDeque};
+use std::hash::{Hash, Hasher};
+
+use super::signals::{self, Neighbour, Strength};
+use super::{floor_char_boundary, prefix_bytes_for_chars};
+
+/// A partial line carried between chunks is kept up to this size; signals further into a
+/// longer line are not looked for (such a line is data, not a message).
+const CARRY_MAX: usize = 64 * 1024;
+/// Neighbour lines and signal texts are cut to this many characters.
+pub const SIGNAL_CHARS: usize = 200;
+/// How many earliest strong and weak signals are kept, and how many recent ones.
+const EARLY_KEEP: usize = 1024;
+const RECENT_KEEP: usize = 4096;
+/// Distinct signal lines are counted exactly up to this many; beyond, each further line counts.
+const DISTINCT_MAX: usize = 1_000_000;
+
+/// One failure signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signal {
+    /// 1-based line number.
+    pub line: u64,
+    /// Strength of its marker.
+    pub strength: Strength,
+    /// The marker that matched (usable as a fixed-string search pattern).
+    pub marker: String,
+    /// The line, with the neighbouring line that carries its message, each cut to 200 chars.
+    pub text: String,
+    /// True when the text had bytes that are not UTF-8.
+    pub lossy: bool,
+}
+
+/// Everything the analysis learned.
+#[derive(Debug, Clone)]
+pub struct TextFacts {
+    /// Bytes seen.
+    pub size: u64,
+    /// Lines: one per `\n`, plus one for an unterminated last line.
+    pub lines: u64,
+    /// The first bytes of the input.
+    pub head: Vec<u8>,
+    /// The last bytes of the input.
+    pub tail: Vec<u8>,
+    /// Offset of `tail[0]` in the input.
+    pub tail_offset: u64,
+    /// Characters on the first line (without its newline).
+    pub first_line_chars: u64,
+    /// Offset of the newline that ends the first line, if there is one.
+    pub first_line_end: Option<u64>,
+    /// Characters on the last line (without its newline).
+    pub last_line_chars: u64,
+    /// Offset where the last line starts.
+    pub last_line_start: u64,
+    /// True when the first 8 KiB hold a NUL byte or are mostly not UTF-8.
+    pub binary: bool,
+    /// Candidate signals (earliest and most recent), in line order, each line once.
+    pub signals: Vec<Signal>,
+    /// Distinct signal lines in the whole input.
+    pub signal_total: u64,
+}
+
+/// A streaming analyzer: [`TextAnalyzer::feed`] every chunk, then [`TextAnalyzer::finish`].
+#[derive(Debug)]
+pub struct TextAnalyzer {
+    keep: usize,
+    size: u64,
+    newlines: u64,
+    chars: u64,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    /// (offset, characters before it) of the first newline and of the last two.
+    first_nl: Option<(u64, u64)>,
+    last_nl: Option<(u64, u64)>,
+    prev_nl: Option<(u64, u64)>,
+    sig: SignalCollector,
+}
+
+impl TextAnalyzer {
+    /// An analyzer retaining `keep` bytes of head and of tail.
+    pub fn new(keep: usize) -> TextAnalyzer {
+        TextAnalyzer {
+            keep,
+            size: 0,
+            newlines: 0,
+            chars: 0,
+            head: Vec::new(),
+            tail: Vec::new(),
+            first_nl: None,
+            last_nl: None,
+            prev_nl: None,
+            sig: SignalCollector::default(),
+        }
+    }
+
+    /// Analyzes the next chunk of input.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if chunk.is_empty() {
+            return;
+        }
+        let base = self.size;
+        if self.head.len() < self.keep {
+            let take = (self.keep - self.head.len()).min(chunk.len());
+            self.head.extend_from_slice(&chunk[..take]);
+        }
+        if chunk.len() >= self.keep {
+            self.tail.clear();
+            self.tail
+                .extend_from_slice(&chunk[chunk.len() - self.keep..]);
+        } else {
+            self.tail.extend_from_slice(chunk);
+            if self.tail.len() > 2 * self.keep {
+                let excess = self.tail.len() - self.keep;
+                self.tail.drain(..excess);
+            }
+        }
+        let chunk_chars = count_chars(chunk);
+        if self.first_nl.is_none()
+            && let Some(i) = memchr::memchr(b'\n', chunk)
+        {
+            self.first_nl = Some((
+                base + i as u64,
+                self.chars + count_chars(&chunk[..i]) as u64,
+            ));
+        }
+        if let Some(last) = memchr::memrchr(b'\n', chunk) {
+            let after = count_chars(&chunk[last..]) as u64;
+            let last_entry = (base + last as u64, self.chars + chunk_chars as u64 - after);
+            match memchr::memrchr(b'\n', &chunk[..last]) {
+                Some(prev) => {
+                    let after_prev = count_chars(&chunk[prev..]) as u64;
+                    self.prev_nl = Some((
+                        base + prev as u64,
+                        self.chars + chunk_chars as u64 - after_prev,
+                    ));
+                }
+                None => self.prev_nl = self.last_nl,
+            }
+            self.last_nl = Some(last_entry);
+        }
+        self.newlines += count_byte(chunk, b'\n') as u64;
+        self.chars += chunk_chars as u64;
+        self.sig.feed(chunk);
+        self.size += chunk.len() as u64;
+    }
+
+    /// Ends the analysis.
+    pub fn finish(mut self) -> TextFacts {
+        self.sig.finish();
+        let ends_with_nl = self.last_nl.is_some_and(|(o, _)| o + 1 == self.size);
+        let lines = self.newlines + u64::from(self.size > 0 && !ends_with_nl);
+        let first_line_chars = match self.first_nl {
+            Some((_, before)) => before,
+            None => self.chars,
+        };
+        // The last line is the one after the last newline, or, when the input ends with a
+        // newline, the one between the last two.
+        let (last_line_start, last_line_chars) = if ends_with_nl {
+            let (_, end_chars) = self.last_nl.expect("ends with a newline");
+            match self.prev_nl {
+                Some((o, c)) => (o + 1, end_chars - c - 1),
+                None => (0, end_chars),
+            }
+        } else {
+            match self.last_nl {
+                Some((o, c)) => (o + 1, self.chars - c - 1),
+                None => (0, self.chars),
+            }
+        };
+        let tail_len = self.tail.len().min(self.keep);
+        let tail = self.tail.split_off(self.tail.len() - tail_len);
+        let sample = &self.head[..self.head.len().min(8192)];
+        TextFacts {
+            size: self.size,
+            lines,
+            tail_offset: self.size - tail.len() as u64,
+            binary: looks_binary(sample),
+            head: self.head,
+            tail,
+            first_line_chars,
+            first_line_end: self.first_nl.map(|(o, _)| o),
+            last_line_chars,
+            last_line_start,
+            signals: self.sig.candidates(),
+            signal_total: self.sig.distinct,
+        }
+    }
+}
+
+/// Analyzes a whole input at once (the same result as feeding it in any chunks).
+pub fn analyze(bytes: &[u8], keep: usize) -> TextFacts {
+    let mut a = TextAnalyzer::new(keep);
+    for chunk in bytes.chunks(1 << 20) {
+        a.feed(chunk);
+    }
+    a.finish()
+}
+
+/// NUL bytes, or more than a third of the sample not decoding as UTF-8, mean binary.
+pub fn looks_binary(sample: &[u8]) -> bool {
+    if sample.contains(&0) {
+        return true;
+    }
+    let mut invalid = 0usize;
+    let mut rest = sample;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(_) => break,
+            Err(e) => {
+                let skip = match e.error_len() {
+                    Some(n) => n,
+                    // A sequence cut by the end of the sample is not evidence of binary.
+                    None => break,
+                };
+                invalid += skip;
+                rest = &rest[e.valid_up_to() + skip..];
+            }
+        }
+    }
+    invalid * 3 > sample.len()
+}
+
+fn count_byte(bytes: &[u8], needle: u8) -> usize {
+    // A plain filter-count compiles to a vectorised loop, faster than iterating matches.
+    bytes.iter().filter(|&&b| b == needle).count()
+}
+
+fn count_chars(bytes: &[u8]) -> usize {
+    // Characters are the bytes that do not continue a UTF-8 sequence.
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// Cuts a signal's line to [`SIGNAL_CHARS`] characters after cleaning it for display.
+fn display_line(line: &[u8]) -> (String, bool) {
+    let cleaned = super::clean::clean_line(line);
+    let keep = prefix_bytes_for_chars(&cleaned, SIGNAL_CHARS);
+    let lossy = std::str::from_utf8(&cleaned[..keep]).is_err();
+    let mut text = String::from_utf8_lossy(&cleaned[..keep]).into_owned();
+    if keep < cleaned.len() {
+        text.push('…');
+    }
+    (text, lossy)
+}
+
+#[derive(Debug, Default)]
+struct SignalCollector {
+    carry: Vec<u8>,
+    /// Complete lines seen so far.
+    line_no: u64,
+    prev_line: Vec<u8>,
+    /// The line number of a signal waiting for the line after it.
+    pending_after: Option<u64>,
+    seen: HashSet<u64>,
+    distinct: u64,
+    early_strong: Vec<Signal>,
+    early_weak: Vec<Signal>,
+    recent: VecDeque<Signal>,
+}
+
+impl SignalCollector {
+    fn feed(&mut self, chunk: &[u8]) {
+        let Some(first_nl) = memchr::memchr(b'\n', chunk) else {
+            self.extend_carry(chunk);
+            return;
+        };
+        // Complete the line carried from earlier chunks.
+        self.extend_carry(&chunk[..first_nl]);
+        let carried = std::mem::take(&mut self.carry);
+        self.complete_line(&carried);
+        let last_nl = memchr::memrchr(b'\n', chunk).expect("a newline exists");
+        let region = &chunk[first_nl + 1..last_nl + 1];
+        self.scan_region(region);
+        self.extend_carry(&chunk[last_nl + 1..]);
+    }
+
+    fn extend_carry(&mut self, bytes: &[u8]) {
+        let room = CARRY_MAX.saturating_sub(self.carry.len());
+        self.carry
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    /// One complete line that arrived across chunks (or the final unterminated line).
+    fn complete_line(&mut self, line: &[u8]) {
+        self.line_no += 1;
+        self.attach_after(line);
+        if signals::PREFILTER.is_match(line) {
+            let prev = std::mem::take(&mut self.prev_line);
+            self.consider(line, self.line_no, &prev, None);
+        }
+        self.set_prev(line);
+    }
+
+    /// Complete lines wholly inside one chunk: only the prefilter's hits are looked at.
+    fn scan_region(&mut self, region: &[u8]) {
+        if region.is_empty() {
+            return;
+        }
+        let base_line = self.line_no;
+        let mut counted_to = 0;
+        let mut lines_before = 0u64;
+        let mut start = 0;
+        // The line right after a pending signal is the region's first line.
+        if self.pending_after.is_some() {
+            let end = memchr::memchr(b'\n', region).expect("region ends with a newline");
+            self.attach_after(&region[..end]);
+        }
+        while let Some(m) = signals::PREFILTER.find_at(region, start) {
+            let ls = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
+            let le = m.start()
+                + memchr::memchr(b'\n', &region[m.start()..]).expect("region ends with a newline");
+            lines_before += count_byte(&region[counted_to..ls], b'\n') as u64;
+            counted_to = ls;
+            let line_no = base_line + lines_before + 1;
+            let prev = if ls == 0 {
+                std::mem::take(&mut self.prev_line)
+            } else {
+                let ps = memchr::memrchr(b'\n', &region[..ls - 1]).map_or(0, |i| i + 1);
+                region[ps..ls - 1].to_vec()
+            };
+            let next = (le + 1 < region.len()).then(|| {
+                let ne = le
+                    + 1
+                    + memchr::memchr(b'\n', &region[le + 1..]).expect("region ends with a newline");
+                &region[le + 1..ne]
+            });
+            self.consider(&region[ls..le], line_no, &prev, next);
+            start = le + 1;
+            if start >= region.len() {
+                break;
+            }
+        }
+        self.line_no = base_line + count_byte(region, b'\n') as u64;
+        let last_start = memchr::memrchr(b'\n', &region[..region.len() - 1]).map_or(0, |i| i + 1);
+        self.set_prev(&region[last_start..region.len() - 1]);
+    }
+
+    fn set_prev(&mut self, line: &[u8]) {
+        self.prev_line.clear();
+        self.prev_line
+            .extend_from_slice(&line[..line.len().min(4 * SIGNAL_CHARS)]);
+    }
+
+    fn attach_after(&mut self, line: &[u8]) {
+        let Some(want) = self.pending_after.take() else {
+            return;
+        };
+        if let Some(sig) = self.recent.iter_mut().rev().find(|s| s.line == want) {
+            let (text, lossy) = display_line(line);
+            let early = if sig.strength == Strength::Strong {
+                &mut self.early_strong
+            } else {
+                &mut self.early_weak
+            };
+            if let Some(e) = early.iter_mut().find(|s| s.line == want) {
+                e.text = format!("{}\n{text}", e.text);
+                e.lossy |= lossy;
+            }
+            sig.text = format!("{}\n{text}", sig.text);
+            sig.lossy |= lossy;
+        }
+    }
+
+    fn consider(&mut self, line: &[u8], line_no: u64, prev: &[u8], next: Option<&[u8]>) {
+        let Some(class) = signals::classify(line) else {
+            return;
+        };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        line.hash(&mut h);
+        let fresh = if self.seen.len() < DISTINCT_MAX {
+            self.seen.insert(h.finish())
+        } else {
+            !self.seen.contains(&h.finish())
+        };
+        if !fresh {
+            return;
+        }
+        self.distinct += 1;
+        let (mut text, mut lossy) = display_line(line);
+        match class.neighbour {
+            Neighbour::Before if !prev.is_empty() => {
+                let (p, l) = display_line(prev);
+                text = format!("{p}\n{text}");
+                lossy |= l;
+            }
+            Neighbour::After => match next {
+                Some(n) => {
+                    let (n, l) = display_line(n);
+                    text = format!("{text}\n{n}");
+                    lossy |= l;
+                }
+                None => self.pending_after = Some(line_no),
+            },
+            _ => {}
+        }
+        let signal = Signal {
+            line: line_no,
+            strength: class.strength,
+            marker: class.marker,
+            text,
+            lossy,
+        };
+        let early = if signal.strength == Strength::Strong {
+            &mut self.early_strong
+        } else {
+            &mut self.early_weak
+        };
+        if early.len() < EARLY_KEEP {
+            early.push(signal.clone());
+        }
+        if self.recent.len() == RECENT_KEEP {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(signal);
+    }
+
+    fn finish(&mut self) {
+        // An unterminated last line is still a line.
+        if !self.carry.is_empty() {
+            let carried = std::mem::take(&mut self.carry);
+            self.complete_line(&carried);
+        }
+        self.pending_after = None;
+    }
+
+    fn candidates(&self) -> Vec<Signal> {
+        let mut all: Vec<Signal> = self
+            .early_strong
+            .iter()
+            .chain(&self.early_weak)
+            .chain(&self.recent)
+            .cloned()
+            .collect();
+        all.sort_by_key(|s| s.line);
+        all.dedup_by_key(|s| s.line);
+        all
+    }
+}
+
+/// Picks up to `max` signals outside the lines `[1, head_lines]` and `[tail_first, ∞)`: strong
+/// before weak, earliest first; returned in line order.
+pub fn select_signals(
+    candidates: &[Signal],
+    head_lines: u64,
+    tail_first: u64,
+    max: usize,
+) -> Vec<Signal> {
+    let mut outside: Vec<&Signal> = candidates
+        .iter()
+        .filter(|s| s.line > head_lines && s.line < tail_first)
+        .collect();
+    outside.sort_by_key(|s| (std::cmp::Reverse(s.strength), s.line));
+    let mut chosen: Vec<Signal> = outside.into_iter().take(max).cloned().collect();
+    chosen.sort_by_key(|s| s.line);
+    chosen
+}
+
+/// Cuts `bytes` to at most `max` bytes on a character boundary.
+pub fn cut_bytes(bytes: &[u8], max: usize) -> &[u8] {
+    &bytes[..floor_char_boundary(bytes, max.min(bytes.len()))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn facts_eq(a: &TextFacts, b: &TextFacts) {
+        assert_eq!(a.size, b.size);
+        assert_eq!(a.lines, b.lines);
+        assert_eq!(a.head, b.head);
+        assert_eq!(a.tail, b.tail);
+        assert_eq!(a.tail_offset, b.tail_offset);
+        assert_eq!(a.first_line_chars, b.first_line_chars);
+        assert_eq!(a.last_line_chars, b.last_line_chars);
+        assert_eq!(a.last_line_start, b.last_line_start);
+        assert_eq!(a.signals, b.signals);
+        assert_eq!(a.signal_total, b.signal_total);
+    }
+
+    #[test]
+    fn counts_and_line_lengths() {
+        let f = analyze("héllo\nwörld\n".as_bytes(), 1024);
+        assert_eq!(
+            (
+                f.size,
+                f.lines,
+                f.first_line_chars,
+                f.last_line_chars,
+                f.last_line_start
+            ),
+            (14, 2, 5, 5, 7)
+        );
+        let f = analyze(b"abc", 1024);
+        assert_eq!(
+            (
+                f.lines,
+                f.first_line_chars,
+                f.last_line_chars,
+                f.last_line_start
+            ),
+            (1, 3, 3, 0)
+        );
+        let f = analyze(b"a\nbb", 1024);
+        assert_eq!(
+            (
+                f.lines,
+                f.first_line_chars,
+                f.last_line_chars,
+                f.last_line_start
+            ),
+            (2, 1, 2, 2)
+        );
+        let f = analyze(b"", 1024);
+        assert_eq!(f.lines, 0);
+    }
+
+    #[test]
+    fn signals_carry_line_numbers_neighbours_and_distinct_totals() {
+        let log = b"ok\nerror[E0308]: mismatched types\n  --> src/main.rs:4:5\nok\n=== RUN TestX\n--- FAIL: TestX (0.00s)\nerror: boom\nerror: boom\n";
+        let f = analyze(log, 1 << 20);
+        assert_eq!(f.signal_total, 3);
+        let lines: Vec<u64> = f.signals.iter().map(|s| s.line).collect();
+        assert_eq!(lines, vec![2, 6, 7]);
+        assert_eq!(
+            f.signals[0].text,
+            "error[E0308]: mismatched types\n  --> src/main.rs:4:5"
+        );
+        assert_eq!(f.signals[1].text, "=== RUN TestX\n--- FAIL: TestX (0.00s)");
+        assert_eq!(f.signals[2].text, "error: boom\nerror: boom");
+    }
+
+    #[test]
+    fn strong_signals_outrank_weak_ones() {
+        let mut log = String::new();
+        for i in 0..10 {
+            log.push_str(&format!("warning: build failed step {i}\n"));
+        }
+        log.push_str("fatal: real problem\n");
+        let f = analyze(log.as_bytes(), 1 << 20);
+        let chosen = select_signals(&f.signals, 0, u64::MAX, 5);
+        assert_eq!(chosen.len(), 5);
+        assert!(chosen.iter().any(|s| s.text == "fatal: real problem"));
+        assert_eq!(chosen.last().unwrap().line, 11);
+    }
+
+    #[test]
+    fn binary_detection() {
+        assert!(looks_binary(b"abc\0def"));
+        assert!(looks_binary(&[0xff; 100]));
+        assert!(!looks_binary("plain text ü".as_bytes()));
+        assert!(!looks_binary(b"latin-1 caf\xe9 is mostly text"));
+    }
+
+    proptest! {
+        #[test]
+        fn chunking_never_changes_the_result(
+            lines in proptest::collection::vec(
+                prop_oneof![
+                    Just("error: x".to_string()), Just("--- FAIL: T".to_string()), Just("ok".to_string()),
+                    Just("Traceback (most recent call last):".to_string()), Just(String::new()), "[a-zé ]{0,30}",
+                ], 0..60),
+            cuts in proptest::collection::vec(1usize..40, 1..10),
+            keep in 1usize..200,
+        ) {
+            let text = lines.join("\n").into_bytes();
+            let whole = analyze(&text, keep);
+            let mut a = TextAnalyzer::new(keep);
+            let mut rest = &text[..];
+            let mut i = 0;
+            while !rest.is_empty() {
+                let n = cuts[i % cuts.len()].min(rest.len());
+                a.feed(&rest[..n]);
+                rest = &rest[n..];
+                i += 1;
+            }
+            facts_eq(&a.finish(), &whole);
+            prop_assert_eq!(whole.lines, crate::text::count_lines(&text));
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Failure signals: lines that say something failed, ranked by strength, found while the
+//! input streams past.
+//!
+//! Strong markers are what compilers, test runners, package managers, shells and runtimes print
+//! for a real failure (`error[E0308]`, `error:`, `Traceback`, `panicked at`, `FAILED`, `npm ERR!`,
+//! `Segmentation fault`, …). Weak ones are other mentions of error, fail, fatal, panic or
+//! exception as words. Lines that report zero failures (`0 failed`, `errors=0`) and words inside
+//! identifiers or file names (`on_error`, `exception.h`) are never signals.
+
+use std::sync::LazyLock;
+
+use regex::bytes::Regex;
+
+/// How strongly a line signals a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Strength {
+    /// A mention of error/fail/fatal/panic/exception as a word.
+    Weak,
+    /// A marker printed for a real failure.
+    Strong,
+}
+
+/// Which neighbouring line carries a signal's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Neighbour {
+    /// The line itself says it all.
+    None,
+    /// A header such as `--- FAIL` whose subject is on the line before.
+    Before,
+    /// A header such as `Traceback` or `error:` whose detail is on the line after.
+    After,
+}
+
+/// A classified line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classified {
+    /// Its strength.
+    pub strength: Strength,
+    /// The marker text that matched, usable as a fixed-string search pattern.
+    pub marker: String,
+    /// Where its message continues.
+    pub neighbour: Neighbour,
+}
+
+/// Finds every place worth classifying; a superset of all markers, so that one fast scan over
+/// a chunk finds the few lines that need a closer look.
+pub static PREFILTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?im)error|npm err|fail|fatal|panic|exception|traceback|segmentation fault|addresssanitizer|undefined reference|permission denied|no such file|cannot stat|command not found|exit(?:ed with code| status)|^E: ",
+    )
+    .expect("prefilter regex")
+});
+
+static STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?P<m>error\[E\d+\]|\berror:|\bError:|\bException:|Traceback \(most recent call last\)|^Traceback\b|panicked at|\bFAILED\b|--- FAIL|\bFAIL:|\bfatal:|\bFATAL:|npm ERR!|npm error",
+        r"|^E: |Segmentation fault|AddressSanitizer|undefined reference|Permission denied|No such file or directory|cannot stat|command not found",
+        r"|\b(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(?:Error|Exception):)"
+    ))
+    .expect("strong regex")
+});
+
+static EXIT_STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?P<m>exit status|exited with code)\s*:?\s*(?P<n>-?\d+)").expect("exit regex")
+});
+
+static WEAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:^|[^A-Za-z0-9_./\\-])(?P<m>errors?|fail(?:ed|ure|ures|ing|s)?|fatal|panic(?:ked|s)?|exceptions?)(?:$|[^A-Za-z0-9_./\\-]|\.(?:[^A-Za-z0-9]|$))")
+        .expect("weak regex")
+});
+
+static ZERO_REPORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:0|no|zero)\s+(?:errors?|failures?|failed|fatal|panics?|exceptions?)\b)|(?:\b(?:errors?|failures?|failed|fail|fatal)\s*[=:]\s*0\b)")
+        .expect("zero regex")
+});
+
+/// Classifies one line (without its newline). `None` means it is not a signal.
+pub fn classify(line: &[u8]) -> Option<Classified> {
+    if let Some(m) = STRONG.captures(line).and_then(|c| c.name("m")) {
+        let marker = String::from_utf8_lossy(m.as_bytes()).into_owned();
+        let neighbour = if marker.starts_with("--- FAIL") || marker == "FAIL:" {
+            Neighbour::Before
+        } else if marker.starts_with("Traceback")
+            || marker.starts_with("error[")
+            || marker == "error:"
+        {
+            Neighbour::After
+        } else {
+            Neighbour::None
+        };
+        // A dotted exception name only counts at the start of a message, not mid-sentence.
+        let dotted = marker.ends_with("Error:") || marker.ends_with("Exception:");
+        if !dotted || at_message_start(line, m.start()) {
+            return Some(Classified {
+                strength: Strength::Strong,
+                marker,
+                neighbour,
+            });
+        }
+    }
+    if let Some(c) = EXIT_STATUS.captures(line) {
+        let nonzero = c
+            .name("n")
+            .and_then(|n| std::str::from_utf8(n.as_bytes()).ok()?.parse::<i64>().ok())
+            .is_some_and(|n| n != 0);
+        if nonzero {
+            let marker = String::from_utf8_lossy(&c["m"]).into_owned();
+            return Some(Classified {
+                strength: Strength::Strong,
+                marker,
+                neighbour: Neighbour::None,
+            });
+        }
+    }
+    if ZERO_REPORT.is_match(line) {
+        return None;
+    }
+    WEAK.captures(line).map(|c| Classified {
+        strength: Strength::Weak,
+        marker: String::from_utf8_lossy(&c["m"]).into_owned(),
+        neighbour: Neighbour::None,
+    })
+}
+
+/// True when only whitespace, punctuation or a `path:line:` style prefix precedes `at`.
+fn at_message_start(line: &[u8], at: usize) -> bool {
+    let before = &line[..at];
+    let trimmed = before.trim_ascii();
+    trimmed.is_empty()
+        || trimmed.ends_with(b":")
+        || trimmed.ends_with(b"]")
+        || trimmed.ends_with(b"-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strength(line: &str) -> Option<Strength> {
+        classify(line.as_bytes()).map(|c| c.strength)
+    }
+
+    #[test]
+    fn strong_markers() {
+        for line in [
+            "error[E0308]: mismatched types",
+            "error: could not compile `foo`",
+            "src/main.c:3:5: error: expected ';'",
+            "Error: Cannot find module 'x'",
+            "sqlite3.IntegrityError: UNIQUE constraint failed",
+            "java.lang.NullPointerException: boom",
+            "Traceback (most recent call last):",
+            "thread 'main' panicked at src/main.rs:2:5:",
+            "test result: FAILED. 3 passed; 1 failed",
+            "--- FAIL: TestThing (0.00s)",
+            "FAIL: test_x (tests.T)",
+            "fatal: not a git repository",
+            "npm ERR! code ELIFECYCLE",
+            "npm error code 1",
+            "E: Unable to locate package foo",
+            "Segmentation fault (core dumped)",
+            "==1==ERROR: AddressSanitizer: heap-use-after-free",
+            "main.o: undefined reference to `foo'",
+            "bash: ./x: Permission denied",
+            "cat: x: No such file or directory",
+            "cp: cannot stat 'a': No such file",
+            "bash: foo: command not found",
+            "Process exited with code 3",
+            "exit status 2",
+        ] {
+            assert_eq!(strength(line), Some(Strength::Strong), "{line}");
+        }
+    }
+
+    #[test]
+    fn weak_mentions() {
+        for line in [
+            "2 errors found",
+            "Build failed",
+            "task failure in stage 2",
+            "PANIC in worker",
+            "Unhandled exception",
+            "ERROR [main] boom",
+        ] {
+            assert_eq!(strength(line), Some(Strength::Weak), "{line}");
+        }
+    }
+
+    #[test]
+    fn never_signals() {
+        for line in [
+            "test result: ok. 21 passed; 0 failed; 0 ignored",
+            "failed=0 ok=12",
+            "0 errors, 0 warnings",
+            "Compiling exception.h",
+            "calling on_error handler",
+            "src/error_handling.rs",
+            "exit status 0",
+            "no errors found",
+            "the quick brown fox",
+            "include/fail-fast.h",
+        ] {
+            assert_eq!(strength(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn headers_name_their_neighbour() {
+        assert_eq!(
+            classify(b"--- FAIL: TestX (0.00s)").unwrap().neighbour,
+            Neighbour::Before
+        );
+        assert_eq!(
+            classify(b"Traceback (most recent call last):")
+                .unwrap()
+                .neighbour,
+            Neighbour::After
+        );
+        assert_eq!(
+            classify(b"error[E0425]: cannot find value")
+                .unwrap()
+                .neighbour,
+            Neighbour::After
+        );
+        assert_eq!(classify(b"fatal: bad").unwrap().neighbour, Neighbour::None);
+    }
+
+    #[test]
+    fn the_prefilter_finds_every_classified_line() {
+        for line in [
+            "error[E1]",
+            "Traceback",
+            "--- FAIL",
+            "npm ERR!",
+            "E: x",
+            "exit status 1",
+            "AddressSanitizer",
+            "FAILED",
+        ] {
+            assert!(PREFILTER.is_match(line.as_bytes()), "{line}");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The integration test harness: the real binary, a unique temporary directory per test, and a
+//! scrubbed environment (no inherited SPILL_*, NO_COLOR or TMPDIR).
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// One test's sandbox: its own TMPDIR (so the default store root is private to the test).
+pub struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+/// The result of one run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit status (None when killed by a signal).
+    pub code: Option<i32>,
+    /// Raw stdout.
+    pub stdout: Vec<u8>,
+    /// Stderr as text.
+    pub stderr: String,
+}
+
+impl Run {
+    /// Stdout as text.
+    pub fn out(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// Asserts the exit status, showing both streams when it differs.
+    #[track_caller]
+    pub fn status(&self, want: i32) -> &Run {
+        assert_eq!(
+            self.code,
+            Some(want),
+            "stdout:\n{}\nstderr:\n{}",
+            self.out(),
+            self.stderr
+        );
+        self
+    }
+
+    /// Parses stdout as one JSON value.
+    #[track_caller]
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.out()))
+    }
+}
+
+/// A command being built.
+pub struct Cmd {
+    command: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl Cmd {
+    /// Feeds these bytes on stdin (otherwise stdin is empty).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Cmd {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
+    /// Sets an environment variable.
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Cmd {
+        self.command.env(key, value);
+        self
+    }
+
+    /// Runs to completion.
+    pub fn run(mut self) -> Run {
+        self.command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = self.command.spawn().expect("spawn spill");
+        let mut stdin = child.stdin.take().unwrap();
+        let input = self.stdin.take().unwrap_or_default();
+        let writer = std::thread::spawn(move || {
+            // The binary may legitimately stop reading early (usage errors).
+            let _ = stdin.write_all(&input);
+        });
+        let output = child.wait_with_output().expect("wait for spill");
+        writer.join().unwrap();
+        Run {
+            code: output.status.code(),
+            stdout: output.stdout,
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// The underlying command, for tests that need more control.
+    pub fn into_command(self) -> Command {
+        self.command
+    }
+}
+
+impl Sandbox {
+    /// A fresh sandbox.
+    pub fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::Builder::new()
+                .prefix("spill-test-")
+                .tempdir()
+                .expect("temp dir"),
+        }
+    }
+
+    /// The sandbox directory (also TMPDIR and HOME of every run).
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The default store root inside this sandbox.
+    pub fn store_root(&self) -> PathBuf {
+        self.path()
+            .join(format!("spill-{}", unsafe { libc::geteuid() }))
+    }
+
+    /// Writes a file in the sandbox and returns its path.
+    pub fn file(&self, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// `spill ARGS…` with a scrubbed environment.
+    pub fn cmd(&self, args: &[&str]) -> Cmd {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_spill"));
+        command
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        command
+            .env("HOME", self.path())
+            .env("TMPDIR", self.path())
+            .env("LANG", "C.UTF-8");
+        Cmd {
+            command,
+            stdin: None,
+        }
+    }
+
+    /// Shorthand: run `spill ARGS…` with `stdin`.
+    pub fn run(&self, args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
+        self.cmd(args).stdin(stdin).run()
+    }
+}
+
+/// Deterministic pseudo-random bytes for big inputs (no committed fixtures).
+pub fn lines_of_text(n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        out.extend_from_slice(
+            format!("line {i:06} the quick brown fox jumps over the lazy dog\n").as_bytes(),
+        );
+    }
+    out
+}
