@@ -131,4 +131,4 @@ pub trait Doc {
 
 /// Above this many elements from the end, `element_from_end` counts then seeks instead of
 /// buffering.
-const RING_LIMIT: usize = 4096;
+pub(crate) const RING_LIMIT: usize = 4096;

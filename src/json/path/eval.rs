@@ -13,7 +13,7 @@ use super::ast::{
     Arg, CmpOp, Func, FuncName, Literal, Logical, PathQuery, Segment, Selector, ValueExpr,
 };
 use super::compare::Decimal;
-use super::doc::{Doc, Kind};
+use super::doc::{Doc, Kind, RING_LIMIT};
 use super::iregexp;
 use super::normalized::{NormPath, PathElem};
 
@@ -314,6 +314,11 @@ impl<'a, D: Doc> Eval<'a, D> {
         }
         let (lower, upper) = if step > 0 && start.unwrap_or(0) >= 0 && end.is_none_or(|e| e >= 0) {
             (start.unwrap_or(0), end.unwrap_or(i64::MAX))
+        } else if step > 0
+            && start.is_some_and(|s| s < 0 && s.unsigned_abs() as usize <= RING_LIMIT)
+        {
+            let back = start.map_or(0, |s| s.unsigned_abs() as usize);
+            return self.slice_tail(back, end, step, rest, node, path, sink);
         } else {
             let len = self.doc.len(node)? as i64;
             let norm = |i: i64| if i >= 0 { i } else { len + i };
@@ -347,6 +352,53 @@ impl<'a, D: Doc> Eval<'a, D> {
                 path.truncate(base);
                 return Ok(Flow::Break(()));
             }
+        }
+        path.truncate(base);
+        Ok(Flow::Continue(()))
+    }
+
+    /// A forward slice starting `back` elements from the end (`[-5:]`): one pass keeps the
+    /// last `back` handles in a ring buffer; every selected element is among them.
+    #[allow(clippy::too_many_arguments)]
+    fn slice_tail(
+        &self,
+        back: usize,
+        end: Option<i64>,
+        step: i64,
+        rest: &'a [Segment],
+        node: D::Node,
+        path: &mut NormPath<'a>,
+        sink: &mut Sink<'_, 'a, D::Node>,
+    ) -> Result<Flow, D::Error> {
+        let mut ring: Vec<D::Node> = Vec::with_capacity(back.min(64));
+        let mut len = 0usize;
+        for e in self.doc.elements(node) {
+            let e = e?;
+            if ring.len() < back {
+                ring.push(e);
+            } else {
+                ring[len % back] = e;
+            }
+            len += 1;
+        }
+        let ilen = len as i64;
+        let lower = (ilen - back as i64).max(0);
+        let upper = match end {
+            None => ilen,
+            Some(e) if e >= 0 => e.min(ilen),
+            Some(e) => (ilen + e).clamp(0, ilen),
+        };
+        let base = path.len();
+        let mut i = lower;
+        while i < upper {
+            let index = i as usize;
+            path.truncate(base);
+            path.push(PathElem::Index(index));
+            if self.run(rest, ring[index % back], path, sink)?.is_break() {
+                path.truncate(base);
+                return Ok(Flow::Break(()));
+            }
+            i += step;
         }
         path.truncate(base);
         Ok(Flow::Continue(()))

@@ -112,3 +112,64 @@ fn fuzz_invariants_hold_on_the_cts_selectors() {
         }
     }
 }
+
+/// RFC 9535 §2.3.4.2.2, written out literally as the oracle for the streaming slice code.
+fn slice_oracle(len: i64, start: Option<i64>, end: Option<i64>, step: Option<i64>) -> Vec<i64> {
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return vec![];
+    }
+    let norm = |i: i64| if i >= 0 { i } else { len + i };
+    let (start, end) = if step > 0 {
+        (start.unwrap_or(0), end.unwrap_or(len))
+    } else {
+        (start.unwrap_or(len - 1), end.unwrap_or(-len - 1))
+    };
+    let (ns, ne) = (norm(start), norm(end));
+    let mut out = vec![];
+    if step > 0 {
+        let (lower, upper) = (ns.max(0).min(len), ne.max(0).min(len));
+        let mut i = lower;
+        while i < upper {
+            out.push(i);
+            i += step;
+        }
+    } else {
+        let (upper, lower) = (ns.max(-1).min(len - 1), ne.max(-1).min(len - 1));
+        let mut i = upper;
+        while lower < i {
+            out.push(i);
+            i += step;
+        }
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn slices_match_the_rfc_formula(
+        len in 0i64..12,
+        start in proptest::option::of(-15i64..15),
+        end in proptest::option::of(-15i64..15),
+        step in proptest::option::of(-4i64..5),
+    ) {
+        let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
+        let doc = super::tree::Tree::parse(&format!("[{}]", items.join(",")));
+        let show = |o: Option<i64>| o.map_or(String::new(), |v| v.to_string());
+        let q = format!(
+            "$[{}:{}{}]",
+            show(start),
+            show(end),
+            step.map_or(String::new(), |s| format!(":{s}"))
+        );
+        let query = Query::parse(&q).map_err(|e| TestCaseError::fail(e.render()))?;
+        let mut got = Vec::new();
+        let _ = query.select(&doc, 0, |p, _| {
+            if let Some(PathElem::Index(i)) = p.elems().last() {
+                got.push(*i as i64);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        prop_assert_eq!(got, slice_oracle(len, start, end, step), "{}", q);
+    }
+}

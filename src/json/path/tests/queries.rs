@@ -120,6 +120,11 @@ fn slices_and_negative_indexes() {
         ["9", "8", "7", "6", "5", "4", "3", "2", "1", "0"]
     );
     assert_eq!(vals("$[-2:]"), ["8", "9"]);
+    assert_eq!(vals("$[-20:]").len(), 10);
+    assert_eq!(vals("$[-5:-2]"), ["5", "6", "7"]);
+    assert_eq!(vals("$[-5:7:2]"), ["5"]);
+    assert_eq!(vals("$[-5:1]"), Vec::<String>::new());
+    assert_eq!(vals("$[-3::2]"), ["7", "9"]);
     assert_eq!(vals("$[5:1:-2]"), ["5", "3"]);
     assert_eq!(vals("$[1:8:3]"), ["1", "4", "7"]);
     assert_eq!(vals("$[-1]"), ["9"]);
@@ -169,6 +174,13 @@ fn evaluation_stops_early() {
     doc.visits.set(0);
     assert_eq!(paths(&doc, "$.items[-1].id"), ["$['items'][999]['id']"]);
     assert!(doc.visits.get() < 1010, "visited {}", doc.visits.get());
+    doc.visits.set(0);
+    assert_eq!(paths(&doc, "$.items[-2:].id").len(), 2);
+    assert!(
+        doc.visits.get() < 1010,
+        "one pass, visited {}",
+        doc.visits.get()
+    );
 }
 
 #[test]
