@@ -23,9 +23,8 @@ pub enum Kind {
 ///
 /// A node is a small `Copy` handle (for the engine: the byte offset where the value starts).
 /// Iteration is lazy and stoppable, so `$.items[5]` only reads the prefix of the document that
-/// holds it. Implementations must hand out nodes whose kind is already known to be valid
-/// (`kind` cannot fail); anything discovered later (a bad escape, a truncated value) is
-/// reported through the `Result`s.
+/// holds it. Anything wrong found on the way (a bad first byte, a bad escape, a truncated
+/// value) is reported through the `Result`s and ends the evaluation with that error.
 pub trait Doc {
     /// A handle to one value of the document.
     type Node: Copy;
@@ -40,8 +39,8 @@ pub trait Doc {
     where
         Self: 'a;
 
-    /// The kind of `node`.
-    fn kind(&self, node: Self::Node) -> Kind;
+    /// The kind of `node` (called often: judge it from the first byte).
+    fn kind(&self, node: Self::Node) -> Result<Kind, Self::Error>;
     /// The members (decoded name, value) of an object node; empty for other kinds.
     fn members(&self, node: Self::Node) -> Self::Members<'_>;
     /// The elements of an array node; empty for other kinds.
@@ -74,7 +73,7 @@ pub trait Doc {
     /// The number of elements of an array node (members of an object node).
     fn len(&self, node: Self::Node) -> Result<usize, Self::Error> {
         let mut n = 0usize;
-        match self.kind(node) {
+        match self.kind(node)? {
             Kind::Array => {
                 for e in self.elements(node) {
                     e?;

@@ -58,12 +58,12 @@ enum Children<'a, D: Doc + 'a> {
 }
 
 impl<'a, D: Doc + 'a> Children<'a, D> {
-    fn of(doc: &'a D, node: D::Node) -> Option<Self> {
-        match doc.kind(node) {
+    fn of(doc: &'a D, node: D::Node) -> Result<Option<Self>, D::Error> {
+        Ok(match doc.kind(node)? {
             Kind::Object => Some(Children::Members(doc.members(node))),
             Kind::Array => Some(Children::Elements(doc.elements(node), 0)),
             _ => None,
-        }
+        })
     }
 
     #[allow(clippy::type_complexity)]
@@ -135,7 +135,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         for seg in segs {
             let (elem, next) = match &seg.selectors[0] {
                 Selector::Name(name) => {
-                    if self.doc.kind(node) != Kind::Object {
+                    if self.doc.kind(node)? != Kind::Object {
                         return Ok(None);
                     }
                     match self.doc.member(node, name)? {
@@ -159,7 +159,7 @@ impl<'a, D: Doc> Eval<'a, D> {
 
     /// Element `i` (negative: from the end) of an array node, with its non-negative index.
     pub fn index(&self, node: D::Node, i: i64) -> Result<Option<(usize, D::Node)>, D::Error> {
-        if self.doc.kind(node) != Kind::Array {
+        if self.doc.kind(node)? != Kind::Array {
             return Ok(None);
         }
         if i >= 0 {
@@ -201,7 +201,7 @@ impl<'a, D: Doc> Eval<'a, D> {
             return Ok(Flow::Break(()));
         }
         let mut stack: Vec<(Children<'a, D>, usize)> = Vec::new();
-        if let Some(c) = Children::of(self.doc, node) {
+        if let Some(c) = Children::of(self.doc, node)? {
             stack.push((c, base));
         }
         while let Some((children, plen)) = stack.last_mut() {
@@ -218,7 +218,7 @@ impl<'a, D: Doc> Eval<'a, D> {
                 return Ok(Flow::Break(()));
             }
             path.truncate(plen + 1);
-            if let Some(c) = Children::of(self.doc, child) {
+            if let Some(c) = Children::of(self.doc, child)? {
                 stack.push((c, plen + 1));
             }
         }
@@ -237,7 +237,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         let base = path.len();
         let flow = match sel {
             Selector::Name(name) => {
-                if self.doc.kind(node) != Kind::Object {
+                if self.doc.kind(node)? != Kind::Object {
                     return Ok(Flow::Continue(()));
                 }
                 match self.doc.member(node, name)? {
@@ -275,7 +275,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         sink: &mut Sink<'_, 'a, D::Node>,
     ) -> Result<Flow, D::Error> {
         let base = path.len();
-        let Some(mut children) = Children::of(self.doc, node) else {
+        let Some(mut children) = Children::of(self.doc, node)? else {
             return Ok(Flow::Continue(()));
         };
         while let Some(next) = children.next() {
@@ -309,7 +309,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         path: &mut NormPath<'a>,
         sink: &mut Sink<'_, 'a, D::Node>,
     ) -> Result<Flow, D::Error> {
-        if step == 0 || self.doc.kind(node) != Kind::Array {
+        if step == 0 || self.doc.kind(node)? != Kind::Array {
             return Ok(Flow::Continue(()));
         }
         let (lower, upper) = if step > 0 && start.unwrap_or(0) >= 0 && end.is_none_or(|e| e >= 0) {
@@ -594,7 +594,7 @@ impl<'a, D: Doc> Eval<'a, D> {
     }
 
     fn node_scalar(&self, n: D::Node) -> Result<Scalar<'a, D::Node>, D::Error> {
-        Ok(match self.doc.kind(n) {
+        Ok(match self.doc.kind(n)? {
             Kind::Null => Scalar::Null,
             Kind::Bool => Scalar::Bool(self.doc.boolean(n)?),
             Kind::Number => Scalar::Num(Decimal::parse(&self.doc.number(n)?)),
@@ -621,7 +621,7 @@ impl<'a, D: Doc> Eval<'a, D> {
     fn deep_equal(&self, x: D::Node, y: D::Node) -> Result<bool, D::Error> {
         let mut stack = vec![(x, y)];
         while let Some((a, b)) = stack.pop() {
-            let (ka, kb) = (self.doc.kind(a), self.doc.kind(b));
+            let (ka, kb) = (self.doc.kind(a)?, self.doc.kind(b)?);
             if ka != kb {
                 return Ok(false);
             }

@@ -62,8 +62,9 @@ pub fn explain_no_match<'a, D: Doc>(
             return Ok(format!("{} selected no node", canonical));
         };
         let at = path.to_dot();
+        let kind = doc.kind(node)?;
         return Ok(match single {
-            Some(Selector::Name(name)) if doc.kind(node) == Kind::Object => {
+            Some(Selector::Name(name)) if kind == Kind::Object => {
                 let keys = keys(doc, node, KEYS_SCANNED)?;
                 let mut msg = format!(
                     "no key {} in {at} ({})",
@@ -80,7 +81,7 @@ pub fn explain_no_match<'a, D: Doc>(
                 quote(name),
                 describe(doc, node)?
             ),
-            Some(Selector::Index(i)) if doc.kind(node) == Kind::Array => format!(
+            Some(Selector::Index(i)) if kind == Kind::Array => format!(
                 "index {i} out of range for {at} (length {})",
                 doc.len(node)?
             ),
@@ -118,7 +119,7 @@ pub fn explain_no_match<'a, D: Doc>(
     if let Some(Selector::Name(name)) = single {
         let mut all_keys = Vec::new();
         for &n in &nodes {
-            if doc.kind(n) == Kind::Object && all_keys.len() < KEYS_SCANNED {
+            if doc.kind(n)? == Kind::Object && all_keys.len() < KEYS_SCANNED {
                 all_keys.extend(keys(doc, n, KEYS_SCANNED - all_keys.len())?);
             }
         }
@@ -164,7 +165,7 @@ fn describe_object<D: Doc>(doc: &D, node: D::Node, keys: &[String]) -> Result<St
 }
 
 fn describe<D: Doc>(doc: &D, node: D::Node) -> Result<String, D::Error> {
-    Ok(match doc.kind(node) {
+    Ok(match doc.kind(node)? {
         Kind::Object => {
             let k = keys(doc, node, KEYS_SHOWN + 1)?;
             describe_object(doc, node, &k)?

@@ -45,15 +45,15 @@ impl Doc for FixedDoc {
     type Members<'a> = FixedMembers<'a>;
     type Elements<'a> = FixedElements;
 
-    fn kind(&self, n: usize) -> Kind {
-        match NODES[n] {
+    fn kind(&self, n: usize) -> Result<Kind, Infallible> {
+        Ok(match NODES[n] {
             Fixed::Null => Kind::Null,
             Fixed::Bool(_) => Kind::Bool,
             Fixed::Num(_) => Kind::Number,
             Fixed::Str(_) => Kind::String,
             Fixed::Arr(_) => Kind::Array,
             Fixed::Obj(_) => Kind::Object,
-        }
+        })
     }
     fn members(&self, n: usize) -> FixedMembers<'_> {
         match NODES[n] {

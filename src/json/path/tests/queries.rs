@@ -348,3 +348,96 @@ fn explanations_name_the_deepest_resolved_prefix() {
 fn value_helpers_roundtrip() {
     assert_eq!(ovalue(r#"{"b":1,"a":2}"#), ovalue(r#"{"a":2,"b":1.0}"#));
 }
+
+/// A tree whose node `bad` cannot be read: its kind, and any iterator reaching it, fail.
+struct Faulty<'t> {
+    tree: &'t Tree,
+    bad: usize,
+}
+
+type FaultyMembers<'a> =
+    Box<dyn Iterator<Item = Result<(std::borrow::Cow<'a, str>, usize), String>> + 'a>;
+type FaultyElements<'a> = Box<dyn Iterator<Item = Result<usize, String>> + 'a>;
+
+impl crate::json::path::Doc for Faulty<'_> {
+    type Node = usize;
+    type Error = String;
+    type Members<'a>
+        = FaultyMembers<'a>
+    where
+        Self: 'a;
+    type Elements<'a>
+        = FaultyElements<'a>
+    where
+        Self: 'a;
+
+    fn kind(&self, n: usize) -> Result<crate::json::path::Kind, String> {
+        if n == self.bad {
+            return Err(format!("bad node {n}"));
+        }
+        Ok(self.tree.kind(n).unwrap_or_else(|e| match e {}))
+    }
+    fn members(&self, n: usize) -> FaultyMembers<'_> {
+        let bad = self.bad;
+        Box::new(self.tree.members(n).map(move |m| {
+            let (k, v) = m.unwrap_or_else(|e| match e {});
+            if v == bad {
+                Err(format!("bad member {k}"))
+            } else {
+                Ok((k, v))
+            }
+        }))
+    }
+    fn elements(&self, n: usize) -> FaultyElements<'_> {
+        let bad = self.bad;
+        Box::new(self.tree.elements(n).map(move |e| {
+            let v = e.unwrap_or_else(|e| match e {});
+            if v == bad {
+                Err(format!("bad element {v}"))
+            } else {
+                Ok(v)
+            }
+        }))
+    }
+    fn string(&self, n: usize) -> Result<std::borrow::Cow<'_, str>, String> {
+        Ok(self.tree.string(n).unwrap_or_else(|e| match e {}))
+    }
+    fn number(&self, n: usize) -> Result<std::borrow::Cow<'_, str>, String> {
+        Ok(self.tree.number(n).unwrap_or_else(|e| match e {}))
+    }
+    fn boolean(&self, n: usize) -> Result<bool, String> {
+        Ok(self.tree.boolean(n).unwrap_or_else(|e| match e {}))
+    }
+}
+
+#[test]
+fn document_errors_end_the_evaluation() {
+    // Node ids: 0 root, 1 [..], 2 {"a":1}, 3 1, 4 {"a":2}, 5 2, 6 "z"
+    let tree = Tree::parse(r#"{"x":[{"a":1},{"a":2}],"y":"z"}"#);
+    let run = |q: &str, bad: usize| {
+        let doc = Faulty { tree: &tree, bad };
+        let q = Query::parse(q).unwrap();
+        let mut n = 0;
+        q.select(&doc, 0, |_, _| {
+            n += 1;
+            ControlFlow::Continue(())
+        })
+        .map(|_| n)
+    };
+    assert_eq!(run("$.x[*].a", 6), Ok(2));
+    assert!(run("$.x[*].a", 4).is_err());
+    assert!(run("$..a", 5).is_err());
+    assert!(run("$.x[?@.a == 2]", 5).is_err());
+    assert!(run("$[?@ == $.x]", 2).is_err());
+    assert!(run("$.x[-1]", 4).is_err());
+    // Evaluation that stops before the bad node never sees it.
+    assert_eq!(run("$.x[0]", 4), Ok(1));
+    let doc = Faulty {
+        tree: &tree,
+        bad: 5,
+    };
+    let q = Query::parse("$.x[0].b").unwrap();
+    assert!(explain_no_match(&q, &doc, 0).is_ok());
+    let q = Query::parse("$.x[1].b").unwrap();
+    assert!(explain_no_match(&q, &doc, 0).is_err());
+}

@@ -190,15 +190,15 @@ impl Doc for Tree {
     type Members<'a> = Members<'a>;
     type Elements<'a> = Elements<'a>;
 
-    fn kind(&self, n: usize) -> Kind {
-        match &self.nodes[n] {
+    fn kind(&self, n: usize) -> Result<Kind, Infallible> {
+        Ok(match &self.nodes[n] {
             TNode::Null => Kind::Null,
             TNode::Bool(_) => Kind::Bool,
             TNode::Num(_) => Kind::Number,
             TNode::Str(_) => Kind::String,
             TNode::Arr(_) => Kind::Array,
             TNode::Obj(_) => Kind::Object,
-        }
+        })
     }
 
     fn members(&self, n: usize) -> Members<'_> {
