@@ -441,3 +441,41 @@ fn document_errors_end_the_evaluation() {
     let q = Query::parse("$.x[1].b").unwrap();
     assert!(explain_no_match(&q, &doc, 0).is_err());
 }
+
+#[test]
+fn the_largest_accepted_queries_evaluate_within_a_small_stack() {
+    // Run on a thread with half the default test stack (2 MiB), debug build.
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let mut nested = String::from("$");
+            for _ in 0..15 {
+                nested.push_str("[?@[*]");
+            }
+            nested.push_str(&"]".repeat(15));
+            let filters = Query::parse(&nested).expect("15 nested filters parse");
+            let segments =
+                Query::parse(&format!("$..*{}", "[*]".repeat(255))).expect("256 segments");
+            let mut doc = Tree::default();
+            for i in 0..300 {
+                doc.nodes.push(TNode::Arr(vec![i + 1]));
+            }
+            doc.nodes.push(TNode::Arr(vec![]));
+            let mut n = 0usize;
+            let _ = filters.select(&doc, 0, |_, _| {
+                n += 1;
+                ControlFlow::Continue(())
+            });
+            let _ = segments.select(&doc, 0, |_, _| {
+                n += 1;
+                if n > 10_000 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            n
+        })
+        .unwrap();
+    assert!(handle.join().unwrap() > 0);
+}
