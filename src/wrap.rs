@@ -629,10 +629,17 @@ pub fn render_text(env: &Envelope) -> String {
         None => {}
     }
     if let Some(sig) = &env.signals {
-        out.push_str(&format!(
-            "failure signals ({} in total; shown: those outside the preview):\n",
-            group_digits(sig.total)
-        ));
+        if sig.matches.is_empty() {
+            out.push_str(&format!(
+                "failure signals: {} in total, all within the preview above\n",
+                group_digits(sig.total)
+            ));
+        } else {
+            out.push_str(&format!(
+                "failure signals ({} in total; these are outside the preview):\n",
+                group_digits(sig.total)
+            ));
+        }
         for m in &sig.matches {
             for (i, line) in m.text.lines().enumerate() {
                 let n = if i == 0 {

@@ -4,3 +4,6 @@ mod common;
 
 mod cat;
 mod cli;
+mod shape;
+mod store;
+mod wrap;

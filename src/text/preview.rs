@@ -54,7 +54,8 @@ fn cost(text: &str) -> usize {
 }
 
 fn repeat_marker(times: u64) -> String {
-    format!("… previous line repeated {} times", group_digits(times))
+    let unit = if times == 1 { "time" } else { "times" };
+    format!("… previous line repeated {} {unit}", group_digits(times))
 }
 
 /// One preview entry under construction: a cleaned line and how often it repeats.
@@ -79,8 +80,11 @@ impl Collector {
         }
     }
 
-    /// Offers a cleaned line; false when it does not fit (nothing is taken then).
-    fn offer(&mut self, cleaned: &[u8], budget: usize, ignore_budget: bool) -> bool {
+    /// Offers a cleaned line; false when it does not fit (nothing is taken then). With
+    /// `max_runs` (`--head-lines`/`--tail-lines`) the byte budget is ignored and at most that
+    /// many distinct entries are shown; repeats of the last one still collapse into it.
+    fn offer(&mut self, cleaned: &[u8], budget: usize, max_runs: Option<usize>) -> bool {
+        let ignore_budget = max_runs.is_some();
         let text = String::from_utf8_lossy(cleaned);
         if let Some(last) = self.runs.last_mut()
             && last.text == text
@@ -99,7 +103,8 @@ impl Collector {
             return true;
         }
         let c = cost(&text);
-        if !ignore_budget && self.used + c > budget {
+        let too_many = max_runs.is_some_and(|n| self.runs.len() >= n);
+        if too_many || (!ignore_budget && self.used + c > budget) {
             return false;
         }
         self.lossy |= matches!(text, std::borrow::Cow::Owned(_));
@@ -154,9 +159,6 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
     let mut head_lines = 0u64;
     let mut head_end = 0usize;
     while head_end < f.head.len() {
-        if budget.head_lines.is_some_and(|n| head_lines >= n as u64) {
-            break;
-        }
         let rest = &f.head[head_end..];
         let (line, next) = match memchr::memchr(b'\n', rest) {
             Some(i) => (&rest[..i], head_end + i + 1),
@@ -165,7 +167,7 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
         };
         let complete = next != usize::MAX;
         let cleaned = clean_line(line);
-        if complete && head.offer(&cleaned, budget.head_bytes, budget.head_lines.is_some()) {
+        if complete && head.offer(&cleaned, budget.head_bytes, budget.head_lines) {
             head_lines += 1;
             head_end = next;
             continue;
@@ -199,9 +201,6 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
         cursor -= 1;
     }
     while f.tail_offset + (cursor as u64) > head_end || (cursor == t.len() && f.size > head_end) {
-        if budget.tail_lines.is_some_and(|n| tail_lines >= n as u64) {
-            break;
-        }
         let found = memchr::memrchr(b'\n', &t[..cursor]);
         let start = match found {
             Some(i) => i + 1,
@@ -211,11 +210,7 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
         let complete = start != usize::MAX && f.tail_offset + start as u64 >= head_end;
         if complete {
             let line = &t[start..cursor];
-            if tail.offer_front(
-                &clean_line(line),
-                budget.tail_bytes,
-                budget.tail_lines.is_some(),
-            ) {
+            if tail.offer(&clean_line(line), budget.tail_bytes, budget.tail_lines) {
                 tail_lines += 1;
                 tail_start = f.tail_offset + start as u64;
                 if start == 0 {
@@ -248,13 +243,6 @@ pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
         tail_first_line: f.lines - tail_lines + 1,
         head_end,
         lossy: head.lossy || tail.lossy,
-    }
-}
-
-impl Collector {
-    /// Like `offer`, for lines arriving from the end backwards (runs are kept reversed).
-    fn offer_front(&mut self, cleaned: &[u8], budget: usize, ignore_budget: bool) -> bool {
-        self.offer(cleaned, budget, ignore_budget)
     }
 }
 

@@ -9,6 +9,7 @@
 mod ast;
 pub(crate) mod compare;
 mod doc;
+mod engine;
 mod eval;
 mod explain;
 mod fuzz;
@@ -24,6 +25,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 pub use doc::{Doc, Kind};
+pub use engine::{JsonDoc, JsonElements, JsonMembers};
 pub use eval::Flow;
 pub use explain::explain_no_match;
 pub use fuzz::fuzz_query;
