@@ -347,6 +347,9 @@ fn explanations_name_the_deepest_resolved_prefix() {
 #[test]
 fn value_helpers_roundtrip() {
     assert_eq!(ovalue(r#"{"b":1,"a":2}"#), ovalue(r#"{"a":2,"b":1.0}"#));
+    assert_ne!(ovalue(r#"{"b":1,"a":2}"#), ovalue(r#"{"a":2,"b":1.5}"#));
+    let text = r#"{"b":[1,2.5,"x\n\"",null,true,{}],"a":{"":false}}"#;
+    assert_eq!(ovalue(text).to_json(), text);
 }
 
 /// A tree whose node `bad` cannot be read: its kind, and any iterator reaching it, fail.

@@ -117,6 +117,46 @@ impl<'de> Deserialize<'de> for OValue {
     }
 }
 
+impl OValue {
+    /// The value as compact JSON text (numbers as written, members in order).
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            OValue::Null => out.push_str("null"),
+            OValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            OValue::Num(n) => out.push_str(n),
+            OValue::Str(s) => out.push_str(&serde_json::to_string(s).expect("strings serialize")),
+            OValue::Arr(a) => {
+                out.push('[');
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write_json(out);
+                }
+                out.push(']');
+            }
+            OValue::Obj(m) => {
+                out.push('{');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(k).expect("strings serialize"));
+                    out.push(':');
+                    v.write_json(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
 /// Parses JSON text keeping member order.
 pub fn ovalue(text: &str) -> OValue {
     serde_json::from_str(text).expect("test JSON is valid")
