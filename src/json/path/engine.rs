@@ -74,7 +74,11 @@ impl<'d> Doc for JsonDoc<'d> {
             Some(b'-' | b'0'..=b'9') => Ok(Kind::Number),
             Some(b't' | b'f') => Ok(Kind::Bool),
             Some(b'n') => Ok(Kind::Null),
-            _ => Err(SyntaxError::new(n.doc(), n.offset(), "expected a JSON value")),
+            _ => Err(SyntaxError::new(
+                n.doc(),
+                n.offset(),
+                "expected a JSON value",
+            )),
         }
     }
 
