@@ -66,6 +66,22 @@ impl<'a, D: Doc + 'a> Children<'a, D> {
         })
     }
 
+    /// Where this exhausted iterator stopped, if the document knows.
+    fn end(&self, doc: &'a D) -> Option<usize> {
+        match self {
+            Children::Members(m) => doc.members_end(m),
+            Children::Elements(e, _) => doc.elements_end(e),
+        }
+    }
+
+    /// The child handed out last ends at `end`: do not skip it again.
+    fn resume(&mut self, doc: &'a D, end: usize) {
+        match self {
+            Children::Members(m) => doc.resume_members(m, end),
+            Children::Elements(e, _) => doc.resume_elements(e, end),
+        }
+    }
+
     #[allow(clippy::type_complexity)]
     fn next(&mut self) -> Option<Result<(PathElem<'a>, D::Node), D::Error>> {
         match self {
@@ -207,7 +223,12 @@ impl<'a, D: Doc> Eval<'a, D> {
         while let Some((children, plen)) = stack.last_mut() {
             let plen = *plen;
             let Some(next) = children.next() else {
+                // This container was walked to its end: its parent can resume right there.
+                let end = children.end(self.doc);
                 stack.pop();
+                if let (Some(end), Some((parent, _))) = (end, stack.last_mut()) {
+                    parent.resume(self.doc, end);
+                }
                 continue;
             };
             let (elem, child) = next?;
