@@ -108,6 +108,22 @@ impl<'d> Doc for JsonDoc<'d> {
         Ok(n.doc().get(n.offset()) == Some(&b't'))
     }
 
+    fn members_end<'a>(&'a self, members: &JsonMembers<'a, 'd>) -> Option<usize> {
+        members.inner.end()
+    }
+
+    fn elements_end<'a>(&'a self, elements: &JsonElements<'d>) -> Option<usize> {
+        elements.0.end()
+    }
+
+    fn resume_members<'a>(&'a self, members: &mut JsonMembers<'a, 'd>, end: usize) {
+        members.inner.resume_at(end);
+    }
+
+    fn resume_elements<'a>(&'a self, elements: &mut JsonElements<'d>, end: usize) {
+        elements.0.resume_at(end);
+    }
+
     /// Compares raw keys without decoding them (no allocation unless a key has escapes).
     fn member(&self, n: Value<'d>, name: &str) -> Result<Option<Value<'d>>, SyntaxError> {
         for m in n.members() {
