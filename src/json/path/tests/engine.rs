@@ -13,7 +13,7 @@ fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json
     let q = Query::parse_lenient(query).expect("query parses");
     let mut out = Vec::new();
     let mut failed = None;
-    q.select(&doc, root, |p, v| {
+    let _ = q.select(&doc, root, |p, v| {
         match v.raw() {
             Ok(raw) => out.push((p.to_normalized(), String::from_utf8_lossy(raw).into_owned())),
             Err(e) => {
@@ -36,7 +36,7 @@ fn compliance_test_suite_on_the_engine() {
         let doc = JsonDoc::new(text.as_bytes());
         let root = doc.root().expect("CTS documents are valid");
         let mut out = Vec::new();
-        query
+        let _ = query
             .select(&doc, root, |p, v| {
                 let raw = std::str::from_utf8(v.raw().expect("valid")).expect("utf-8");
                 out.push((p.to_normalized(), ovalue(raw)));
@@ -124,10 +124,11 @@ fn a_million_levels_deep() {
     let root = doc.root().unwrap();
     let q = Query::parse("$..[0]").unwrap();
     let mut n = 0usize;
-    q.select(&doc, root, |_, _| {
-        n += 1;
-        ControlFlow::Continue(())
-    })
-    .unwrap();
+    let _ = q
+        .select(&doc, root, |_, _| {
+            n += 1;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
     assert_eq!(n, depth - 1);
 }
