@@ -46,7 +46,7 @@ enum Scalar<'a, N> {
     Nothing,
     Null,
     Bool(bool),
-    Num(Decimal),
+    Num(Cow<'a, Decimal>),
     Str(Cow<'a, str>),
     Array(N),
     Object(N),
@@ -605,10 +605,10 @@ impl<'a, D: Doc> Eval<'a, D> {
     fn scalar(&self, v: &Val<'a, D::Node>) -> Result<Scalar<'a, D::Node>, D::Error> {
         Ok(match v {
             Val::Nothing => Scalar::Nothing,
-            Val::Int(n) => Scalar::Num(Decimal::from_usize(*n)),
+            Val::Int(n) => Scalar::Num(Cow::Owned(Decimal::from_usize(*n))),
             Val::Lit(Literal::Null) => Scalar::Null,
             Val::Lit(Literal::Bool(b)) => Scalar::Bool(*b),
-            Val::Lit(Literal::Number(d)) => Scalar::Num(d.clone()),
+            Val::Lit(Literal::Number(d)) => Scalar::Num(Cow::Borrowed(d)),
             Val::Lit(Literal::String(s)) => Scalar::Str(Cow::Borrowed(s)),
             Val::Node(n) => self.node_scalar(*n)?,
         })
@@ -618,7 +618,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         Ok(match self.doc.kind(n)? {
             Kind::Null => Scalar::Null,
             Kind::Bool => Scalar::Bool(self.doc.boolean(n)?),
-            Kind::Number => Scalar::Num(Decimal::parse(&self.doc.number(n)?)),
+            Kind::Number => Scalar::Num(Cow::Owned(Decimal::parse(&self.doc.number(n)?))),
             Kind::String => Scalar::Str(self.doc.string(n)?),
             Kind::Array => Scalar::Array(n),
             Kind::Object => Scalar::Object(n),
