@@ -6,7 +6,15 @@
 
 use std::time::Instant;
 
-fn time<T>(name: &str, bytes: usize, f: impl Fn() -> T) -> T {
+fn time<T>(name: &str, bytes: usize, f: impl Fn() -> T) -> Option<T> {
+    // `json_bench FILE PASS` runs only the passes whose name starts with PASS, once (for
+    // `perf stat`, whose cycle counts are steadier than wall time on a shared machine).
+    if let Some(only) = std::env::args().nth(2) {
+        if !name.starts_with(&only) {
+            return None;
+        }
+        return Some(f());
+    }
     let mut best = f64::MAX;
     let mut out = None;
     for _ in 0..3 {
@@ -19,18 +27,27 @@ fn time<T>(name: &str, bytes: usize, f: impl Fn() -> T) -> T {
         bytes as f64 / best / 1e9,
         best * 1e3
     );
-    out.expect("ran")
+    out
 }
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: json_bench FILE");
     let file = std::fs::File::open(&path).expect("open");
-    // SAFETY: a benchmark over a file nobody modifies while it runs.
-    let map = unsafe { memmap2::Mmap::map(&file) }.expect("mmap");
+    // SAFETY: a benchmark over a file nobody modifies while it runs. `POPULATE=1` maps with
+    // MAP_POPULATE, to see what page faults cost.
+    let map = if std::env::var_os("POPULATE").is_some() {
+        // SAFETY: as above.
+        unsafe { memmap2::MmapOptions::new().populate().map(&file) }.expect("mmap")
+    } else {
+        // SAFETY: as above.
+        unsafe { memmap2::Mmap::map(&file) }.expect("mmap")
+    };
     let doc: &[u8] = &map;
     let n = doc.len();
     let root = spill::json::root(doc).expect("root");
     time("skip_value (root)", n, || root.end().expect("skip"));
+    time("count (root)", n, || root.count().expect("count"));
+    time("elements().count()", n, || root.elements().count());
     time("validate", n, || spill::json::validate(doc).expect("valid"));
     time("serde IgnoredAny", n, || {
         serde_json::from_slice::<serde::de::IgnoredAny>(doc).expect("serde");

@@ -12,12 +12,16 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
 
+use serde_json::value::RawValue;
+
 use crate::envelope::{Envelope, Preview, SignalMatch, Signals};
 use crate::error::{Error, Result};
+use crate::json;
 use crate::limits::{self, group_digits, human_size};
 use crate::store::{Finished, Meta, Ref, Store, StoreConfig, TempPayload};
 use crate::text::analyze::{self, TextAnalyzer, TextFacts};
 use crate::text::preview::{self, Budget};
+use crate::text::redact::Redactor;
 
 /// Reads are made in chunks of this size.
 const CHUNK: usize = 1 << 20;
@@ -39,6 +43,12 @@ pub struct WrapOptions {
     pub tail_lines: Option<usize>,
     /// `--label`.
     pub label: Option<String>,
+    /// `--redact`: replace secrets with `[REDACTED]` in everything written.
+    pub redact: bool,
+    /// `--turn`: the turn whose inline budget this output shares.
+    pub turn: Option<String>,
+    /// `--turn-budget`: the most bytes one turn passes through inline.
+    pub turn_budget: u64,
 }
 
 impl Default for WrapOptions {
@@ -49,6 +59,9 @@ impl Default for WrapOptions {
             head_lines: None,
             tail_lines: None,
             label: None,
+            redact: false,
+            turn: None,
+            turn_budget: limits::TURN_BUDGET,
         }
     }
 }
@@ -71,6 +84,22 @@ pub struct Spilled {
     pub stored: std::result::Result<Stored, String>,
     /// True when a signal stopped reading early.
     pub interrupted: bool,
+    /// Secrets replaced, when `--redact` is on.
+    pub redacted: Option<u64>,
+    /// JSON facts, when the stored payload is JSON or NDJSON.
+    pub json: Option<JsonPart>,
+    /// `looks like JSON but is invalid at byte N (line L:C)`, for JSON-looking text.
+    pub invalid_json: Option<String>,
+}
+
+/// The JSON half of an envelope: the engine's facts and the mapped payload they point into
+/// (kept so that a smaller preview can be rendered without another pass).
+#[derive(Debug)]
+pub struct JsonPart {
+    /// What the JSON engine found.
+    pub facts: json::analyze::JsonFacts,
+    /// The stored payload, memory-mapped.
+    pub map: memmap2::Mmap,
 }
 
 /// A stored payload.
@@ -108,7 +137,7 @@ pub fn capture(
         match read_some(input, &mut first[start..], stop) {
             Ok(Some(0)) => {
                 first.truncate(start);
-                return Ok(Capture::Inline(first));
+                return inline(first, false, opts, store);
             }
             Ok(Some(n)) => first.truncate(start + n),
             Ok(None) => {
@@ -120,9 +149,43 @@ pub fn capture(
         }
     }
     if interrupted && first.len() as u64 <= limit {
-        return Ok(Capture::Inline(first));
+        return inline(first, true, opts, store);
     }
     spill(input, first, opts, store, stop).map(|s| Capture::Spilled(Box::new(s)))
+}
+
+/// An output that fits `--max-inline` (measured before redaction), read to its end or until a
+/// signal: passed through, unless its turn's inline budget is spent, in which case it is spilled
+/// after all. Only a `--turn` output touches the store here.
+fn inline(
+    bytes: Vec<u8>,
+    interrupted: bool,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+) -> Result<Capture> {
+    if let Some(turn) = opts.turn.as_deref().filter(|_| !bytes.is_empty()) {
+        let admitted = crate::store::turn::admit(
+            &Store::new(store.clone()),
+            turn,
+            bytes.len() as u64,
+            opts.turn_budget,
+        );
+        match admitted {
+            Ok(true) => {}
+            Ok(false) => {
+                // Nothing is left to read: the input ended (or a signal ended reading).
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false)?;
+                s.interrupted |= interrupted;
+                return Ok(Capture::Spilled(Box::new(s)));
+            }
+            // The input is never lost to the store: pass it through and say why.
+            Err(e) => crate::diag::warning(&format!("the turn budget was not applied: {e}")),
+        }
+    }
+    if opts.redact {
+        return Ok(Capture::Inline(Redactor::from_env().redact_all(&bytes)));
+    }
+    Ok(Capture::Inline(bytes))
 }
 
 /// One read; `Ok(None)` when a signal asked to stop.
@@ -219,6 +282,16 @@ fn hash_file(path: &std::path::Path) -> Result<blake3::Hash> {
     Ok(hasher.finalize())
 }
 
+/// The per-file cap: `--max-file`, and never so close to the quota that the capped payload
+/// (head, a one-line marker of at most `MARKER_ROOM` bytes, tail) would not fit it.
+fn file_cap(config: &StoreConfig) -> u64 {
+    const MARKER_ROOM: u64 = 256;
+    config
+        .max_file
+        .min(config.quota.saturating_sub(MARKER_ROOM))
+        .max(1)
+}
+
 /// Phase two: stream everything into the store, hashing and analysing on a worker thread.
 fn spill(
     input: &mut dyn Read,
@@ -231,7 +304,7 @@ fn spill(
     let mut writer: std::result::Result<CappedWriter, String> = store
         .prepare()
         .and_then(|_| store.create_temp())
-        .map(|temp| CappedWriter::new(temp, config.max_file.min(config.quota).max(1)))
+        .map(|temp| CappedWriter::new(temp, file_cap(config)))
         .map_err(|e| e.to_string());
     let keep = (opts.preview as usize)
         .saturating_mul(4)
@@ -250,10 +323,23 @@ fn spill(
     });
     let mut interrupted = false;
     let mut read_error = None;
+    // Redaction comes first, so the writer, the hash and the analysis all see the same bytes.
+    let mut redactor = opts.redact.then(Redactor::from_env);
+    let mut scratch = Vec::new();
+    // A buffer the redactor emptied entirely (it held the bytes back), reused for the next read.
+    let mut spare: Option<Vec<u8>> = None;
     let mut next = first;
     let mut allocated = 1;
+    let mut eof = false;
     loop {
-        if !next.is_empty() {
+        if let Some(r) = &mut redactor {
+            scratch.clear();
+            r.feed(&next, &mut scratch);
+            std::mem::swap(&mut next, &mut scratch);
+        }
+        if next.is_empty() {
+            spare = Some(next);
+        } else {
             if let Ok(w) = &mut writer
                 && let Err(e) = w.write(&next)
             {
@@ -263,7 +349,10 @@ fn spill(
                 break;
             }
         }
-        let mut buf = match pool.try_recv() {
+        if eof {
+            break;
+        }
+        let mut buf = match spare.take().map_or_else(|| pool.try_recv(), Ok) {
             Ok(b) => b,
             Err(_) if allocated < IN_FLIGHT + 2 => {
                 allocated += 1;
@@ -276,7 +365,6 @@ fn spill(
         };
         buf.resize(CHUNK, 0);
         let mut filled = 0;
-        let mut eof = false;
         // Fill the chunk: fewer, larger messages to the worker.
         while filled < CHUNK {
             match read_some(input, &mut buf[filled..], stop) {
@@ -298,31 +386,71 @@ fn spill(
             }
         }
         buf.truncate(filled);
-        if eof {
-            if !buf.is_empty() {
-                if let Ok(w) = &mut writer
-                    && let Err(e) = w.write(&buf)
-                {
-                    writer = Err(e.to_string());
-                }
-                let _ = to_worker.send(buf);
-            }
-            break;
-        }
         next = buf;
     }
+    let redacted = redactor.map(|mut r| {
+        let mut rest = Vec::new();
+        r.finish(&mut rest);
+        if !rest.is_empty() {
+            if let Ok(w) = &mut writer
+                && let Err(e) = w.write(&rest)
+            {
+                writer = Err(e.to_string());
+            }
+            let _ = to_worker.send(rest);
+        }
+        r.count()
+    });
     drop(to_worker);
     let (hash, facts) = worker.join().expect("the analysing thread does not panic");
     if let Some(e) = read_error {
         return Err(Error::stream("read stdin", e));
     }
-    let stored =
-        writer.and_then(|w| publish(&store, w, &hash, &facts, opts).map_err(|e| e.to_string()));
+    let mut json = None;
+    let mut invalid_json = None;
+    let stored = writer.and_then(|w| {
+        publish(&store, w, &hash, &facts, opts, &mut json, &mut invalid_json)
+            .map_err(|e| e.to_string())
+    });
     Ok(Spilled {
         facts,
         stored,
         interrupted,
+        redacted,
+        json,
+        invalid_json,
     })
+}
+
+/// True when the first non-blank byte (after a BOM) opens an object or an array.
+fn starts_like_json(head: &[u8]) -> bool {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    body.iter()
+        .find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
+/// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
+/// the memory-mapped temporary file, before it is published, so the metadata says what it is.
+/// Not JSON after all: `Err` with the summary's note when it broke somewhere.
+fn analyze_json(
+    finished: &Finished,
+    opts: &WrapOptions,
+) -> std::result::Result<JsonPart, Option<String>> {
+    // SAFETY: the temporary file is private to this process until it is renamed, and payloads
+    // are never rewritten afterwards, so the mapping stays valid.
+    let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
+    match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
+        json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
+        other => Err(other.invalid_note()),
+    }
+}
+
+fn analyze_options(preview_bytes: usize) -> json::analyze::AnalyzeOptions {
+    json::analyze::AnalyzeOptions {
+        preview_bytes,
+        ..json::analyze::AnalyzeOptions::default()
+    }
 }
 
 fn publish(
@@ -331,6 +459,8 @@ fn publish(
     hash: &blake3::Hash,
     facts: &TextFacts,
     opts: &WrapOptions,
+    json: &mut Option<JsonPart>,
+    invalid_json: &mut Option<String>,
 ) -> Result<Stored> {
     let (finished, stored_bytes, dropped_bytes) = writer.close(hash)?;
     let mut meta = Meta {
@@ -339,11 +469,26 @@ fn publish(
         mime_type: mime_of(facts).to_string(),
         lines: facts.lines,
         total_items: None,
-        summary: summary(facts, facts.signal_total),
+        summary: summary(facts, facts.signal_total, None),
         label: opts.label.clone().filter(|l| !l.is_empty()),
         created: crate::store::meta::now_secs(),
         ..Meta::default()
     };
+    // A capped payload is no longer the whole document, so it is described as text.
+    if dropped_bytes == 0 && !facts.binary && starts_like_json(&facts.head) {
+        match analyze_json(&finished, opts) {
+            Ok(part) => {
+                meta.mime_type = part.facts.mime_type.to_string();
+                meta.total_items = part.facts.total_items;
+                meta.summary = part.facts.summary.clone();
+                *json = Some(part);
+            }
+            Err(note) => {
+                meta.summary = summary(facts, facts.signal_total, note.as_deref());
+                *invalid_json = note;
+            }
+        }
+    }
     let reference = store.publish(finished, &mut meta)?;
     Ok(Stored {
         path: store.payload_path(&reference),
@@ -366,8 +511,9 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", group_digits(n), if n == 1 { one } else { many })
 }
 
-/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`.
-fn summary(facts: &TextFacts, signals: u64) -> String {
+/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`, with a note
+/// where the text looked like JSON but was not.
+fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str>) -> String {
     if facts.binary {
         return format!("binary, {}", human_size(facts.size));
     }
@@ -381,6 +527,9 @@ fn summary(facts: &TextFacts, signals: u64) -> String {
             "; {}",
             plural(signals, "failure signal", "failure signals")
         ));
+    }
+    if let Some(note) = invalid_json {
+        s.push_str(&format!("; {note}"));
     }
     s
 }
@@ -407,7 +556,8 @@ pub fn envelope(
         lines: facts.lines,
         exit_code,
         interrupted: s.interrupted.then_some(true),
-        summary: summary(facts, facts.signal_total),
+        summary: summary(facts, facts.signal_total, s.invalid_json.as_deref()),
+        redacted: s.redacted,
         ..Envelope::default()
     };
     // Labels are free-form: keep the envelope bounded whatever was passed.
@@ -430,6 +580,12 @@ pub fn envelope(
             }
         }
         Err(reason) => base.error = Some(reason.clone()),
+    }
+    if let Some(part) = &s.json {
+        base.mime_type = part.facts.mime_type.to_string();
+        base.total_items = part.facts.total_items;
+        base.summary = part.facts.summary.clone();
+        base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
     }
     let mut budget = opts.preview as usize;
     let (mut head_lines, mut tail_lines) = (opts.head_lines, opts.tail_lines);
@@ -457,6 +613,18 @@ fn fill_preview(
 ) {
     let facts = &s.facts;
     let reference = s.stored.as_ref().ok().map(|st| st.reference.to_string());
+    if let Some(part) = &s.json {
+        let preview = json::analyze::render_preview(
+            &part.map,
+            &part.facts.preview_source,
+            &analyze_options(budget),
+        );
+        env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
+        if let Some(r) = &reference {
+            env.hint = Some(hint(r, &json_commands(r, &part.facts)));
+        }
+        return;
+    }
     if facts.binary {
         let rows = (budget / 90).min(16);
         let shown = &facts.head[..facts.head.len().min(rows * 16)];
@@ -552,6 +720,24 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
         head_lines,
         tail_lines,
     }
+}
+
+/// The hint's commands for JSON: shape, the first items of the dominant array, and a search;
+/// for NDJSON the first records and a search.
+fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
+    let search = format!("spill search {r} -i 'error|fail' -C 2");
+    if facts.mime_type == "application/x-ndjson" {
+        return vec![format!("spill extract {r} '$[0:5]'"), search];
+    }
+    let query = match &facts.dominant_path {
+        Some(path) => format!("{path}[0:5]"),
+        None => "$".to_string(),
+    };
+    vec![
+        format!("spill shape {r}"),
+        format!("spill extract {r} {}", shell_quote(&query)),
+        search,
+    ]
 }
 
 /// `Stored in full as REF. Read it with: A · B`.

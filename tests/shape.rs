@@ -154,3 +154,18 @@ fn million_deep_nesting() {
         r.stderr
     );
 }
+
+#[test]
+fn bom_crlf_and_key_order() {
+    let s = Sandbox::new();
+    let f = s.file(
+        "bom.json",
+        b"\xEF\xBB\xBF{\r\n  \"z\": 1,\r\n  \"a\": [true, null],\r\n  \"z\": \"dup\"\r\n}\r\n",
+    );
+    let r = s.run(&["shape", f.to_str().unwrap()], "");
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "{\"z\":\"string|integer\",\"a\":\"array[2] of boolean|null\"}\n"
+    );
+}

@@ -4,6 +4,9 @@ mod common;
 
 mod cat;
 mod cli;
+mod concurrency;
+mod lifecycle;
+mod redact;
 mod shape;
 mod store;
 mod wrap;

@@ -2,6 +2,7 @@
 //! results. This module resolves the settings every command shares (flag > environment > default).
 
 pub mod cat;
+pub mod gc;
 pub mod ls;
 pub mod rm;
 pub mod shape;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Shape(args) => shape::run(&store_config(&cli.global, false)?, args),
         Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
+        Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),
     }
 }
 

@@ -46,15 +46,41 @@ pub struct JsonFacts {
     /// record count; `None` for a scalar root.
     pub total_items: Option<u64>,
     /// The dominant array in dot notation where names allow (`$.items`, `$['a b']`, `$` for a
-    /// top-level array); `None` when there is no array, and for NDJSON.
+    /// top-level array); `None` when there is no array, and for NDJSON. Arrays under more than
+    /// 64 nested objects or with a path over 512 bytes are not candidates (the hint must stay
+    /// short and pasteable).
     pub dominant_path: Option<String>,
     /// `JSON object, 277.8 KiB; $.items is an array of 1,250 objects`.
     pub summary: String,
     /// The skeleton (compact JSON within the shape's `max_bytes`).
     pub shape: String,
-    /// Valid JSON within `preview_bytes`: the first items of the dominant array (NDJSON: the
-    /// first records; no array: the root, bounded).
+    /// Valid JSON within `preview_bytes` (at worst `[]` or `null`): the first items of the
+    /// dominant array (NDJSON: the first records; no array: the root, bounded).
     pub preview: String,
+    /// What the preview shows, so [`render_preview`] can redo it under a smaller budget
+    /// without another pass over the document.
+    pub preview_source: PreviewSource,
+}
+
+/// The values a preview is made of (byte offsets of their first bytes in the document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreviewSource {
+    /// A JSON array of these values (first items of the dominant array, or first records).
+    List(Vec<usize>),
+    /// This one value (a root without arrays).
+    One(usize),
+}
+
+/// Renders the preview of `source` again within `preview_bytes` (the envelope shrinks the
+/// preview first when it does not fit). Always valid JSON.
+pub fn render_preview(doc: &[u8], source: &PreviewSource, opts: &AnalyzeOptions) -> String {
+    match source {
+        PreviewSource::List(starts) => {
+            let items: Vec<Value<'_>> = starts.iter().map(|&at| Value::new(doc, at)).collect();
+            preview_list(&items, opts)
+        }
+        PreviewSource::One(at) => preview_one(Value::new(doc, *at), opts),
+    }
 }
 
 /// The outcome of [`analyze`].
@@ -112,24 +138,27 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
     );
     if ndjson {
         let summary = format!("NDJSON, {size}; {} records", group_digits(records.count));
-        let firsts: Vec<Value<'_>> = dom
-            .record_starts
-            .iter()
-            .map(|&at| Value::new(doc, at))
-            .collect();
+        let source = PreviewSource::List(
+            dom.record_starts
+                .iter()
+                .take(opts.preview_items)
+                .copied()
+                .collect(),
+        );
         return Analysis::Json(JsonFacts {
             mime_type: "application/x-ndjson",
             total_items: Some(records.count),
             dominant_path: None,
             summary,
             shape,
-            preview: preview_list(&firsts, opts),
+            preview: render_preview(doc, &source, opts),
+            preview_source: source,
         });
     }
     let root = Value::new(doc, dom.record_starts[0]);
     let root_kind = root.kind().unwrap_or(Kind::Null);
     let mut summary = format!("JSON {}, {size}", kind_word(root_kind));
-    let (total_items, dominant_path, preview);
+    let (total_items, dominant_path, source);
     if let Some(best) = &dom.best {
         let _ = write!(summary, "; {} is ", best.path);
         if best.count == 0 {
@@ -144,13 +173,14 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         }
         total_items = Some(best.count);
         dominant_path = Some(best.path.clone());
-        let items: Vec<Value<'_>> = Value::new(doc, best.at)
-            .elements()
-            .take(opts.preview_items)
-            .filter_map(Result::ok)
-            .map(|(_, v)| v)
-            .collect();
-        preview = preview_list(&items, opts);
+        source = PreviewSource::List(
+            Value::new(doc, best.at)
+                .elements()
+                .take(opts.preview_items)
+                .filter_map(Result::ok)
+                .map(|(_, v)| v.offset())
+                .collect(),
+        );
     } else {
         if root_kind == Kind::Object {
             let _ = write!(summary, "; {} top-level keys", group_digits(dom.root_keys));
@@ -159,7 +189,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             total_items = None;
         }
         dominant_path = None;
-        preview = preview_one(root, opts);
+        source = PreviewSource::One(root.offset());
     }
     Analysis::Json(JsonFacts {
         mime_type: "application/json",
@@ -167,7 +197,8 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         dominant_path,
         summary,
         shape,
-        preview,
+        preview: render_preview(doc, &source, opts),
+        preview_source: source,
     })
 }
 
@@ -203,6 +234,12 @@ fn elements_word(mask: u8, count: u64) -> &'static str {
     if count == 1 { one } else { many }
 }
 
+/// Arrays nested deeper than this many objects are not candidates for the dominant array (the
+/// walk keeps no keys below), so heap stays bounded on absurd nesting.
+const MAX_PATH_DEPTH: usize = 64;
+/// Nor are arrays whose path is longer than this: the summary and the hint must stay short.
+const MAX_PATH_BYTES: usize = 512;
+
 /// The best array so far.
 #[derive(Debug, Clone)]
 struct Best {
@@ -234,6 +271,8 @@ struct Dominant<'a> {
     /// Where the first records start (for the NDJSON preview); `[0]` is the JSON root.
     record_starts: Vec<usize>,
     records: u64,
+    /// Open containers below [`MAX_PATH_DEPTH`], not tracked.
+    deep: u64,
 }
 
 impl<'a> Dominant<'a> {
@@ -247,6 +286,7 @@ impl<'a> Dominant<'a> {
             root_keys: 0,
             record_starts: Vec::new(),
             records: 0,
+            deep: 0,
         }
     }
 
@@ -284,6 +324,10 @@ impl Visitor for Dominant<'_> {
             c.nest += 1;
             return Flow::Continue;
         }
+        if self.deep > 0 || self.doc_keys.len() >= MAX_PATH_DEPTH {
+            self.deep += 1;
+            return Flow::Continue;
+        }
         let key = self.pending_key.take();
         match kind {
             Container::Object => self.doc_keys.push(key),
@@ -313,13 +357,19 @@ impl Visitor for Dominant<'_> {
             // the order they close in is document order.
             if self.best.as_ref().is_none_or(|b| count > b.count) {
                 let path = self.path(c.key);
-                self.best = Some(Best {
-                    count,
-                    path,
-                    at: c.at,
-                    mask: c.mask,
-                });
+                if path.len() <= MAX_PATH_BYTES {
+                    self.best = Some(Best {
+                        count,
+                        path,
+                        at: c.at,
+                        mask: c.mask,
+                    });
+                }
             }
+            return Flow::Continue;
+        }
+        if self.deep > 0 {
+            self.deep -= 1;
             return Flow::Continue;
         }
         if kind == Container::Object {
@@ -620,6 +670,24 @@ mod tests {
     }
 
     #[test]
+    fn absurd_nesting_and_key_lengths_stay_bounded() {
+        let n = 1_000_000;
+        let doc = "{\"a\":".repeat(n) + "[1,2,3]" + &"}".repeat(n);
+        let f = facts(&doc);
+        assert_eq!((f.total_items, f.dominant_path.as_deref()), (Some(1), None));
+        let doc = "[".repeat(n) + &"]".repeat(n);
+        let f = facts(&doc);
+        assert_eq!(
+            (f.total_items, f.dominant_path.as_deref()),
+            (Some(1), Some("$"))
+        );
+        assert!(f.preview.len() <= 2048);
+        let long = "k".repeat(600);
+        let f = facts(&format!(r#"{{"{long}":[1,2,3],"short":[1]}}"#));
+        assert_eq!(f.dominant_path.as_deref(), Some("$.short"));
+    }
+
+    #[test]
     fn invalid_json_is_text_with_a_position() {
         let a = analyze(b"{\"a\":\n [1,,2]}", &AnalyzeOptions::default());
         assert_eq!(
@@ -687,5 +755,19 @@ mod tests {
         };
         assert!(tight.preview.len() <= 64, "{}", tight.preview);
         super::super::validate(tight.preview.as_bytes()).unwrap();
+        // Re-rendering under another budget needs no new pass.
+        assert_eq!(
+            render_preview(doc.as_bytes(), &f.preview_source, &opts),
+            tight.preview
+        );
+        for budget in [0, 2, 10, 100, 300, 1000] {
+            let opts = AnalyzeOptions {
+                preview_bytes: budget,
+                ..AnalyzeOptions::default()
+            };
+            let p = render_preview(doc.as_bytes(), &f.preview_source, &opts);
+            assert!(p.len() <= budget.max(2), "{budget}: {p}");
+            super::super::validate(p.as_bytes()).unwrap();
+        }
     }
 }

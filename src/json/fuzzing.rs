@@ -19,6 +19,14 @@ pub fn engine(data: &[u8]) {
             let strict = validate_value(data, r.offset()).expect("valid document has a valid root");
             assert_eq!(skipped.expect("valid input skips"), strict);
             // Navigation over valid input never errors, and every value it finds can be skipped.
+            if matches!(r.kind(), Ok(Kind::Object | Kind::Array)) {
+                // The comma count agrees with iterating.
+                let n = match r.kind().expect("valid root") {
+                    Kind::Object => r.members().count(),
+                    _ => r.elements().count(),
+                };
+                assert_eq!(r.count().expect("countable"), n as u64);
+            }
             match r.kind().expect("valid root") {
                 Kind::Object => {
                     for m in r.members().take(1000) {
@@ -85,12 +93,12 @@ pub fn shape_cap(data: &[u8]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
     /// Random JSON text, including odd spacing, escapes, long keys and deep arrays.
-    fn json_text() -> impl Strategy<Value = String> {
+    pub(crate) fn json_text() -> impl Strategy<Value = String> {
         let leaf = prop_oneof![
             Just("null".to_string()),
             any::<bool>().prop_map(|b| b.to_string()),

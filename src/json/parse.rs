@@ -15,6 +15,10 @@ pub enum Flow {
     Continue,
     /// Stop now; the walk returns [`Flow::Stop`] without reading further.
     Stop,
+    /// From [`Visitor::begin`] only: jump over this container with the fast, lenient
+    /// [`skip_value`](super::skip_value) — no events for its contents and no `end` event; the
+    /// grammar inside it is not checked. Elsewhere it means [`Flow::Continue`].
+    Skip,
 }
 
 /// The two container kinds.
@@ -49,7 +53,8 @@ pub trait Visitor {
     fn record(&mut self, _index: u64, _at: usize) -> Flow {
         Flow::Continue
     }
-    /// A container opens at `at` (the offset of `{` or `[`).
+    /// A container opens at `at` (the offset of `{` or `[`). Returning [`Flow::Skip`] jumps
+    /// over it (no further events for it, not even `end`).
     fn begin(&mut self, _kind: Container, _at: usize) -> Flow {
         Flow::Continue
     }
@@ -98,10 +103,10 @@ impl<A: Visitor, B: Visitor> Visitor for Both<'_, A, B> {
 }
 
 fn both(a: Flow, b: Flow) -> Flow {
-    if a == Flow::Stop || b == Flow::Stop {
-        Flow::Stop
-    } else {
-        Flow::Continue
+    match (a, b) {
+        (Flow::Stop, _) | (_, Flow::Stop) => Flow::Stop,
+        (Flow::Skip, Flow::Skip) => Flow::Skip,
+        _ => Flow::Continue,
     }
 }
 
@@ -244,6 +249,33 @@ pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxE
     Ok(rec)
 }
 
+/// What a document is, for commands that treat JSON and NDJSON differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON value.
+    Json,
+    /// Two or more values, one per line, at least one of them an object or array.
+    Ndjson {
+        /// The number of records.
+        records: u64,
+    },
+}
+
+/// Classifies `doc` as JSON or NDJSON with one strict pass; an error means neither (including
+/// lines of bare scalars such as `seq` output, which are text).
+pub fn detect(doc: &[u8]) -> Result<Format, SyntaxError> {
+    let rec = walk_values(doc, &mut Ignore)?;
+    match rec.count {
+        1 => Ok(Format::Json),
+        n if rec.any_container => Ok(Format::Ndjson { records: n }),
+        _ => Err(SyntaxError::new(
+            doc,
+            0,
+            "lines of scalars: text, not NDJSON",
+        )),
+    }
+}
+
 struct Parser<'a> {
     doc: &'a [u8],
     pos: usize,
@@ -297,7 +329,15 @@ impl<'a> Parser<'a> {
                     let at = self.pos;
                     match doc.get(at) {
                         Some(b'{') => {
-                            emit!(v.begin(Container::Object, at));
+                            match v.begin(Container::Object, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
                             self.pos += 1;
                             self.skip_ws();
                             if doc.get(self.pos) == Some(&b'}') {
@@ -311,7 +351,15 @@ impl<'a> Parser<'a> {
                             }
                         }
                         Some(b'[') => {
-                            emit!(v.begin(Container::Array, at));
+                            match v.begin(Container::Array, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
                             self.pos += 1;
                             self.skip_ws();
                             if doc.get(self.pos) == Some(&b']') {
@@ -428,7 +476,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks the string opening at `at`; returns the offset after its closing quote.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, at: usize) -> Result<usize, SyntaxError> {
         let doc = self.doc;
         let mut i = at + 1;
@@ -477,7 +525,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Checks the number at `at`; leaves `pos` after it.
-    #[inline]
+    #[inline(always)]
     fn number(&mut self, at: usize) -> Result<Scalar, SyntaxError> {
         let doc = self.doc;
         let digits = |mut i: usize| {
@@ -751,6 +799,39 @@ mod tests {
         assert_eq!(walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err().offset, 3);
         assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
         assert!(walk_values(b" \n ", &mut Ignore).is_err());
+    }
+
+    #[test]
+    fn begin_can_skip_a_container() {
+        struct SkipInner(Vec<String>);
+        impl Visitor for SkipInner {
+            fn begin(&mut self, _: Container, at: usize) -> Flow {
+                if at == 0 { Flow::Continue } else { Flow::Skip }
+            }
+            fn scalar(&mut self, _: Scalar, raw: &[u8], _: usize) -> Flow {
+                self.0.push(String::from_utf8_lossy(raw).into_owned());
+                Flow::Continue
+            }
+        }
+        let mut v = SkipInner(Vec::new());
+        // The skipped object is not checked inside (`1 2` would be an error otherwise).
+        assert_eq!(
+            walk(br#"[1, {"a": [2, 3], "b": 1 2}, 4]"#, &mut v).unwrap(),
+            Flow::Continue
+        );
+        assert_eq!(v.0, ["1", "4"]);
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(detect(b" {\"a\":[1]}\n").unwrap(), Format::Json);
+        assert_eq!(
+            detect(b"{}\n\n[1]\n2\n").unwrap(),
+            Format::Ndjson { records: 3 }
+        );
+        assert!(detect(b"1\n2\n3\n").is_err());
+        assert!(detect(b"{}\n{").is_err());
+        assert!(detect(b"hello").is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@ use super::SyntaxError;
 #[derive(Clone, Copy)]
 struct Masks {
     quote: u64,
+    comma: u64,
     backslash: u64,
     open: u64,
     close: u64,
@@ -257,6 +258,113 @@ macro_rules! container_loop {
     }};
 }
 
+/// Like `container_loop`, but also counts the commas directly inside the container (bracket
+/// depth 1, outside strings): returns `(end, commas)`.
+macro_rules! counting_loop {
+    ($doc:expr, $at:expr, $classify:expr) => {{
+        let doc: &[u8] = $doc;
+        let mut pos: usize = $at;
+        let mut depth: u32 = 0;
+        let mut commas: u64 = 0;
+        let mut prev_escaped = 0u64;
+        let mut prev_in_string = 0u64;
+        loop {
+            let m = if pos + 64 <= doc.len() {
+                $classify(doc[pos..pos + 64].as_ptr())
+            } else if pos < doc.len() {
+                let mut tail = [b' '; 64];
+                tail[..doc.len() - pos].copy_from_slice(&doc[pos..]);
+                $classify(tail.as_ptr())
+            } else {
+                return None;
+            };
+            let escaped = escaped_mask(m.backslash, &mut prev_escaped);
+            let quotes = m.quote & !escaped;
+            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            prev_in_string = ((in_string as i64) >> 63) as u64;
+            let opens = m.open & !in_string;
+            let closes = m.close & !in_string;
+            let sep = m.comma & !in_string;
+            if opens | closes == 0 {
+                // No bracket in this block: every comma is at the current depth.
+                if depth == 1 {
+                    commas += u64::from(sep.count_ones());
+                }
+            } else {
+                let mut bits = opens | closes | sep;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    let bit = 1u64 << i;
+                    if opens & bit != 0 {
+                        depth += 1;
+                    } else if closes & bit != 0 {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some((pos + i as usize + 1, commas));
+                        }
+                    } else if depth == 1 {
+                        commas += 1;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+            pos += 64;
+        }
+    }};
+}
+
+/// Counts the members or elements of the container starting at `doc[at]` at skipping speed;
+/// returns the offset after it and the count. Lenient like [`skip_value`]: a trailing comma
+/// counts as another element.
+pub fn count_container(doc: &[u8], at: usize) -> Result<(usize, u64), SyntaxError> {
+    if !matches!(doc.get(at), Some(b'{' | b'[')) {
+        return Err(SyntaxError::new(doc, at, "expected an object or an array"));
+    }
+    let found = {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 was detected at run time.
+                unsafe { count_container_avx2(doc, at) }
+            } else {
+                count_container_sse2(doc, at)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            count_container_scalar(doc, at)
+        }
+    };
+    let (end, commas) = found.ok_or_else(|| {
+        SyntaxError::new(
+            doc,
+            doc.len(),
+            "unexpected end of input: unclosed container",
+        )
+    })?;
+    // Empty when only whitespace lies between the brackets.
+    let empty = doc[at + 1..end - 1]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+    Ok((end, if empty { 0 } else { commas + 1 }))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn count_container_avx2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn count_container_sse2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn count_container_scalar(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+}
+
 /// Skips the object or array starting at `doc[at]`; returns the offset after its closing
 /// bracket, or `None` if it never closes.
 fn skip_container(doc: &[u8], at: usize) -> Option<usize> {
@@ -299,6 +407,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
     let block = unsafe { std::slice::from_raw_parts(p, 64) };
     let mut m = Masks {
         quote: 0,
+        comma: 0,
         backslash: 0,
         open: 0,
         close: 0,
@@ -307,6 +416,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
         let bit = 1u64 << i;
         match b {
             b'"' => m.quote |= bit,
+            b',' => m.comma |= bit,
             b'\\' => m.backslash |= bit,
             b'{' | b'[' => m.open |= bit,
             b'}' | b']' => m.close |= bit,
@@ -338,6 +448,7 @@ unsafe fn classify_avx2(p: *const u8) -> Masks {
     let (lo_f, hi_f) = (_mm256_or_si256(lo, case), _mm256_or_si256(hi, case));
     Masks {
         quote: mask(lo, b'"') | mask(hi, b'"') << 32,
+        comma: mask(lo, b',') | mask(hi, b',') << 32,
         backslash: mask(lo, b'\\') | mask(hi, b'\\') << 32,
         open: mask(lo_f, 0x7b) | mask(hi_f, 0x7b) << 32,
         close: mask(lo_f, 0x7d) | mask(hi_f, 0x7d) << 32,
@@ -352,6 +463,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
     use std::arch::x86_64::*;
     let mut m = Masks {
         quote: 0,
+        comma: 0,
         backslash: 0,
         open: 0,
         close: 0,
@@ -367,6 +479,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
                     << (16 * k)
             };
             m.quote |= mask(v, b'"');
+            m.comma |= mask(v, b',');
             m.backslash |= mask(v, b'\\');
             m.open |= mask(f, 0x7b);
             m.close |= mask(f, 0x7d);
@@ -480,6 +593,42 @@ mod tests {
         let doc = format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert_eq!(skip_value(doc.as_bytes(), 0).unwrap(), 2 * n);
         assert_eq!(skip_value(doc.as_bytes(), 1).unwrap(), 2 * n - 1);
+    }
+
+    #[test]
+    fn counting_members_and_elements() {
+        let cases: &[(&str, u64)] = &[
+            ("[]", 0),
+            ("[ \r\n ]", 0),
+            ("{}", 0),
+            ("[1]", 1),
+            ("[1,2,3]", 3),
+            (r#"[{"a":1,"b":2},[3,4],"x,y",5]"#, 4),
+            (r#"{"a":[1,2],"b":{"c":3,"d":4},"e,":"\","}"#, 3),
+        ];
+        for (doc, n) in cases {
+            let mut padded = doc.to_string();
+            // Long enough to cross block boundaries too.
+            let long = format!("[{}]", vec![*doc; 40].join(","));
+            assert_eq!(
+                count_container(padded.as_bytes(), 0).unwrap(),
+                (doc.len(), *n),
+                "{doc}"
+            );
+            assert_eq!(
+                count_container(long.as_bytes(), 0).unwrap(),
+                (long.len(), 40),
+                "{long}"
+            );
+            padded.push_str(" , ]");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                count_container_sse2(padded.as_bytes(), 0),
+                count_container_scalar(padded.as_bytes(), 0)
+            );
+        }
+        assert!(count_container(b"[1,2", 0).is_err());
+        assert!(count_container(b"1", 0).is_err());
     }
 
     proptest::proptest! {

@@ -8,6 +8,22 @@
 //! entered; an object shape keeps at most [`KEYS_PER_OBJECT`] distinct keys (an id-keyed one
 //! becomes a map, any other counts the rest as "more keys"); the whole arena keeps at most [`MAX_FIELDS`] keys (later keys are counted as
 //! "more keys"); stored key names are cut at [`MAX_KEY_BYTES`].
+//!
+//! Decisions where SPEC §4 is silent:
+//! - Union members always appear in one order — `string`, `integer`, `number`, `boolean`,
+//!   `null`, then `object(…)`, `array[…]` — so output is stable whatever the input order. A
+//!   container in a union is shown by its size only (`"null|object(2..3 keys)"`).
+//! - "More than 32 keys sharing one shape" means every value of the object prints the same.
+//!   An id-keyed object (every key numeric, UUID-like, 8+ hex digits or a date) is a map even
+//!   with one key. `map[N]` / `array[N]` show `min..max` when merged values differ.
+//! - `--max-bytes` below [`MIN_MAX_BYTES`] is refused: the text summary with large numbers
+//!   needs that much. Cuts are tried in order: fewer keys per object (with `"…": "+N more
+//!   keys"`), shorter key names (cut with `…`), then less depth.
+//! - Text: `longestLine` is in bytes without the line ending; a blank line holds only spaces
+//!   and tabs. Lines of bare scalars (`seq 1 5`) are text, not NDJSON.
+//! - `--paths` lists paths in order of first appearance; id-like keys become `[*]` (one path
+//!   for a map's entries, still a valid JSONPath wildcard); at most [`MAX_PATHS`] paths,
+//!   [`MAX_DEPTH`] levels and [`MAX_PATH_TEXT`] bytes are listed.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -224,6 +240,32 @@ struct Obj {
     map: u32,
 }
 
+impl Obj {
+    /// The position of key `name`: a scan for small objects, the index for wide ones.
+    fn find_field(&self, name: &[u8]) -> Option<usize> {
+        if self.fields.len() <= 8 {
+            self.fields.iter().position(|f| key_eq(&f.name, name))
+        } else {
+            self.index.get(name).map(|&i| i as usize)
+        }
+    }
+
+    /// Appends a key, indexing it once the object is wide; returns its position.
+    fn push_field(&mut self, f: Field) -> usize {
+        let i = self.fields.len();
+        if i == 8 {
+            for (k, g) in self.fields.iter().enumerate() {
+                self.index.insert(g.name.clone(), k as u32);
+            }
+        }
+        if i >= 8 {
+            self.index.insert(f.name.clone(), i as u32);
+        }
+        self.fields.push(f);
+        i
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Arr {
     seen: u64,
@@ -332,10 +374,8 @@ impl Builder {
         // Records usually repeat their keys in the same order: try the next key first.
         let found = if obj.fields.get(*hint).is_some_and(|f| key_eq(&f.name, raw)) {
             Some(*hint)
-        } else if obj.fields.len() <= 8 {
-            obj.fields.iter().position(|f| key_eq(&f.name, raw))
         } else {
-            obj.index.get(raw).map(|&i| i as usize)
+            obj.find_field(raw)
         };
         let i = match found {
             Some(i) => i,
@@ -357,22 +397,13 @@ impl Builder {
                 self.fields += 1;
                 let obj = &mut self.objs[o as usize];
                 obj.id_like &= is_id_like(raw);
-                obj.fields.push(Field {
+                obj.push_field(Field {
                     name: raw.into(),
                     cut,
                     present: 0,
                     last: 0,
                     ty,
-                });
-                let i = obj.fields.len() - 1;
-                if i == 8 {
-                    for (k, f) in obj.fields.iter().enumerate() {
-                        obj.index.insert(f.name.clone(), k as u32);
-                    }
-                } else if i > 8 {
-                    obj.index.insert(raw.into(), i as u32);
-                }
-                i
+                })
             }
         };
         *hint = i + 1;
@@ -440,7 +471,7 @@ impl Builder {
                         work.push((o.map, f.ty));
                         continue;
                     }
-                    if let Some(df) = o.fields.iter().position(|g| g.name == f.name) {
+                    if let Some(df) = o.find_field(&f.name) {
                         let g = &mut self.objs[dob as usize].fields[df];
                         g.present += f.present;
                         work.push((g.ty, f.ty));
@@ -448,7 +479,7 @@ impl Builder {
                         let ty = self.new_ty();
                         self.fields += 1;
                         let o = &mut self.objs[dob as usize];
-                        o.fields.push(Field {
+                        o.push_field(Field {
                             name: f.name.clone(),
                             cut: f.cut,
                             present: f.present,

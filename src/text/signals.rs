@@ -42,12 +42,19 @@ pub struct Classified {
     pub neighbour: Neighbour,
 }
 
-/// Finds every place worth classifying; a superset of all markers, so that one fast scan over
-/// a chunk finds the few lines that need a closer look.
+/// Finds every place worth classifying: a superset of all markers, so that one fast scan over
+/// a chunk finds the few lines that need a closer look. It is a plain alternation of literals
+/// (lower-case, Capitalised and UPPER-CASE forms rather than `(?i)`) so that the regex engine
+/// runs it with its SIMD multi-literal searcher: in the wrap profile the `(?i)` form ran a lazy
+/// DFA over every byte and took half of the analysing thread's time. Mentions in other mixed
+/// cases (`eRRoR`) are therefore not signals.
 pub static PREFILTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?im)error|npm err|fail|fatal|panic|exception|traceback|segmentation fault|addresssanitizer|undefined reference|permission denied|no such file|cannot stat|command not found|exit(?:ed with code| status)|^E: ",
-    )
+    Regex::new(concat!(
+        "error|Error|ERROR|fail|Fail|FAIL|fatal|Fatal|FATAL|panic|Panic|PANIC|exception|Exception|EXCEPTION",
+        "|Traceback|traceback|Segmentation fault|AddressSanitizer|undefined reference|Permission denied",
+        "|permission denied|No such file|no such file|cannot stat|command not found|exit status|Exit status",
+        "|exited with code|E: |npm ERR",
+    ))
     .expect("prefilter regex")
 });
 
