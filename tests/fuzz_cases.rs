@@ -11,6 +11,7 @@ type Check = fn(&[u8]);
 const TARGETS: &[(&str, Check)] = &[
     ("json_engine", spill::json::fuzzing::engine),
     ("json_shape", spill::json::fuzzing::shape_cap),
+    ("jsonpath_parse", spill::json::path::fuzz_query),
     ("text_preview", spill::fuzzing::text_preview),
     ("redact", spill::fuzzing::redact),
     ("limits", spill::fuzzing::limits),

@@ -11,6 +11,7 @@ mod fuzz_cases;
 mod lifecycle;
 mod props;
 mod redact;
+mod search;
 mod security;
 mod shape;
 mod store;
