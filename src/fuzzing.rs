@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use crate::limits::{group_digits, human_duration, human_size, parse_duration, parse_size};
+use crate::search::Window;
 use crate::text::analyze::{TextAnalyzer, analyze};
 use crate::text::clean::{clean_line, strip_ansi};
 use crate::text::preview::{Budget, render};
@@ -145,6 +146,152 @@ pub fn redact(data: &[u8]) {
     });
 }
 
+/// Characters as the search windows count them: a valid UTF-8 sequence is one, every other
+/// byte is one.
+fn window_chars(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|c| c.valid().chars().count() + c.invalid().len())
+        .sum()
+}
+
+/// A window is a slice of its line, flagged where it cuts, no wider than `max_columns` when it
+/// cuts, and its highlight lies inside it.
+fn check_window(w: &Window, line: &[u8], max_columns: usize) {
+    let end = w.start + w.bytes.len();
+    assert!(end <= line.len(), "window past the line end");
+    assert_eq!(
+        &line[w.start..end],
+        &w.bytes[..],
+        "window is not a slice of its line"
+    );
+    assert_eq!(w.cut_start, w.start > 0);
+    assert_eq!(w.cut_end, end < line.len());
+    assert!(w.highlight.start <= w.highlight.end && w.highlight.end <= w.bytes.len());
+    if (w.cut_start || w.cut_end) && max_columns > 0 {
+        assert!(
+            window_chars(&w.bytes) <= max_columns,
+            "{} chars > {max_columns}",
+            window_chars(&w.bytes)
+        );
+    }
+}
+
+/// Patterns with an oracle (the regex crate, line by line) and some that exercise the
+/// literal fallback and the flags.
+const SEARCH_PATTERNS: &[&str] = &[
+    "a",
+    "ab",
+    "a+",
+    "b*",
+    "^a",
+    "a$",
+    "[ab]c",
+    r"\w+",
+    "é",
+    r"a\x00",
+    "(?i)A",
+    r"\bab\b",
+    "c|ba",
+    "(",
+    "a{2,}",
+    ".",
+    r"\d+\.\d+",
+    "error|fail",
+];
+
+/// Search: windows are bounded slices of their lines; a page agrees between a slice and a
+/// stream, holds at most `limit` matches in order with consistent line, column and byte
+/// offsets, and its total is the regex crate's count.
+pub fn search_windows(data: &[u8]) {
+    use crate::search::{Page, Pattern, PatternOptions, count_slice, search_reader, search_slice};
+    let ([which, cols, off, lim, ctx, a, b, flags], hay) = control::<8>(data);
+    let max_columns = usize::from(cols % 48);
+    // Windows over arbitrary cut points (not only where a regex matches).
+    let start = usize::from(a) * hay.len() / 256;
+    let end = (start + usize::from(b % 32)).min(hay.len());
+    check_window(
+        &Window::around(hay, start, end, max_columns),
+        hay,
+        max_columns,
+    );
+    check_window(&Window::head(hay, max_columns), hay, max_columns);
+
+    // Every fourth input takes its pattern from its own first bytes.
+    let pattern_text = if which % 4 == 3 {
+        let n = (hay.len().min(usize::from(which >> 2) % 6 + 1)).min(hay.len());
+        String::from_utf8_lossy(&hay[..n]).into_owned()
+    } else {
+        SEARCH_PATTERNS[usize::from(which) % SEARCH_PATTERNS.len()].to_string()
+    };
+    let options = PatternOptions {
+        patterns: vec![pattern_text.clone()],
+        fixed_strings: flags & 1 != 0,
+        ignore_case: flags & 2 != 0,
+        word: flags & 4 != 0,
+    };
+    let Ok(pattern) = Pattern::new(&options) else {
+        return;
+    };
+    let page = Page {
+        offset: u64::from(off % 16),
+        limit: u64::from(lim % 8),
+        before_context: usize::from(ctx % 4),
+        after_context: usize::from(ctx / 4 % 4),
+        max_columns,
+    };
+    let r = search_slice(hay, &pattern, &page).expect("searching a slice cannot fail");
+    let streamed = search_reader(hay, &pattern, &page).expect("searching memory cannot fail");
+    assert_eq!(r, streamed, "slice and stream disagree");
+    let total = count_slice(hay, &pattern).expect("counting");
+    assert_eq!(r.total_matches, total);
+    assert!(r.matches.len() as u64 <= page.limit);
+    let expected_len = total.saturating_sub(page.offset).min(page.limit);
+    assert_eq!(r.matches.len() as u64, expected_len, "a page is short");
+    let mut last = None;
+    for m in &r.matches {
+        let at = m.byte_offset as usize;
+        assert!(at <= hay.len());
+        assert!(
+            last.is_none_or(|l| l < m.byte_offset),
+            "matches out of order"
+        );
+        last = Some(m.byte_offset);
+        let line_start = memchr::memrchr(b'\n', &hay[..at]).map_or(0, |i| i + 1);
+        let line_end = memchr::memchr(b'\n', &hay[at..]).map_or(hay.len(), |i| at + i);
+        assert_eq!(m.line, crate::text::count_lines(&hay[..line_start]) + 1);
+        assert_eq!(m.column as usize, at - line_start + 1);
+        let line = &hay[line_start..line_end];
+        // A line as the searcher sees it may keep a `\r`; the window is of the line proper.
+        check_window(&m.window, line, max_columns);
+        for c in m.before.iter().chain(&m.after) {
+            assert!(c.window.highlight.is_empty());
+            assert_ne!(c.line, m.line);
+        }
+        assert!(m.before.iter().all(|c| c.line < m.line));
+        assert!(m.after.iter().all(|c| c.line > m.line));
+    }
+    // The oracle: plain regex patterns, counted line by line.
+    if flags & 7 == 0 && which % 4 != 3 && pattern.mode() == crate::search::PatternMode::Regex {
+        let re = regex::bytes::Regex::new(&format!("(?m){pattern_text}")).expect("valid");
+        let oracle: u64 = hay
+            .split(|&b| b == b'\n')
+            .map(|line| re.find_iter(line).count() as u64)
+            .sum();
+        // A final newline ends the last line rather than starting an empty one.
+        let phantom = if hay.ends_with(b"\n") || hay.is_empty() {
+            re.find_iter(b"").count() as u64
+        } else {
+            0
+        };
+        assert_eq!(
+            total,
+            oracle - phantom,
+            "count differs from the regex crate"
+        );
+    }
+}
+
 /// The size and duration parsers never panic, and what the formatters print parses back.
 pub fn limits(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -193,6 +340,15 @@ mod tests {
         }
 
         #[test]
+        fn search_invariants(control in prop::collection::vec(any::<u8>(), 8), hay in prop::collection::vec(
+            prop_oneof![Just(b'a'), Just(b'b'), Just(b'c'), Just(b'\n'), Just(b' '), Just(b'\r'), Just(0u8),
+                        Just(0xc3), Just(0xa9), Just(b'1'), Just(b'.')], 0..400)) {
+            let mut data = control;
+            data.extend_from_slice(&hay);
+            search_windows(&data);
+        }
+
+        #[test]
         fn limits_invariants(text in "[0-9]{0,22}[a-zA-Z]{0,4}") {
             limits(text.as_bytes());
         }
@@ -208,6 +364,7 @@ mod tests {
         ] {
             text_preview(data);
             redact(data);
+            search_windows(data);
             limits(data);
         }
     }

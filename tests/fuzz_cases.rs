@@ -15,6 +15,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("text_preview", spill::fuzzing::text_preview),
     ("redact", spill::fuzzing::redact),
     ("limits", spill::fuzzing::limits),
+    ("search_windows", spill::fuzzing::search_windows),
 ];
 
 #[test]
