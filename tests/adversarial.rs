@@ -125,6 +125,19 @@ fn reader_runs(source: &str) -> Vec<Vec<String>> {
         vec!["cat", &s],
         vec!["cat", "--lines", "2:5", &s],
         vec!["cat", "--hex", "--bytes", "0:64", &s],
+        vec!["search", &s, "a"],
+        vec![
+            "search",
+            "--json",
+            "-C",
+            "2",
+            "--max-columns",
+            "40",
+            &s,
+            "[0-9]+|\\\\u",
+        ],
+        vec!["search", "--count", &s, "\\x00|\\r"],
+        vec!["search", "--paths", "--json", &s, "a|9"],
     ]
     .into_iter()
     .map(|v| v.into_iter().map(String::from).collect())
@@ -288,14 +301,23 @@ fn a_single_100_mb_line_and_10_million_tiny_lines() {
         ("10 million tiny lines", tiny),
     ] {
         let p = path.to_str().unwrap();
-        let runs: Vec<(Vec<&str>, bool)> = vec![
+        // A debug build spends seconds on each of these: one run per command and path.
+        let mut runs: Vec<(Vec<&str>, bool)> = vec![
             (vec!["wrap"], true),
-            (vec!["wrap", "--format", "text"], true),
             (vec!["shape", p], false),
             (vec!["cat", p], false),
             (vec!["cat", "--lines", "9999999:", p], false),
             (vec!["cat", "--bytes", "99999000:", p], false),
         ];
+        if name.starts_with("a single") {
+            runs.push((
+                vec!["search", "-C", "2", "--offset", "5000", p, "dolor"],
+                false,
+            ));
+            runs.push((vec!["search", "--json", "--paths", p, "amet"], false));
+        } else {
+            runs.push((vec!["search", "--count", p, "7"], false));
+        }
         for (args, stdin) in runs {
             let g = guarded(
                 &sb,
@@ -304,6 +326,10 @@ fn a_single_100_mb_line_and_10_million_tiny_lines() {
                 Duration::from_secs(120),
             );
             assert_sane(&g, name, &args, 64);
+            if args.starts_with(&["search", "--count"]) {
+                // Ten million one-line matches, counted exactly.
+                assert_eq!(g.stdout, b"10000000\n");
+            }
         }
     }
 }
