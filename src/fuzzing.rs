@@ -25,12 +25,12 @@ fn control<const N: usize>(data: &[u8]) -> ([u8; N], &[u8]) {
 }
 
 /// Feeds `bytes` in chunks whose sizes cycle through `sizes` (each at least 1).
-fn chunks<'a>(bytes: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
+fn chunks<'a>(bytes: &'a [u8], sizes: &[usize]) -> Vec<&'a [u8]> {
     let mut out = Vec::new();
     let mut at = 0;
     let mut i = 0;
     while at < bytes.len() {
-        let n = usize::from(sizes[i % sizes.len()]).max(1);
+        let n = sizes[i % sizes.len()].max(1);
         let end = (at + n).min(bytes.len());
         out.push(&bytes[at..end]);
         at = end;
@@ -48,6 +48,7 @@ pub fn text_preview(data: &[u8]) {
     let keep = 16 + usize::from(k) * 4;
     let whole = analyze(text, keep);
     let mut streamed = TextAnalyzer::new(keep);
+    let split = usize::from(split);
     for c in chunks(text, &[split, split / 3 + 1, 1, 255]) {
         streamed.feed(c);
     }
@@ -81,7 +82,7 @@ pub fn text_preview(data: &[u8]) {
     assert!(p.omitted_lines <= whole.lines, "{p:?}");
 
     // Character-boundary cuts never move more than three bytes and land on a boundary.
-    for at in [0, text.len() / 2, text.len(), usize::from(split)] {
+    for at in [0, text.len() / 2, text.len(), split] {
         let f = floor_char_boundary(text, at);
         let c = ceil_char_boundary(text, at);
         let at = at.min(text.len());
@@ -112,10 +113,14 @@ thread_local! {
 /// cross the held-back window (about 16.5 KiB) as well as chunk boundaries.
 pub fn redact(data: &[u8]) {
     let ([mode, reps, split], body) = control::<3>(data);
+    // Tiny chunks are fed only without filler: each feed past the held-back window rescans
+    // it, so byte-sized feeds of a long input are quadratic (real reads are up to 1 MiB).
+    let tiny = mode & 0x40 != 0;
+    let reps = if tiny { 0 } else { reps % 4 };
     let mut input = Vec::new();
-    for i in 0..=usize::from(reps % 4) {
+    for i in 0..=usize::from(reps) {
         input.extend_from_slice(body);
-        if i < usize::from(reps % 4) {
+        if i < usize::from(reps) {
             // Filler between copies pushes later copies past the held-back window.
             input.resize(input.len() + usize::from(mode >> 1) * 97, b'.');
         }
@@ -129,8 +134,12 @@ pub fn redact(data: &[u8]) {
         let (whole_before, streamed_before) = (whole.count(), streamed.count());
         let out_whole = whole.redact_all(&input);
         let mut out = Vec::new();
-        let scale = if mode & 0x80 != 0 { 64 } else { 1 };
-        for c in chunks(&input, &[split.max(1).saturating_mul(scale), 1, 7]) {
+        let sizes: &[usize] = if tiny {
+            &[1, 7, usize::from(split).max(1)]
+        } else {
+            &[usize::from(split).max(1) * 64, 4096, 997]
+        };
+        for c in chunks(&input, sizes) {
             streamed.feed(c, &mut out);
         }
         streamed.finish(&mut out);
