@@ -249,6 +249,14 @@ fn display_line(line: &[u8]) -> (String, bool) {
     (text, lossy)
 }
 
+/// The part of a neighbouring line a signal may show: its first `4 * SIGNAL_CHARS` bytes. The
+/// previous line is kept only this far across chunks, so every path cuts it the same way and
+/// the signals do not depend on where reads happened to split the input (found by fuzzing: a
+/// long progress line's last `\r` frame showed only when it sat inside one chunk).
+fn neighbour(line: &[u8]) -> &[u8] {
+    &line[..line.len().min(4 * SIGNAL_CHARS)]
+}
+
 #[derive(Debug, Default)]
 struct SignalCollector {
     carry: Vec<u8>,
@@ -322,13 +330,13 @@ impl SignalCollector {
                 std::mem::take(&mut self.prev_line)
             } else {
                 let ps = memchr::memrchr(b'\n', &region[..ls - 1]).map_or(0, |i| i + 1);
-                region[ps..ls - 1].to_vec()
+                neighbour(&region[ps..ls - 1]).to_vec()
             };
             let next = (le + 1 < region.len()).then(|| {
                 let ne = le
                     + 1
                     + memchr::memchr(b'\n', &region[le + 1..]).expect("region ends with a newline");
-                &region[le + 1..ne]
+                neighbour(&region[le + 1..ne])
             });
             self.consider(&region[ls..le], line_no, &prev, next);
             start = le + 1;
@@ -343,8 +351,7 @@ impl SignalCollector {
 
     fn set_prev(&mut self, line: &[u8]) {
         self.prev_line.clear();
-        self.prev_line
-            .extend_from_slice(&line[..line.len().min(4 * SIGNAL_CHARS)]);
+        self.prev_line.extend_from_slice(neighbour(line));
     }
 
     fn attach_after(&mut self, line: &[u8]) {
@@ -352,7 +359,7 @@ impl SignalCollector {
             return;
         };
         if let Some(sig) = self.recent.iter_mut().rev().find(|s| s.line == want) {
-            let (text, lossy) = display_line(line);
+            let (text, lossy) = display_line(neighbour(line));
             let early = if sig.strength == Strength::Strong {
                 &mut self.early_strong
             } else {
@@ -583,5 +590,26 @@ mod tests {
             facts_eq(&a.finish(), &whole);
             prop_assert_eq!(whole.lines, crate::text::count_lines(&text));
         }
+    }
+
+    /// Found by the text_preview fuzz target: the line before a `FAIL:` header is shown as its
+    /// last `\r` frame, and that frame lay past the bytes kept across chunks; the signal's
+    /// text then depended on where the input was split.
+    #[test]
+    fn a_long_neighbour_line_is_cut_the_same_whatever_the_chunks() {
+        let mut text = b"start\n".to_vec();
+        text.extend_from_slice(&b"downloading 10%\r".repeat(100));
+        text.extend_from_slice(b"done\nFAIL: test_x\nok\n");
+        let whole = analyze(&text, 64);
+        let split = text.len() - b"FAIL: test_x\nok\n".len();
+        let mut a = TextAnalyzer::new(64);
+        a.feed(&text[..split]);
+        a.feed(&text[split..]);
+        facts_eq(&a.finish(), &whole);
+        // And the committed crash input replays through the fuzz invariant.
+        let crash = include_bytes!(
+            "../../tests/fuzz-cases/text_preview/crash-e0e11c3f1c8cc8830f9d29d1f9d4f25f8d4c569c"
+        );
+        crate::fuzzing::text_preview(crash);
     }
 }
