@@ -6,6 +6,7 @@
 //! are fine, panics and wrong answers are not. The same functions replay the committed corpus
 //! (`tests/fuzz-cases/`) in `cargo test`, so CI needs no nightly toolchain.
 
+use std::rc::Rc;
 use std::time::Duration;
 
 use crate::limits::{group_digits, human_duration, human_size, parse_duration, parse_size};
@@ -186,6 +187,11 @@ fn check_window(w: &Window, line: &[u8], max_columns: usize) {
     }
 }
 
+/// Compiled patterns by their text (and flags).
+type Cache<K, V> = std::collections::HashMap<K, V>;
+/// Search patterns by text and flag bits; `None` when they do not compile.
+type PatternCache = Cache<(String, u8), Option<Rc<crate::search::Pattern>>>;
+
 /// Patterns with an oracle (the regex crate, line by line) and some that exercise the
 /// literal fallback and the flags.
 const SEARCH_PATTERNS: &[&str] = &[
@@ -239,7 +245,25 @@ pub fn search_windows(data: &[u8]) {
         ignore_case: flags & 2 != 0,
         word: flags & 4 != 0,
     };
-    let Ok(pattern) = Pattern::new(&options) else {
+    // Compiling a matcher costs far more than a search of a few KiB: the fixed patterns are
+    // compiled once per flag combination (the data-derived ones, a quarter, every time).
+    thread_local! {
+        static PATTERNS: std::cell::RefCell<PatternCache> =
+            std::cell::RefCell::default();
+    }
+    // Shared, not cloned: a cloned matcher starts with a cold lazy DFA.
+    let compile = || Pattern::new(&options).ok().map(Rc::new);
+    let pattern = if which % 4 == 3 {
+        compile()
+    } else {
+        PATTERNS.with(|p| {
+            p.borrow_mut()
+                .entry((pattern_text.clone(), flags & 7))
+                .or_insert_with(compile)
+                .clone()
+        })
+    };
+    let Some(pattern) = pattern else {
         return;
     };
     let page = Page {
@@ -282,7 +306,20 @@ pub fn search_windows(data: &[u8]) {
     }
     // The oracle: plain regex patterns, counted line by line.
     if flags & 7 == 0 && which % 4 != 3 && pattern.mode() == crate::search::PatternMode::Regex {
-        let re = regex::bytes::Regex::new(&format!("(?m){pattern_text}")).expect("valid");
+        thread_local! {
+            static ORACLES: std::cell::RefCell<Cache<String, Rc<regex::bytes::Regex>>> =
+                std::cell::RefCell::default();
+        }
+        let re = ORACLES.with(|o| {
+            o.borrow_mut()
+                .entry(pattern_text.clone())
+                .or_insert_with(|| {
+                    Rc::new(
+                        regex::bytes::Regex::new(&format!("(?m){pattern_text}")).expect("valid"),
+                    )
+                })
+                .clone()
+        });
         let oracle: u64 = hay
             .split(|&b| b == b'\n')
             .map(|line| re.find_iter(line).count() as u64)
