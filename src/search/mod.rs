@@ -234,6 +234,9 @@ fn base_searcher(heap_limit: Option<usize>) -> SearcherBuilder {
     let mut builder = SearcherBuilder::new();
     builder
         .binary_detection(BinaryDetection::none())
+        // Raw bytes: a UTF-16 or UTF-8 byte-order mark must not make the searcher transcode
+        // (or strip it), or offsets, columns and windows stop naming the source's bytes.
+        .bom_sniffing(false)
         .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
         .heap_limit(heap_limit);
     builder

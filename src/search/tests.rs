@@ -210,3 +210,23 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+/// Found by the search_windows fuzz target: a leading `FE FF` made grep-searcher decode the
+/// source as UTF-16, so windows held U+FFFD bytes that are not in the source.
+#[test]
+fn byte_order_marks_are_searched_as_raw_bytes() {
+    for (hay, at) in [
+        (&b"\xfe\xff|a|"[..], 3u64),
+        (b"\xff\xfea\x00", 2),
+        (b"\xef\xbb\xbfa", 3),
+    ] {
+        let r = all_paths(hay, &pattern("a"), &page(0, 5, 0));
+        assert_eq!(r.total_matches, 1, "{hay:?}");
+        let m = &r.matches[0];
+        assert_eq!(m.byte_offset, at, "{hay:?}");
+        assert_eq!(
+            &hay[m.window.start..m.window.start + m.window.bytes.len()],
+            &m.window.bytes[..]
+        );
+    }
+}
