@@ -1,0 +1,6 @@
+//! Tests of the JSONPath module over an in-memory, order-preserving document tree.
+
+mod cts;
+mod props;
+mod queries;
+pub(crate) mod tree;
