@@ -28,6 +28,15 @@ pub const CAT_MAX_BYTES: u64 = 1024 * 1024;
 /// Default `cat --max-columns`: longer lines are cut with a marker unless `--raw`.
 pub const CAT_MAX_COLUMNS: usize = 2000;
 
+/// Default `extract --max-items`: elements or members shown per container, and nodes per list.
+pub const EXTRACT_MAX_ITEMS: usize = 50;
+/// Default `extract --max-depth`: container levels shown below a selected value.
+pub const EXTRACT_MAX_DEPTH: usize = 8;
+/// Default `extract --max-string`: characters shown per string.
+pub const EXTRACT_MAX_STRING: usize = 1000;
+/// Default `extract --max-bytes`: the size of the whole output (0 lifts every bound).
+pub const EXTRACT_MAX_BYTES: u64 = 16 * 1024;
+
 /// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`, `1G`).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
