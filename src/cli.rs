@@ -258,8 +258,16 @@ pub struct ExtractArgs {
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// An RFC 9535 JSONPath query, e.g. '$.items[0:5]'.
-    #[arg(value_name = "QUERY", allow_hyphen_values = true)]
-    pub query: String,
+    #[arg(
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        required_unless_present = "from_file"
+    )]
+    pub query: Option<String>,
+    /// Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries
+    /// holding characters a command line cannot carry.
+    #[arg(short = 'f', long, value_name = "FILE", conflicts_with = "query")]
+    pub from_file: Option<std::path::PathBuf>,
     /// Print [{"path": …, "value": …}] with RFC 9535 normalized paths.
     #[arg(long, conflicts_with = "raw")]
     pub nodes: bool,

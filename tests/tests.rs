@@ -5,6 +5,7 @@ mod common;
 mod cat;
 mod cli;
 mod concurrency;
+mod extract;
 mod lifecycle;
 mod redact;
 mod shape;

@@ -15,7 +15,8 @@ use super::Outcome;
 pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     let footer_to = super::footer_to(args.footer)?;
     // The query is checked before the source is read: a typo costs nothing.
-    let query = Query::parse_lenient(&args.query)?;
+    let text = query_text(&args)?;
+    let query = Query::parse_lenient(&text)?;
     let mode = if args.nodes {
         Mode::Nodes
     } else if args.raw {
@@ -26,7 +27,7 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     if args.offset > 0 && query.is_singular() && mode != Mode::Nodes {
         return Err(Error::Usage(format!(
             "--offset pages through a list of nodes, and {:?} is a singular query (it selects at most one)",
-            diag::escape(&args.query)
+            diag::escape(&text)
         )));
     }
     let max_bytes = args.max_bytes.unwrap_or(limits::EXTRACT_MAX_BYTES);
@@ -69,4 +70,33 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         None => output::flush(&mut out)?,
     }
     Ok(Outcome::Found)
+}
+
+/// The query as given on the command line or in the `--from-file` file.
+fn query_text(args: &ExtractArgs) -> Result<String> {
+    if let Some(q) = &args.query {
+        return Ok(q.clone());
+    }
+    let Some(path) = &args.from_file else {
+        return Err(Error::Usage("a QUERY (or --from-file FILE) is required".into()));
+    };
+    if super::restricted() {
+        return Err(Error::Usage(
+            "--from-file is refused in restricted mode (SPILL_RESTRICTED=1): give the query on the command line".into(),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
+    let mut text = String::from_utf8(bytes).map_err(|_| {
+        Error::Usage(format!(
+            "--from-file {}: the query is not UTF-8",
+            diag::escape(&path.to_string_lossy())
+        ))
+    })?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(text)
 }
