@@ -78,7 +78,9 @@ fn query_text(args: &ExtractArgs) -> Result<String> {
         return Ok(q.clone());
     }
     let Some(path) = &args.from_file else {
-        return Err(Error::Usage("a QUERY (or --from-file FILE) is required".into()));
+        return Err(Error::Usage(
+            "a QUERY (or --from-file FILE) is required".into(),
+        ));
     };
     if super::restricted() {
         return Err(Error::Usage(

@@ -82,17 +82,18 @@ impl Report {
         }
         let c = &self.cuts;
         let mut cut = Vec::new();
-        if c.containers > 0 {
+        if c.items > 0 {
             cut.push(format!(
-                "{} more {} in {} {}",
+                "{} more {}",
                 group_digits(c.items),
                 if c.items == 1 { "item" } else { "items" },
-                group_digits(c.containers),
-                if c.containers == 1 {
-                    "container"
-                } else {
-                    "containers"
-                }
+            ));
+        }
+        if c.members > 0 {
+            cut.push(format!(
+                "{} more {}",
+                group_digits(c.members),
+                if c.members == 1 { "member" } else { "members" },
             ));
         }
         if c.strings > 0 {
@@ -145,6 +146,7 @@ pub fn extract(
         prefix: format!("spill extract {}", shell_quote(opts.source)),
     };
     let mut writer = Writer {
+        doc_len: bytes.len(),
         records_from: doc.first(),
         bounds,
         cont: &cont,
@@ -203,8 +205,8 @@ pub fn extract(
         + 1
         + out.newline_len(1)
         + 2
-        + 2 * 26
-        + 40
+        + 2 * group_digits(bytes.len() as u64).len()
+        + 50
         + json_string(&cont.prefix).len()
         + json_string(&query_text).len();
     out.reserve += list_reserve;
@@ -417,9 +419,7 @@ fn raw_item<'d>(
     if keep_chars < total || !whole {
         out.push(marker(keep_chars).as_bytes());
         writer.cuts.strings += 1;
-        if writer.cuts.first_next.is_none() {
-            writer.cuts.first_next = Some(cmd.clone());
-        }
+        writer.cuts.next(&cmd, 1);
     }
     out.push(b"\n");
     Ok(true)

@@ -4,9 +4,9 @@
 //!
 //! The byte bound works with reservations: every open container reserves the bytes of its
 //! closing bracket and of a marker, so a cut can always be closed into valid JSON. When an
-//! element does not fit, the writer rolls back to the start of the innermost element that is
-//! not the first of its container and closes that container with a marker; so the output shows
-//! whole elements where it can and descends into one only when it is the first.
+//! element does not fit, the writer rolls back to the start of the outermost element in progress
+//! that is not the first of its container and closes that container with a marker; so the
+//! output shows whole elements where it can and descends into one only when it is the first.
 
 use std::io::Write;
 
@@ -33,14 +33,18 @@ pub struct Bounds {
 pub struct Cuts {
     /// Containers cut short (by `--max-items` or the byte bound).
     pub containers: u64,
-    /// Elements and members left out of them.
+    /// Array elements left out of them.
     pub items: u64,
+    /// Object members left out of them.
+    pub members: u64,
     /// Strings cut (by `--max-string` or the byte bound).
     pub strings: u64,
     /// Containers replaced by a summary (deeper than `--max-depth`).
     pub deep: u64,
-    /// The command continuing the first cut.
+    /// The command continuing the first cut of the most telling kind.
     pub first_next: Option<String>,
+    /// The kind of that cut: 0 a container, 1 a string, 2 a summarised deep container.
+    next_rank: u8,
 }
 
 impl Cuts {
@@ -49,9 +53,12 @@ impl Cuts {
         self.containers == 0 && self.strings == 0 && self.deep == 0
     }
 
-    fn next(&mut self, command: &str) {
-        if self.first_next.is_none() {
+    /// Offers `command` as the one the notice names: the first cut of a container wins over
+    /// the first long string, which wins over the first summarised container.
+    pub(super) fn next(&mut self, command: &str, rank: u8) {
+        if self.first_next.is_none() || rank < self.next_rank {
             self.first_next = Some(command.to_string());
+            self.next_rank = rank;
         }
     }
 }
@@ -111,7 +118,7 @@ impl<'w> Out<'w> {
         self.limit
     }
 
-    fn bounded(&self) -> bool {
+    pub(super) fn bounded(&self) -> bool {
         self.limit != usize::MAX
     }
 
@@ -206,6 +213,8 @@ impl Frame<'_> {
 
 /// The value writer: bounds, the continuation prefix, and what was cut.
 pub struct Writer<'c> {
+    /// The length of the source: a bound for every count.
+    pub doc_len: usize,
     /// Where the records of an NDJSON source start (its root is the virtual array of them).
     pub records_from: usize,
     /// The bounds in force.
@@ -215,9 +224,6 @@ pub struct Writer<'c> {
     /// What was cut so far.
     pub cuts: Cuts,
 }
-
-/// The widest count a marker can carry (`18,446,744,073,709,551,615`).
-const COUNT_WIDTH: usize = 26;
 
 impl<'c> Writer<'c> {
     /// Writes the value `v` (whose location is `path`) at the current position, `indent`
@@ -250,8 +256,14 @@ impl<'c> Writer<'c> {
                     }
                     Begin::Open(frame) => stack.push(frame),
                     Begin::Overflow => {
-                        // 1. Roll back to the innermost element that is not a first one.
-                        if let Some(i) = stack.iter().rposition(|f| f.shown > 0) {
+                        // Roll back to the outermost element in progress that is not the first
+                        // of its container, so that whole elements are shown where possible.
+                        if !first {
+                            out.truncate(entry);
+                            out.reserve = base_reserve;
+                            path.truncate(base_path);
+                            return Ok(false);
+                        } else if let Some(i) = stack.iter().position(|f| f.shown > 0) {
                             while stack.len() > i + 1 {
                                 let f = stack.pop().expect("frames above i");
                                 out.reserve -= f.reserve;
@@ -262,11 +274,6 @@ impl<'c> Writer<'c> {
                             self.cut_frame(out, f, path)?;
                             let f = stack.pop().expect("frame i");
                             self.close(out, f);
-                        } else if !first {
-                            out.truncate(entry);
-                            out.reserve = base_reserve;
-                            path.truncate(base_path);
-                            return Ok(false);
                         } else if value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty()
                         {
                             // Nothing shown anywhere yet: show this value, cut to fit.
@@ -377,7 +384,7 @@ impl<'c> Writer<'c> {
                     }
                     out.push(text.as_bytes());
                     self.cuts.deep += 1;
-                    self.cuts.next(&cmd);
+                    self.cuts.next(&cmd, 2);
                     return Ok(Begin::Done);
                 }
                 // An empty container is written whole.
@@ -394,8 +401,12 @@ impl<'c> Writer<'c> {
                     out.push(if object { b"{}" } else { b"[]" });
                     return Ok(Begin::Done);
                 }
-                let reserve =
-                    out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object);
+                // Unbounded output needs no reservation (nor the cost of spelling the path).
+                let reserve = if out.bounded() {
+                    out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object)
+                } else {
+                    0
+                };
                 if !force && !out.fits(1 + reserve) {
                     return Ok(Begin::Overflow);
                 }
@@ -451,7 +462,7 @@ impl<'c> Writer<'c> {
                 out.push(marker_suffix(total - kept, &cmd).as_bytes());
                 out.push(b"\"");
                 self.cuts.strings += 1;
-                self.cuts.next(&cmd);
+                self.cuts.next(&cmd, 1);
                 Ok(Begin::Done)
             }
             _ => {
@@ -473,13 +484,15 @@ impl<'c> Writer<'c> {
         indent: usize,
         object: bool,
     ) -> usize {
-        let query = shell_quote(&path.to_dot());
-        // `,` newline indent `"…": ` then the string with two counts and a slice or offset.
+        let query = shell_quote(&format!("{}[:]", path.to_dot()));
+        // No count exceeds the document's length in bytes: its digits bound every number.
+        let width = group_digits(self.doc_len as u64).len();
+        // `,` newline indent `"…": ` then the string: two counts (three for a slice) and the
+        // fixed words (`… `, ` more members: `, ` --nodes --offset `).
         1 + out.newline_len(indent)
             + if object { 7 } else { 0 }
-            + 2
-            + 2 * COUNT_WIDTH
-            + 80
+            + 3 * width
+            + 40
             + json_string(&self.cont.prefix).len()
             + json_string(&query).len()
     }
@@ -547,8 +560,12 @@ impl<'c> Writer<'c> {
         // The marker counts as shown so that the closing bracket goes on its own line.
         f.shown += 1;
         self.cuts.containers += 1;
-        self.cuts.items += left as u64;
-        self.cuts.next(&cmd);
+        if f.is_object() {
+            self.cuts.members += left as u64;
+        } else {
+            self.cuts.items += left as u64;
+        }
+        self.cuts.next(&cmd, 0);
         Ok(())
     }
 
