@@ -68,6 +68,9 @@ pub enum ColorWhen {
 }
 
 /// The commands.
+// Variants carry no doc comments on purpose: clap would show them instead of the help text
+// (with examples) written on each command's Args struct.
+#[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Wrap(WrapArgs),

@@ -65,7 +65,8 @@ impl Decimal {
             .rev()
             .take_while(|&&d| d == b'0')
             .count();
-        let digits: Vec<u8> = digits[lead..digits.len() - trail].to_vec();
+        digits.truncate(digits.len() - trail);
+        digits.drain(..lead);
         if digits.is_empty() {
             return Decimal {
                 neg: false,

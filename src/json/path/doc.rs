@@ -91,6 +91,28 @@ pub trait Doc {
         Ok(n)
     }
 
+    /// Where an exhausted members iterator stopped (for the engine: the offset just past the
+    /// closing brace); `None` when unknown. With [`Doc::resume_members`] and its element twins,
+    /// this lets a descendant walk (`..`) tell a parent iterator where the child it just walked
+    /// ends, so the child is not skipped a second time: without them `$..x` reads each byte
+    /// once per level of nesting above it.
+    fn members_end<'a>(&'a self, _members: &Self::Members<'a>) -> Option<usize> {
+        None
+    }
+
+    /// Where an exhausted elements iterator stopped; see [`Doc::members_end`].
+    fn elements_end<'a>(&'a self, _elements: &Self::Elements<'a>) -> Option<usize> {
+        None
+    }
+
+    /// Tells a members iterator that the value it handed out last ends at `end` (a position
+    /// from [`Doc::members_end`] or [`Doc::elements_end`]), so it need not skip that value.
+    fn resume_members<'a>(&'a self, _members: &mut Self::Members<'a>, _end: usize) {}
+
+    /// Tells an elements iterator where the value it handed out last ends; see
+    /// [`Doc::resume_members`].
+    fn resume_elements<'a>(&'a self, _elements: &mut Self::Elements<'a>, _end: usize) {}
+
     /// Element `back` positions from the end (`1` is the last) of an array node, with its
     /// index, in one pass: the last `back` element handles are kept in a ring buffer.
     fn element_from_end(

@@ -46,7 +46,7 @@ enum Scalar<'a, N> {
     Nothing,
     Null,
     Bool(bool),
-    Num(Decimal),
+    Num(Cow<'a, Decimal>),
     Str(Cow<'a, str>),
     Array(N),
     Object(N),
@@ -64,6 +64,22 @@ impl<'a, D: Doc + 'a> Children<'a, D> {
             Kind::Array => Some(Children::Elements(doc.elements(node), 0)),
             _ => None,
         })
+    }
+
+    /// Where this exhausted iterator stopped, if the document knows.
+    fn end(&self, doc: &'a D) -> Option<usize> {
+        match self {
+            Children::Members(m) => doc.members_end(m),
+            Children::Elements(e, _) => doc.elements_end(e),
+        }
+    }
+
+    /// The child handed out last ends at `end`: do not skip it again.
+    fn resume(&mut self, doc: &'a D, end: usize) {
+        match self {
+            Children::Members(m) => doc.resume_members(m, end),
+            Children::Elements(e, _) => doc.resume_elements(e, end),
+        }
     }
 
     #[allow(clippy::type_complexity)]
@@ -207,7 +223,12 @@ impl<'a, D: Doc> Eval<'a, D> {
         while let Some((children, plen)) = stack.last_mut() {
             let plen = *plen;
             let Some(next) = children.next() else {
+                // This container was walked to its end: its parent can resume right there.
+                let end = children.end(self.doc);
                 stack.pop();
+                if let (Some(end), Some((parent, _))) = (end, stack.last_mut()) {
+                    parent.resume(self.doc, end);
+                }
                 continue;
             };
             let (elem, child) = next?;
@@ -584,10 +605,10 @@ impl<'a, D: Doc> Eval<'a, D> {
     fn scalar(&self, v: &Val<'a, D::Node>) -> Result<Scalar<'a, D::Node>, D::Error> {
         Ok(match v {
             Val::Nothing => Scalar::Nothing,
-            Val::Int(n) => Scalar::Num(Decimal::from_usize(*n)),
+            Val::Int(n) => Scalar::Num(Cow::Owned(Decimal::from_usize(*n))),
             Val::Lit(Literal::Null) => Scalar::Null,
             Val::Lit(Literal::Bool(b)) => Scalar::Bool(*b),
-            Val::Lit(Literal::Number(d)) => Scalar::Num(d.clone()),
+            Val::Lit(Literal::Number(d)) => Scalar::Num(Cow::Borrowed(d)),
             Val::Lit(Literal::String(s)) => Scalar::Str(Cow::Borrowed(s)),
             Val::Node(n) => self.node_scalar(*n)?,
         })
@@ -597,7 +618,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         Ok(match self.doc.kind(n)? {
             Kind::Null => Scalar::Null,
             Kind::Bool => Scalar::Bool(self.doc.boolean(n)?),
-            Kind::Number => Scalar::Num(Decimal::parse(&self.doc.number(n)?)),
+            Kind::Number => Scalar::Num(Cow::Owned(Decimal::parse(&self.doc.number(n)?))),
             Kind::String => Scalar::Str(self.doc.string(n)?),
             Kind::Array => Scalar::Array(n),
             Kind::Object => Scalar::Object(n),
