@@ -1,0 +1,128 @@
+//! Micro-benchmarks of spill's hot loops: BLAKE3 hashing, the streaming text analysis behind
+//! `wrap`'s envelope, and the text preview render. Run with `cargo bench --bench micro`; the
+//! throughput columns (bytes per second) are what to compare with DESIGN-NOTES.
+//!
+//! Inputs are generated here, deterministically, so no data files are needed.
+
+use divan::counter::BytesCount;
+use divan::{Bencher, black_box};
+use spill::text::analyze::{self, TextAnalyzer};
+use spill::text::preview::{self, Budget};
+
+fn main() {
+    divan::main();
+}
+
+/// Sizes of the generated inputs.
+const SIZES: &[usize] = &[64 << 10, 16 << 20];
+
+/// A build-log-like text: mostly ordinary lines, a failure every ~5,000 lines, an ANSI-coloured
+/// progress line now and then. The mix decides how often the signal classifier runs.
+fn build_log(size: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size + 256);
+    let mut n = 0u64;
+    while out.len() < size {
+        let line = match n % 10 {
+            0..=3 => format!(
+                "   Compiling crate-{} v0.{}.{} (/work/src/x)\n",
+                n % 997,
+                n % 30,
+                n % 7
+            ),
+            4..=7 => format!("test module::case_{n} ... ok\n"),
+            8 => format!(
+                "\x1b[32m[{}%]\x1b[0m building shard replica queue\n",
+                n % 100
+            ),
+            _ if n % 5003 == 9 => "error[E0308]: mismatched types in src/engine.rs\n".to_string(),
+            _ => "note: the quick brown fox jumps over the lazy dog near the cache worker\n"
+                .to_string(),
+        };
+        out.extend_from_slice(line.as_bytes());
+        n += 1;
+    }
+    out
+}
+
+/// A pretty-printed JSON document, as `wrap` sees API output.
+fn pretty_json(size: usize) -> Vec<u8> {
+    let mut out = b"{\n  \"items\": [\n".to_vec();
+    let mut id = 0u64;
+    while out.len() < size {
+        if id > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        out.extend_from_slice(
+            format!(
+                "    {{\n      \"id\": {id},\n      \"name\": \"item-{id}\",\n      \"tags\": [\"alpha\", \"beta\"],\n      \"owner\": {{\"email\": \"user{id}@example.com\"}}\n    }}"
+            )
+            .as_bytes(),
+        );
+        id += 1;
+    }
+    out.extend_from_slice(b"\n  ],\n  \"meta\": {\"count\": 1}\n}\n");
+    out
+}
+
+#[divan::bench(args = SIZES)]
+fn blake3_hash(bencher: Bencher, size: usize) {
+    let data = build_log(size);
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| blake3::hash(black_box(&data)));
+}
+
+#[divan::bench(args = SIZES)]
+fn analyze_build_log(bencher: Bencher, size: usize) {
+    let data = build_log(size);
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| analyze::analyze(black_box(&data), 8 << 10));
+}
+
+#[divan::bench(args = SIZES)]
+fn analyze_pretty_json(bencher: Bencher, size: usize) {
+    let data = pretty_json(size);
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| analyze::analyze(black_box(&data), 8 << 10));
+}
+
+/// The same analysis fed in 1 MiB chunks, as `wrap`'s worker thread feeds it.
+#[divan::bench(args = [16usize << 20])]
+fn analyze_chunked(bencher: Bencher, size: usize) {
+    let data = build_log(size);
+    bencher.counter(BytesCount::of_slice(&data)).bench(|| {
+        let mut a = TextAnalyzer::new(8 << 10);
+        for chunk in black_box(&data).chunks(1 << 20) {
+            a.feed(chunk);
+        }
+        a.finish()
+    });
+}
+
+/// Rendering the head/tail preview from analysed facts (done a few times per envelope while
+/// the preview shrinks to fit).
+#[divan::bench]
+fn preview_render(bencher: Bencher) {
+    let data = build_log(4 << 20);
+    let facts = analyze::analyze(&data, 8 << 10);
+    let budget = Budget {
+        head_bytes: 2048 / 3,
+        tail_bytes: 2048 - 2048 / 3,
+        head_lines: None,
+        tail_lines: None,
+    };
+    bencher.bench(|| preview::render(black_box(&facts), budget));
+}
+
+/// The signal prefilter alone: one regex scan per chunk finds the lines worth classifying.
+#[divan::bench(args = [16usize << 20])]
+fn signal_prefilter(bencher: Bencher, size: usize) {
+    let data = build_log(size);
+    bencher.counter(BytesCount::of_slice(&data)).bench(|| {
+        spill::text::signals::PREFILTER
+            .find_iter(black_box(&data))
+            .count()
+    });
+}
