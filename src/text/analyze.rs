@@ -225,13 +225,35 @@ pub fn looks_binary(sample: &[u8]) -> bool {
 }
 
 fn count_byte(bytes: &[u8], needle: u8) -> usize {
-    // A plain filter-count compiles to a vectorised loop, faster than iterating matches.
-    bytes.iter().filter(|&&b| b == needle).count()
+    count_where(bytes, |b| b == needle)
 }
 
 fn count_chars(bytes: &[u8]) -> usize {
     // Characters are the bytes that do not continue a UTF-8 sequence.
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+    count_where(bytes, |b| (b as i8) >= -0x40)
+}
+
+/// Counts the bytes that satisfy `pred`. A plain `filter().count()` widens every byte to a
+/// 64-bit lane and so handles 4 bytes per step; adding into 32 byte-wide lanes for up to 255
+/// steps and widening once per block lets the compiler use whole vector registers (profiled:
+/// the two counts took 30% of `wrap`'s time on a 100 MB log before this).
+#[inline(always)]
+fn count_where(bytes: &[u8], pred: impl Fn(u8) -> bool) -> usize {
+    const LANES: usize = 32;
+    // 255 steps: no byte lane can overflow.
+    const BLOCK: usize = LANES * 255;
+    let mut total = 0usize;
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        let mut acc = [0u8; LANES];
+        for group in block.chunks_exact(LANES) {
+            for (a, &b) in acc.iter_mut().zip(group) {
+                *a += u8::from(pred(b));
+            }
+        }
+        total += acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+    }
+    total + blocks.remainder().iter().filter(|&&b| pred(b)).count()
 }
 
 /// Cuts a signal's line to [`SIGNAL_CHARS`] characters after cleaning it for display.
@@ -545,6 +567,24 @@ mod tests {
         assert_eq!(chosen.len(), 5);
         assert!(chosen.iter().any(|s| s.text == "fatal: real problem"));
         assert_eq!(chosen.last().unwrap().line, 11);
+    }
+
+    #[test]
+    fn block_counts_match_plain_counts() {
+        let data: Vec<u8> = (0..40_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for len in [0, 1, 31, 32, 8159, 8160, 8161, 16_320, 39_999] {
+            let s = &data[..len];
+            assert_eq!(
+                count_byte(s, b'\n'),
+                s.iter().filter(|&&b| b == b'\n').count()
+            );
+            assert_eq!(
+                count_chars(s),
+                s.iter().filter(|&&b| (b as i8) >= -0x40).count()
+            );
+        }
     }
 
     #[test]
