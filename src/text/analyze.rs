@@ -118,7 +118,7 @@ impl TextAnalyzer {
                 self.tail.drain(..excess);
             }
         }
-        let chunk_chars = count_chars(chunk);
+        let (chunk_newlines, chunk_chars) = count_newlines_and_chars(chunk);
         if self.first_nl.is_none()
             && let Some(i) = memchr::memchr(b'\n', chunk)
         {
@@ -142,9 +142,9 @@ impl TextAnalyzer {
             }
             self.last_nl = Some(last_entry);
         }
-        self.newlines += count_byte(chunk, b'\n') as u64;
+        self.newlines += chunk_newlines as u64;
         self.chars += chunk_chars as u64;
-        self.sig.feed(chunk);
+        self.sig.feed(chunk, chunk_newlines);
         self.size += chunk.len() as u64;
     }
 
@@ -228,9 +228,44 @@ fn count_byte(bytes: &[u8], needle: u8) -> usize {
     count_where(bytes, |b| b == needle)
 }
 
+/// Characters are the bytes that do not continue a UTF-8 sequence.
+fn is_char_start(b: u8) -> bool {
+    (b as i8) >= -0x40
+}
+
 fn count_chars(bytes: &[u8]) -> usize {
-    // Characters are the bytes that do not continue a UTF-8 sequence.
-    count_where(bytes, |b| (b as i8) >= -0x40)
+    count_where(bytes, is_char_start)
+}
+
+/// Newlines and characters in one pass over the bytes (the analysis of each chunk needs both;
+/// one pass instead of two saves a trip through memory).
+fn count_newlines_and_chars(bytes: &[u8]) -> (usize, usize) {
+    const LANES: usize = 32;
+    let (mut newlines, mut chars) = (0usize, 0usize);
+    let (mut nl_acc, mut ch_acc) = ([0u8; LANES], [0u8; LANES]);
+    let mut steps = 0u32;
+    let mut groups = bytes.chunks_exact(LANES);
+    for group in &mut groups {
+        let group: &[u8; LANES] = group.try_into().expect("chunks_exact gives whole groups");
+        for i in 0..LANES {
+            nl_acc[i] = nl_acc[i].wrapping_add(u8::from(group[i] == b'\n'));
+            ch_acc[i] = ch_acc[i].wrapping_add(u8::from(is_char_start(group[i])));
+        }
+        steps += 1;
+        if steps == 255 {
+            newlines += nl_acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+            chars += ch_acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+            (nl_acc, ch_acc) = ([0; LANES], [0; LANES]);
+            steps = 0;
+        }
+    }
+    newlines += nl_acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+    chars += ch_acc.iter().map(|&a| usize::from(a)).sum::<usize>();
+    let rest = groups.remainder();
+    (
+        newlines + count_byte(rest, b'\n'),
+        chars + count_chars(rest),
+    )
 }
 
 /// Counts the bytes that satisfy `pred`. A plain `filter().count()` widens every byte to a
@@ -291,7 +326,8 @@ struct SignalCollector {
 }
 
 impl SignalCollector {
-    fn feed(&mut self, chunk: &[u8]) {
+    /// `newlines`: how many `\n` the chunk holds (already counted by the caller).
+    fn feed(&mut self, chunk: &[u8], newlines: usize) {
         let Some(first_nl) = memchr::memchr(b'\n', chunk) else {
             self.extend_carry(chunk);
             return;
@@ -302,7 +338,8 @@ impl SignalCollector {
         self.complete_line(&carried);
         let last_nl = memchr::memrchr(b'\n', chunk).expect("a newline exists");
         let region = &chunk[first_nl + 1..last_nl + 1];
-        self.scan_region(region);
+        // The region runs from after the first newline through the last one.
+        self.scan_region(region, newlines - 1);
         self.extend_carry(&chunk[last_nl + 1..]);
     }
 
@@ -324,7 +361,7 @@ impl SignalCollector {
     }
 
     /// Complete lines wholly inside one chunk: only the prefilter's hits are looked at.
-    fn scan_region(&mut self, region: &[u8]) {
+    fn scan_region(&mut self, region: &[u8], newlines: usize) {
         if region.is_empty() {
             return;
         }
@@ -365,7 +402,7 @@ impl SignalCollector {
             }
         }
         self.lower = lower;
-        self.line_no = base_line + count_byte(region, b'\n') as u64;
+        self.line_no = base_line + newlines as u64;
         let last_start = memchr::memrchr(b'\n', &region[..region.len() - 1]).map_or(0, |i| i + 1);
         self.set_prev(&region[last_start..region.len() - 1]);
     }
@@ -588,6 +625,7 @@ mod tests {
         let newlines = vec![b'\n'; 40_000];
         assert_eq!(count_byte(&newlines, b'\n'), 40_000);
         assert_eq!(count_chars(&newlines), 40_000);
+        assert_eq!(count_newlines_and_chars(&newlines), (40_000, 40_000));
         for len in [0, 1, 31, 32, 33, 8159, 8160, 8161, 8192, 16_320, 39_999] {
             let s = &data[..len];
             assert_eq!(
@@ -597,6 +635,10 @@ mod tests {
             assert_eq!(
                 count_chars(s),
                 s.iter().filter(|&&b| (b as i8) >= -0x40).count()
+            );
+            assert_eq!(
+                count_newlines_and_chars(s),
+                (count_byte(s, b'\n'), count_chars(s))
             );
         }
     }
