@@ -70,14 +70,23 @@ pub enum ColorWhen {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Pass small output through; store large output and print an envelope.
     Wrap(WrapArgs),
-    /// Print a stored output (or a file) by lines or bytes, bounded and paged.
     Cat(CatArgs),
-    /// List the stored outputs of the current scope.
     Ls(LsArgs),
-    /// Remove stored outputs.
     Rm(RmArgs),
+    /// Remove expired entries and stale temporary files, then enforce the quota
+    ///
+    /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
+    /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
+    /// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
+    /// overrides the lifetime for this run.
+    ///
+    /// Examples:
+    ///   spill gc --dry-run
+    ///   spill gc --all-scopes --ttl 1h
+    ///   spill gc --json
+    #[command(verbatim_doc_comment)]
+    Gc(GcArgs),
 }
 
 /// `--format` values of `wrap`.
@@ -101,6 +110,7 @@ pub enum WrapFormat {
 ///   curl -s https://api.example.com/items | spill wrap --label 'items API'
 ///   make 2>&1 | spill wrap --format text --max-inline 4K
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct WrapArgs {
     /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -120,6 +130,20 @@ pub struct WrapArgs {
     /// A free-form label (e.g. the command), stored and echoed in the envelope.
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
+    /// Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED]
+    /// [env: SPILL_REDACT=1].
+    ///
+    /// Applies to the inline output, the stored file and the envelope; the envelope counts the
+    /// replacements in "redacted". Off by default: a false positive changes the bytes.
+    #[arg(long)]
+    pub redact: bool,
+    /// The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN].
+    #[arg(long, value_name = "ID")]
+    pub turn: Option<String>,
+    /// The most bytes one turn passes through inline; later outputs are stored instead
+    /// [env: SPILL_TURN_BUDGET] [default: 64KiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub turn_budget: Option<u64>,
     /// With CMD: kill it after this long and exit 124, like timeout(1).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "command")]
     pub timeout: Option<Duration>,
@@ -146,8 +170,9 @@ pub enum FooterTo {
 ///   spill cat sp_9f2c4a1b7e3d0c55
 ///   spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
 ///   spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
-///   spill cat build.log --lines -50:
+///   spill cat build.log --lines 100:
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CatArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -181,6 +206,7 @@ pub struct CatArgs {
 ///   spill ls
 ///   spill ls --json --all-scopes
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct LsArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -196,6 +222,7 @@ pub struct LsArgs {
 ///   spill rm sp_9f2c4a1b7e3d0c55
 ///   spill rm --all          # a harness calls this when a conversation ends
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct RmArgs {
     /// The refs to remove.
     #[arg(
@@ -207,6 +234,20 @@ pub struct RmArgs {
     /// Remove every entry of the current scope.
     #[arg(long)]
     pub all: bool,
+    /// Print one JSON object instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `spill gc` options (the help text is on [`Command::Gc`]).
+#[derive(Debug, Args)]
+pub struct GcArgs {
+    /// Report what would be removed; remove nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Expire entries and sweep temporary files in every scope of the root.
+    #[arg(long)]
+    pub all_scopes: bool,
     /// Print one JSON object instead of lines.
     #[arg(long)]
     pub json: bool,

@@ -17,6 +17,8 @@ pub const TTL: Duration = Duration::from_secs(24 * 3600);
 pub const QUOTA: u64 = 1024 * 1024 * 1024;
 /// Default `--max-file`: a larger payload is stored as its head, a marker and its tail.
 pub const MAX_FILE: u64 = 256 * 1024 * 1024;
+/// Default `--turn-budget`: the most bytes one turn (`--turn`) passes through inline.
+pub const TURN_BUDGET: u64 = 64 * 1024;
 /// `cat` without a range shows at most this many lines ...
 pub const CAT_LINES: u64 = 200;
 /// ... and at most this many bytes.

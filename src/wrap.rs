@@ -18,6 +18,7 @@ use crate::limits::{self, group_digits, human_size};
 use crate::store::{Finished, Meta, Ref, Store, StoreConfig, TempPayload};
 use crate::text::analyze::{self, TextAnalyzer, TextFacts};
 use crate::text::preview::{self, Budget};
+use crate::text::redact::Redactor;
 
 /// Reads are made in chunks of this size.
 const CHUNK: usize = 1 << 20;
@@ -39,6 +40,12 @@ pub struct WrapOptions {
     pub tail_lines: Option<usize>,
     /// `--label`.
     pub label: Option<String>,
+    /// `--redact`: replace secrets with `[REDACTED]` in everything written.
+    pub redact: bool,
+    /// `--turn`: the turn whose inline budget this output shares.
+    pub turn: Option<String>,
+    /// `--turn-budget`: the most bytes one turn passes through inline.
+    pub turn_budget: u64,
 }
 
 impl Default for WrapOptions {
@@ -49,6 +56,9 @@ impl Default for WrapOptions {
             head_lines: None,
             tail_lines: None,
             label: None,
+            redact: false,
+            turn: None,
+            turn_budget: limits::TURN_BUDGET,
         }
     }
 }
@@ -71,6 +81,8 @@ pub struct Spilled {
     pub stored: std::result::Result<Stored, String>,
     /// True when a signal stopped reading early.
     pub interrupted: bool,
+    /// Secrets replaced, when `--redact` is on.
+    pub redacted: Option<u64>,
 }
 
 /// A stored payload.
@@ -108,7 +120,7 @@ pub fn capture(
         match read_some(input, &mut first[start..], stop) {
             Ok(Some(0)) => {
                 first.truncate(start);
-                return Ok(Capture::Inline(first));
+                return inline(first, false, opts, store);
             }
             Ok(Some(n)) => first.truncate(start + n),
             Ok(None) => {
@@ -120,9 +132,43 @@ pub fn capture(
         }
     }
     if interrupted && first.len() as u64 <= limit {
-        return Ok(Capture::Inline(first));
+        return inline(first, true, opts, store);
     }
     spill(input, first, opts, store, stop).map(|s| Capture::Spilled(Box::new(s)))
+}
+
+/// An output that fits `--max-inline` (measured before redaction), read to its end or until a
+/// signal: passed through, unless its turn's inline budget is spent, in which case it is spilled
+/// after all. Only a `--turn` output touches the store here.
+fn inline(
+    bytes: Vec<u8>,
+    interrupted: bool,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+) -> Result<Capture> {
+    if let Some(turn) = opts.turn.as_deref().filter(|_| !bytes.is_empty()) {
+        let admitted = crate::store::turn::admit(
+            &Store::new(store.clone()),
+            turn,
+            bytes.len() as u64,
+            opts.turn_budget,
+        );
+        match admitted {
+            Ok(true) => {}
+            Ok(false) => {
+                // Nothing is left to read: the input ended (or a signal ended reading).
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false)?;
+                s.interrupted |= interrupted;
+                return Ok(Capture::Spilled(Box::new(s)));
+            }
+            // The input is never lost to the store: pass it through and say why.
+            Err(e) => crate::diag::warning(&format!("the turn budget was not applied: {e}")),
+        }
+    }
+    if opts.redact {
+        return Ok(Capture::Inline(Redactor::from_env().redact_all(&bytes)));
+    }
+    Ok(Capture::Inline(bytes))
 }
 
 /// One read; `Ok(None)` when a signal asked to stop.
@@ -219,6 +265,16 @@ fn hash_file(path: &std::path::Path) -> Result<blake3::Hash> {
     Ok(hasher.finalize())
 }
 
+/// The per-file cap: `--max-file`, and never so close to the quota that the capped payload
+/// (head, a one-line marker of at most `MARKER_ROOM` bytes, tail) would not fit it.
+fn file_cap(config: &StoreConfig) -> u64 {
+    const MARKER_ROOM: u64 = 256;
+    config
+        .max_file
+        .min(config.quota.saturating_sub(MARKER_ROOM))
+        .max(1)
+}
+
 /// Phase two: stream everything into the store, hashing and analysing on a worker thread.
 fn spill(
     input: &mut dyn Read,
@@ -231,7 +287,7 @@ fn spill(
     let mut writer: std::result::Result<CappedWriter, String> = store
         .prepare()
         .and_then(|_| store.create_temp())
-        .map(|temp| CappedWriter::new(temp, config.max_file.min(config.quota).max(1)))
+        .map(|temp| CappedWriter::new(temp, file_cap(config)))
         .map_err(|e| e.to_string());
     let keep = (opts.preview as usize)
         .saturating_mul(4)
@@ -250,10 +306,23 @@ fn spill(
     });
     let mut interrupted = false;
     let mut read_error = None;
+    // Redaction comes first, so the writer, the hash and the analysis all see the same bytes.
+    let mut redactor = opts.redact.then(Redactor::from_env);
+    let mut scratch = Vec::new();
+    // A buffer the redactor emptied entirely (it held the bytes back), reused for the next read.
+    let mut spare: Option<Vec<u8>> = None;
     let mut next = first;
     let mut allocated = 1;
+    let mut eof = false;
     loop {
-        if !next.is_empty() {
+        if let Some(r) = &mut redactor {
+            scratch.clear();
+            r.feed(&next, &mut scratch);
+            std::mem::swap(&mut next, &mut scratch);
+        }
+        if next.is_empty() {
+            spare = Some(next);
+        } else {
             if let Ok(w) = &mut writer
                 && let Err(e) = w.write(&next)
             {
@@ -263,7 +332,10 @@ fn spill(
                 break;
             }
         }
-        let mut buf = match pool.try_recv() {
+        if eof {
+            break;
+        }
+        let mut buf = match spare.take().map_or_else(|| pool.try_recv(), Ok) {
             Ok(b) => b,
             Err(_) if allocated < IN_FLIGHT + 2 => {
                 allocated += 1;
@@ -276,7 +348,6 @@ fn spill(
         };
         buf.resize(CHUNK, 0);
         let mut filled = 0;
-        let mut eof = false;
         // Fill the chunk: fewer, larger messages to the worker.
         while filled < CHUNK {
             match read_some(input, &mut buf[filled..], stop) {
@@ -298,19 +369,21 @@ fn spill(
             }
         }
         buf.truncate(filled);
-        if eof {
-            if !buf.is_empty() {
-                if let Ok(w) = &mut writer
-                    && let Err(e) = w.write(&buf)
-                {
-                    writer = Err(e.to_string());
-                }
-                let _ = to_worker.send(buf);
-            }
-            break;
-        }
         next = buf;
     }
+    let redacted = redactor.map(|mut r| {
+        let mut rest = Vec::new();
+        r.finish(&mut rest);
+        if !rest.is_empty() {
+            if let Ok(w) = &mut writer
+                && let Err(e) = w.write(&rest)
+            {
+                writer = Err(e.to_string());
+            }
+            let _ = to_worker.send(rest);
+        }
+        r.count()
+    });
     drop(to_worker);
     let (hash, facts) = worker.join().expect("the analysing thread does not panic");
     if let Some(e) = read_error {
@@ -322,6 +395,7 @@ fn spill(
         facts,
         stored,
         interrupted,
+        redacted,
     })
 }
 
@@ -408,6 +482,7 @@ pub fn envelope(
         exit_code,
         interrupted: s.interrupted.then_some(true),
         summary: summary(facts, facts.signal_total),
+        redacted: s.redacted,
         ..Envelope::default()
     };
     // Labels are free-form: keep the envelope bounded whatever was passed.

@@ -4,5 +4,8 @@ mod common;
 
 mod cat;
 mod cli;
+mod concurrency;
+mod lifecycle;
+mod redact;
 mod store;
 mod wrap;

@@ -304,7 +304,10 @@ fn text_format_carries_the_same_facts() {
         "{out}"
     );
     assert!(out.contains("\nfatal: the end\n"), "{out}");
-    assert!(out.contains("failure signals: 1 in total, all within the preview above"), "{out}");
+    assert!(
+        out.contains("failure signals: 1 in total, all within the preview above"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -72,6 +72,10 @@ pub fn run(config: &StoreConfig, args: LsArgs) -> Result<Outcome> {
     } else {
         entries = store.entries()?;
     }
+    // An entry past its TTL is expired even before anything collects it: reading it says so.
+    let now = now_secs();
+    let ttl = config.ttl.as_secs_f64();
+    entries.retain(|e| now - e.last_access <= ttl);
     let mut out = output::stdout();
     if args.json {
         let listed: Vec<LsEntry> = entries.into_iter().map(to_json).collect();

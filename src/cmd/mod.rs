@@ -2,6 +2,7 @@
 //! results. This module resolves the settings every command shares (flag > environment > default).
 
 pub mod cat;
+pub mod gc;
 pub mod ls;
 pub mod rm;
 pub mod wrap;
@@ -42,6 +43,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Cat(args) => cat::run(&store_config(&cli.global, false)?, args),
         Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
+        Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),
     }
 }
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use crate::cli::{Global, WrapArgs, WrapFormat};
 use crate::error::{Error, Result};
+use crate::text::redact::Redactor;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, limits, output};
 
@@ -76,14 +77,40 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
             env_parsed("SPILL_FORMAT", parse, true)?.unwrap_or(WrapFormat::Json)
         }
     };
+    let redact = args.redact || env_parsed("SPILL_REDACT", parse_switch, true)?.unwrap_or(false);
+    let turn = args.turn.clone().or_else(|| super::env("SPILL_TURN"));
+    let turn_budget = match args.turn_budget {
+        Some(v) => v,
+        None => env_parsed("SPILL_TURN_BUDGET", limits::parse_size, true)?
+            .unwrap_or(limits::TURN_BUDGET),
+    };
+    // The label is echoed in the envelope and stored: with --redact it is redacted too.
+    let label = match &args.label {
+        Some(l) if redact => Some(
+            String::from_utf8_lossy(&Redactor::from_env().redact_all(l.as_bytes())).into_owned(),
+        ),
+        other => other.clone(),
+    };
     let opts = WrapOptions {
         max_inline,
         preview: args.preview,
         head_lines: args.head_lines,
         tail_lines: args.tail_lines,
-        label: args.label.clone(),
+        label,
+        redact,
+        turn,
+        turn_budget,
     };
     Ok((opts, format))
+}
+
+/// Parses an on/off environment switch such as `SPILL_REDACT`.
+fn parse_switch(value: &str) -> std::result::Result<bool, String> {
+    match value {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        other => Err(format!("invalid value {other:?}: use 1 or 0")),
+    }
 }
 
 /// Runs `spill wrap`.

@@ -15,10 +15,13 @@
 //! followed. Payloads are written to a temporary file created with `O_EXCL` in the scope
 //! directory and renamed into place, so a crash never leaves a partial payload under a final name.
 
+mod lifecycle;
 pub mod meta;
 mod reference;
+pub mod turn;
 mod write;
 
+pub use lifecycle::{GcOptions, GcReport, Reason, Removal, RootLock};
 pub use meta::{Entry, Meta};
 pub use reference::Ref;
 pub use write::{Finished, TempPayload};
@@ -172,8 +175,26 @@ impl Store {
         if self.check()? {
             match fs::symlink_metadata(&path) {
                 Ok(m) if m.is_file() => {
-                    self.touch(r);
-                    return Ok(path);
+                    // Past its TTL but not yet collected: expired all the same. Removing it needs
+                    // the lock (and a second look under it: another reader may just have
+                    // refreshed it); a read-only store still answers "expired".
+                    let expired = self.is_expired(r)
+                        && match self.lock() {
+                            Ok(_lock) => {
+                                self.is_expired(r)
+                                    && lifecycle::remove_entry(&self.scope_dir, r, "expired")
+                                        .is_ok()
+                            }
+                            Err(_) => true,
+                        };
+                    if !expired {
+                        self.touch(r);
+                        return Ok(path);
+                    }
+                    return Err(Error::GoneRef {
+                        reference: r.to_string(),
+                        how: "expired",
+                    });
                 }
                 Ok(_) => {
                     return Err(Error::Store(format!(
@@ -215,10 +236,21 @@ impl Store {
     /// hash and writes its metadata record. Identical content already stored is kept (payloads
     /// are immutable); its label is refreshed when the new one is non-empty, and its last access
     /// is refreshed either way.
+    ///
+    /// Under the root lock: runs the opportunistic expiry pass when due, then evicts
+    /// least-recently-used entries of any scope until the payload fits the quota. A payload
+    /// larger than the quota itself is refused (an error; `wrap` prints the degraded envelope).
     pub fn publish(&self, finished: Finished, meta: &mut Meta) -> Result<Ref> {
         let r = finished.reference;
         meta.hash = finished.hash.to_hex().to_string();
         let final_path = self.payload_path(&r);
+        let size = finished
+            .file()
+            .metadata()
+            .map_err(|e| Error::io("inspect", &finished.path, e))?
+            .len();
+        let lock = self.lock()?;
+        self.expire_if_due(&lock);
         match self.meta(&r) {
             // Identical content is already stored: keep it; dropping `finished` removes the copy.
             Some(old) if old.hash == meta.hash && final_path.is_file() => {
@@ -228,6 +260,7 @@ impl Store {
                 meta.created = old.created;
             }
             _ => {
+                self.make_room(size, Some((&self.config.scope, &r)), &lock)?;
                 fs::rename(&finished.path, &final_path)
                     .map_err(|e| Error::io("publish payload", &final_path, e))?;
                 finished.published();
@@ -235,6 +268,7 @@ impl Store {
         }
         let _ = fs::remove_file(self.tombstone_path(&r));
         self.write_meta(&r, meta)?;
+        drop(lock);
         Ok(r)
     }
 
@@ -295,18 +329,8 @@ impl Store {
         if !self.check()? {
             return Ok(false);
         }
-        let path = self.payload_path(r);
-        let existed = match fs::remove_file(&path) {
-            Ok(()) => true,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
-            Err(e) => return Err(Error::io("remove", path, e)),
-        };
-        let _ = fs::remove_file(self.meta_path(r));
-        if existed {
-            let now = meta::now_secs();
-            let _ = fs::write(self.tombstone_path(r), format!("{how} {now:.3}\n"));
-        }
-        Ok(existed)
+        let _lock = self.lock()?;
+        lifecycle::remove_entry(&self.scope_dir, r, how)
     }
 }
 

@@ -6,7 +6,7 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,8 +47,27 @@ impl TempPayload {
                 .open(&path);
             match opened {
                 Ok(file) => {
+                    // `gc` deletes a temporary file it can lock (no live writer). Between our
+                    // `open` and our `flock` it could do that to ours: if the lock is taken, gc is
+                    // looking at the file, and if our name no longer leads to our file, gc has
+                    // unlinked it. Either way, start again under a new name.
                     // SAFETY: flock on a valid, owned descriptor; the lock lives as long as `file`.
-                    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+                    let busy =
+                        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }
+                            != 0
+                            && std::io::Error::last_os_error().kind()
+                                == std::io::ErrorKind::WouldBlock;
+                    if busy {
+                        let _ = fs::remove_file(&path);
+                        continue;
+                    }
+                    let ours = match (file.metadata(), fs::symlink_metadata(&path)) {
+                        (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
+                        _ => false,
+                    };
+                    if !ours {
+                        continue;
+                    }
                     return Ok(TempPayload {
                         file,
                         path,

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod clean;
 pub mod hex;
 pub mod preview;
+pub mod redact;
 pub mod signals;
 
 /// Counts lines as the envelope does: one per `\n`, plus one if non-empty input does not end in `\n`.

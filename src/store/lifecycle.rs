@@ -1,0 +1,611 @@
+//! The store's lifetime and space: the root lock, expiry after `--ttl` without access, LRU
+//! eviction under `--quota`, stale temporary files left by crashed writers, tombstone pruning,
+//! and `gc`, which runs all of them.
+//!
+//! Every change to the set of published entries (publish, remove, expire, evict) happens under
+//! one exclusive `flock` on `<root>/.lock`. Quota accounting sums the payload files on disk, so
+//! it is exact only if nobody publishes between the sum and the rename: without the lock, two
+//! writers could each see room for their payload and together overshoot the quota, or one could
+//! evict an entry that another has just decided to keep as a duplicate. Readers never take the
+//! lock: payloads are immutable and only ever unlinked, so an open reader is never disturbed.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::write::TEMP_PREFIX;
+use super::{Ref, Store, check_dir};
+use crate::error::{Error, Result};
+
+/// Tombstones older than this are pruned.
+pub const TOMBSTONE_AGE: Duration = Duration::from_secs(7 * 86400);
+/// At most this many tombstones are kept per root (the oldest go first).
+pub const MAX_TOMBSTONES: usize = 10_000;
+/// A temporary file untouched for this long is stale even if a process still holds it.
+pub const TEMP_AGE: Duration = Duration::from_secs(3600);
+/// `wrap`'s opportunistic expiry pass runs at most this often per root.
+pub const EXPIRY_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The root lock file.
+const LOCK_FILE: &str = ".lock";
+/// Its mtime records the last opportunistic expiry pass.
+const EXPIRY_STAMP: &str = ".expiry-stamp";
+/// Turn-budget ledgers (see `store::turn`) start with this.
+pub(super) const TURN_PREFIX: &str = ".turn-";
+
+/// An exclusive lock on a store root, released when dropped (or when the process dies).
+#[derive(Debug)]
+pub struct RootLock {
+    _file: File,
+}
+
+/// Why `gc` removed (or would remove) something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Not read for longer than `--ttl`.
+    Expired,
+    /// Least recently used while the root was over its quota.
+    Evicted,
+    /// A temporary file no live writer holds, or untouched for an hour.
+    Temp,
+}
+
+impl Reason {
+    /// The word used in `gc` output and tombstones.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Expired => "expired",
+            Reason::Evicted => "evicted",
+            Reason::Temp => "temp",
+        }
+    }
+}
+
+/// One thing `gc` removed (or would remove).
+#[derive(Debug, Clone)]
+pub struct Removal {
+    /// The entry's ref (none for a temporary file).
+    pub reference: Option<Ref>,
+    /// The temporary file's name (none for an entry).
+    pub file: Option<String>,
+    /// The scope it was in (empty for a temporary file in the root itself).
+    pub scope: String,
+    /// Bytes freed.
+    pub size: u64,
+    /// Why.
+    pub reason: Reason,
+}
+
+/// What `gc` did.
+#[derive(Debug, Clone, Default)]
+pub struct GcReport {
+    /// Everything removed (or, in a dry run, that would be), in the order decided.
+    pub removals: Vec<Removal>,
+    /// Sum of the removals' sizes.
+    pub freed: u64,
+    /// Payload bytes the root holds afterwards (in a dry run: would hold).
+    pub usage: u64,
+    /// Tombstones pruned (by age or count); always 0 in a dry run.
+    pub tombstones_pruned: u64,
+}
+
+/// How `gc` runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GcOptions {
+    /// Report only; change nothing.
+    pub dry_run: bool,
+    /// Expire entries and sweep temporary files of every scope, not only the current one.
+    pub all_scopes: bool,
+}
+
+/// A published payload as seen on disk.
+#[derive(Debug, Clone)]
+struct Held {
+    scope: String,
+    reference: Ref,
+    size: u64,
+    last_access: f64,
+    created: f64,
+}
+
+/// Seconds since the epoch of a file's mtime.
+fn mtime_secs(m: &fs::Metadata) -> f64 {
+    m.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Tries an exclusive, non-blocking flock; true when it was acquired.
+fn try_lock(file: &File) -> bool {
+    // SAFETY: flock on a valid descriptor owned by `file`.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Removes a payload and its record and leaves a tombstone saying `how`. True when it existed.
+pub(super) fn remove_entry(dir: &Path, r: &Ref, how: &str) -> Result<bool> {
+    let path = dir.join(r.hex());
+    let existed = match fs::remove_file(&path) {
+        Ok(()) => true,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+        Err(e) => return Err(Error::io("remove", path, e)),
+    };
+    let _ = fs::remove_file(dir.join(format!("{}.meta", r.hex())));
+    if existed {
+        let now = super::meta::now_secs();
+        let _ = fs::write(
+            dir.join(format!("{}.gone", r.hex())),
+            format!("{how} {now:.3}\n"),
+        );
+    }
+    Ok(existed)
+}
+
+impl Store {
+    /// Takes the root's exclusive lock, waiting for it. The root must exist (see
+    /// [`Store::prepare`]); the lock file is opened without following symbolic links.
+    pub fn lock(&self) -> Result<RootLock> {
+        let path = self.root().join(LOCK_FILE);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&path)
+            .map_err(|e| Error::io("open the store lock", &path, e))?;
+        loop {
+            // SAFETY: flock on a valid descriptor owned by `file`; the lock lives as long as it.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(RootLock { _file: file });
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(Error::io("lock", &path, e));
+            }
+        }
+    }
+
+    /// The scope names to visit: all of them, or only the current one if it exists.
+    fn visit_scopes(&self, all: bool) -> Result<Vec<String>> {
+        if all {
+            return self.scopes();
+        }
+        Ok(if check_dir(self.scope_dir(), "scope directory")? {
+            vec![self.config().scope.clone()]
+        } else {
+            Vec::new()
+        })
+    }
+
+    /// Every published payload in these scopes. Scope directories that are not plain
+    /// directories are skipped, never followed.
+    fn held(&self, scopes: &[String]) -> Vec<Held> {
+        let mut out = Vec::new();
+        for scope in scopes {
+            let dir = self.root().join(scope);
+            if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                continue;
+            }
+            let Ok(rd) = fs::read_dir(&dir) else { continue };
+            for item in rd.flatten() {
+                let name = item.file_name();
+                let Some(reference) = name.to_str().and_then(|n| Ref::parse(&format!("sp_{n}")))
+                else {
+                    continue;
+                };
+                let Ok(m) = fs::symlink_metadata(item.path()) else {
+                    continue;
+                };
+                if !m.is_file() {
+                    continue;
+                }
+                // The payload is immutable, so its mtime is when it was created; the record's
+                // mtime is the last access (absent only while a publish or removal is underway).
+                let created = mtime_secs(&m);
+                let last_access = fs::metadata(dir.join(format!("{}.meta", reference.hex())))
+                    .map(|mm| mtime_secs(&mm))
+                    .unwrap_or(created);
+                out.push(Held {
+                    scope: scope.clone(),
+                    reference,
+                    size: m.len(),
+                    last_access,
+                    created,
+                });
+            }
+        }
+        out
+    }
+
+    /// Payload bytes held by the whole root.
+    pub fn usage(&self) -> Result<u64> {
+        Ok(self.held(&self.scopes()?).iter().map(|h| h.size).sum())
+    }
+
+    /// Under the root lock: evicts least-recently-used entries of any scope (ties: the earlier
+    /// created first) until `incoming` more bytes fit the quota. `keep` (the entry about to be
+    /// replaced, if any) is neither evicted nor counted.
+    pub(super) fn make_room(
+        &self,
+        incoming: u64,
+        keep: Option<(&str, &Ref)>,
+        _lock: &RootLock,
+    ) -> Result<Vec<Removal>> {
+        let quota = self.config().quota;
+        if incoming > quota {
+            return Err(Error::Store(format!(
+                "the output needs {} bytes but the store quota is {} bytes; raise SPILL_QUOTA (or --quota)",
+                crate::limits::group_digits(incoming),
+                crate::limits::group_digits(quota)
+            )));
+        }
+        let mut held: Vec<Held> = self
+            .held(&self.scopes()?)
+            .into_iter()
+            .filter(|h| keep != Some((h.scope.as_str(), &h.reference)))
+            .collect();
+        self.evict(&mut held, quota - incoming, false)
+    }
+
+    /// Evicts from `held` (least recently used first) until it sums to at most `limit`.
+    fn evict(&self, held: &mut [Held], limit: u64, dry_run: bool) -> Result<Vec<Removal>> {
+        let mut usage: u64 = held.iter().map(|h| h.size).sum();
+        held.sort_by(|a, b| {
+            a.last_access
+                .total_cmp(&b.last_access)
+                .then(a.created.total_cmp(&b.created))
+                .then(a.reference.cmp(&b.reference))
+        });
+        let mut removed = Vec::new();
+        for h in held.iter() {
+            if usage <= limit {
+                break;
+            }
+            if !dry_run {
+                remove_entry(&self.root().join(&h.scope), &h.reference, "evicted")?;
+            }
+            usage -= h.size;
+            removed.push(Removal {
+                reference: Some(h.reference),
+                file: None,
+                scope: h.scope.clone(),
+                size: h.size,
+                reason: Reason::Evicted,
+            });
+        }
+        Ok(removed)
+    }
+
+    /// Expires entries of these scopes not read for longer than the TTL.
+    fn expire(&self, scopes: &[String], dry_run: bool, _lock: &RootLock) -> Result<Vec<Removal>> {
+        let now = super::meta::now_secs();
+        let ttl = self.config().ttl.as_secs_f64();
+        let mut expired: Vec<Held> = self
+            .held(scopes)
+            .into_iter()
+            .filter(|h| now - h.last_access > ttl)
+            .collect();
+        expired.sort_by(|a, b| a.scope.cmp(&b.scope).then(a.reference.cmp(&b.reference)));
+        let mut out = Vec::new();
+        for h in expired {
+            if !dry_run {
+                remove_entry(&self.root().join(&h.scope), &h.reference, "expired")?;
+            }
+            out.push(Removal {
+                reference: Some(h.reference),
+                file: None,
+                scope: h.scope,
+                size: h.size,
+                reason: Reason::Expired,
+            });
+        }
+        for scope in scopes {
+            expire_ledgers(&self.root().join(scope), self.config().ttl, dry_run);
+        }
+        Ok(out)
+    }
+
+    /// Under the root lock, from `wrap`: the cheap expiry pass, at most once a minute per root
+    /// (the stamp file's mtime says when it last ran). Failures are ignored: it is housekeeping.
+    pub(super) fn expire_if_due(&self, lock: &RootLock) {
+        let stamp = self.root().join(EXPIRY_STAMP);
+        let now = SystemTime::now();
+        if let Ok(m) = fs::symlink_metadata(&stamp)
+            && let Ok(at) = m.modified()
+            && now.duration_since(at).is_ok_and(|d| d < EXPIRY_INTERVAL)
+        {
+            return;
+        }
+        let stamped = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&stamp)
+            .and_then(|f| f.set_modified(now));
+        if stamped.is_err() {
+            return;
+        }
+        if let Ok(scopes) = self.scopes() {
+            let _ = self.expire(&scopes, false, lock);
+            self.prune_tombstones(&scopes);
+        }
+    }
+
+    /// Removes tombstones older than seven days, then the oldest beyond 10,000 per root.
+    fn prune_tombstones(&self, scopes: &[String]) -> u64 {
+        let now = SystemTime::now();
+        let mut kept: Vec<(SystemTime, PathBuf)> = Vec::new();
+        let mut pruned = 0;
+        for scope in scopes {
+            let Ok(rd) = fs::read_dir(self.root().join(scope)) else {
+                continue;
+            };
+            for item in rd.flatten() {
+                if !item.file_name().to_string_lossy().ends_with(".gone") {
+                    continue;
+                }
+                let Ok(at) = item.metadata().and_then(|m| m.modified()) else {
+                    continue;
+                };
+                if now.duration_since(at).is_ok_and(|d| d > TOMBSTONE_AGE) {
+                    pruned += u64::from(fs::remove_file(item.path()).is_ok());
+                } else {
+                    kept.push((at, item.path()));
+                }
+            }
+        }
+        if kept.len() > MAX_TOMBSTONES {
+            kept.sort();
+            let excess = kept.len() - MAX_TOMBSTONES;
+            for (_, path) in &kept[..excess] {
+                pruned += u64::from(fs::remove_file(path).is_ok());
+            }
+        }
+        pruned
+    }
+
+    /// `spill gc`: expires entries, removes stale temporary files, then enforces the quota by
+    /// evicting least-recently-used entries of any scope, and prunes tombstones.
+    pub fn gc(&self, opts: GcOptions) -> Result<GcReport> {
+        if !check_dir(self.root(), "root")? {
+            return Ok(GcReport::default());
+        }
+        let lock = self.lock()?;
+        let scopes = self.visit_scopes(opts.all_scopes)?;
+        let mut removals = self.expire(&scopes, opts.dry_run, &lock)?;
+        let mut dirs = vec![(String::new(), self.root().to_path_buf())];
+        dirs.extend(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+        for (scope, dir) in dirs {
+            removals.extend(sweep_temps(&dir, &scope, opts.dry_run));
+        }
+        // The quota is the root's, so it is enforced over every scope.
+        let gone: HashSet<(String, Ref)> = removals
+            .iter()
+            .filter_map(|r| r.reference.map(|x| (r.scope.clone(), x)))
+            .collect();
+        let mut held: Vec<Held> = self
+            .held(&self.scopes()?)
+            .into_iter()
+            .filter(|h| !gone.contains(&(h.scope.clone(), h.reference)))
+            .collect();
+        let evicted = self.evict(&mut held, self.config().quota, opts.dry_run)?;
+        let evicted_bytes: u64 = evicted.iter().map(|r| r.size).sum();
+        let usage = held.iter().map(|h| h.size).sum::<u64>() - evicted_bytes;
+        removals.extend(evicted);
+        let tombstones_pruned = if opts.dry_run {
+            0
+        } else {
+            self.prune_tombstones(&self.scopes()?)
+        };
+        Ok(GcReport {
+            freed: removals.iter().map(|r| r.size).sum(),
+            removals,
+            usage,
+            tombstones_pruned,
+        })
+    }
+
+    /// The last access of an entry (its record's mtime), if it is stored.
+    pub(super) fn last_access(&self, r: &Ref) -> Option<f64> {
+        let m = fs::metadata(self.scope_dir().join(format!("{}.meta", r.hex()))).ok()?;
+        Some(mtime_secs(&m))
+    }
+
+    /// True when a stored entry has not been read for longer than the TTL.
+    pub(super) fn is_expired(&self, r: &Ref) -> bool {
+        let ttl = self.config().ttl.as_secs_f64();
+        self.last_access(r)
+            .is_some_and(|at| super::meta::now_secs() - at > ttl)
+    }
+}
+
+/// Removes turn ledgers not updated within the TTL.
+fn expire_ledgers(dir: &Path, ttl: Duration, dry_run: bool) {
+    if dry_run {
+        return;
+    }
+    let Ok(rd) = fs::read_dir(dir) else { return };
+    let now = SystemTime::now();
+    for item in rd.flatten() {
+        if !item.file_name().to_string_lossy().starts_with(TURN_PREFIX) {
+            continue;
+        }
+        if let Ok(at) = item.metadata().and_then(|m| m.modified())
+            && now.duration_since(at).is_ok_and(|d| d > ttl)
+        {
+            let _ = fs::remove_file(item.path());
+        }
+    }
+}
+
+/// Finds (and unless `dry_run` removes) the stale temporary files of one directory: those no
+/// live writer holds locked, or untouched for an hour.
+///
+/// A writer holds an exclusive `flock` on its temporary file from creation to rename, and the
+/// lock dies with the process, so a file we can lock belongs to nobody. We unlink it while still
+/// holding the lock; a writer that raced us between its `open` and its `flock` notices that its
+/// name no longer leads to its file and starts again (see `TempPayload::create`).
+fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
+    let now = SystemTime::now();
+    for item in rd.flatten() {
+        let name = item.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(TEMP_PREFIX) {
+            continue;
+        }
+        let path = item.path();
+        let Ok(file) = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(&path)
+        else {
+            continue;
+        };
+        let Ok(m) = file.metadata() else { continue };
+        if !m.is_file() {
+            continue;
+        }
+        let old = m
+            .modified()
+            .ok()
+            .and_then(|at| now.duration_since(at).ok())
+            .is_some_and(|d| d > TEMP_AGE);
+        if !(try_lock(&file) || old) {
+            continue;
+        }
+        // Only unlink the file we inspected, not one that replaced it under the same name.
+        let same = fs::symlink_metadata(&path).is_ok_and(|p| p.ino() == m.ino());
+        if !same || (!dry_run && fs::remove_file(&path).is_err()) {
+            continue;
+        }
+        out.push(Removal {
+            reference: None,
+            file: Some(name),
+            scope: scope.to_string(),
+            size: m.len(),
+            reason: Reason::Temp,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Meta, StoreConfig};
+
+    fn store(dir: &Path, scope: &str, quota: u64) -> Store {
+        let mut config = StoreConfig::new(dir.join("root"), scope.into());
+        config.quota = quota;
+        let store = Store::new(config);
+        store.prepare().unwrap();
+        store
+    }
+
+    fn put(store: &Store, bytes: &[u8]) -> Result<Ref> {
+        let mut temp = store.create_temp()?;
+        temp.write_all(bytes)?;
+        let finished = temp.finish()?;
+        store.publish(finished, &mut Meta::default())
+    }
+
+    fn set_mtime(path: &Path, secs_ago: u64) {
+        File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(SystemTime::now() - Duration::from_secs(secs_ago))
+            .unwrap();
+    }
+
+    #[test]
+    fn publishing_evicts_the_least_recently_used_first_and_ties_by_creation() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path(), "a", 300);
+        let other = store(dir.path(), "b", 300);
+        let x = put(&s, &[b'x'; 100]).unwrap();
+        let y = put(&other, &[b'y'; 100]).unwrap();
+        let z = put(&s, &[b'z'; 100]).unwrap();
+        // y and z were last read at the same time; z was created earlier.
+        set_mtime(&s.scope_dir().join(format!("{}.meta", x.hex())), 10);
+        set_mtime(&other.scope_dir().join(format!("{}.meta", y.hex())), 50);
+        set_mtime(&s.scope_dir().join(format!("{}.meta", z.hex())), 50);
+        set_mtime(&other.payload_path(&y), 30);
+        set_mtime(&s.payload_path(&z), 40);
+        assert_eq!(s.usage().unwrap(), 300);
+        put(&s, &[b'w'; 150]).unwrap();
+        // 450 bytes for 300: z (older creation) goes, then y; x, the most recent, stays.
+        assert!(!s.payload_path(&z).exists() && !other.payload_path(&y).exists());
+        assert!(s.payload_path(&x).exists());
+        assert_eq!(s.usage().unwrap(), 250);
+        assert!(matches!(
+            s.find(&z),
+            Err(Error::GoneRef {
+                how: "been evicted",
+                ..
+            })
+        ));
+        // Larger than the quota itself: refused, nothing evicted.
+        let e = put(&s, &[b'v'; 301]).unwrap_err();
+        assert!(e.to_string().contains("quota"), "{e}");
+        assert_eq!(s.usage().unwrap(), 250);
+        // Identical content needs no room and evicts nothing.
+        put(&s, &[b'x'; 100]).unwrap();
+        assert_eq!(s.usage().unwrap(), 250);
+    }
+
+    #[test]
+    fn only_unlocked_or_hour_old_temporary_files_are_stale() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = store(dir.path(), "a", 1 << 20);
+        let live = s.create_temp().unwrap();
+        let crashed = s.scope_dir().join(".tmp-crashed");
+        fs::write(&crashed, b"partial").unwrap();
+        let held_long = s.scope_dir().join(".tmp-held-long");
+        let held = File::create(&held_long).unwrap();
+        assert!(try_lock(&held));
+        set_mtime(&held_long, 2 * 3600);
+        let dry = sweep_temps(s.scope_dir(), "a", true);
+        let mut names: Vec<String> = dry.iter().filter_map(|r| r.file.clone()).collect();
+        names.sort();
+        assert_eq!(names, [".tmp-crashed", ".tmp-held-long"]);
+        assert!(crashed.exists());
+        assert_eq!(sweep_temps(s.scope_dir(), "a", false).len(), 2);
+        assert!(!crashed.exists() && !held_long.exists());
+        assert!(live.path().exists(), "a live writer's file stays");
+        assert!(sweep_temps(s.scope_dir(), "a", false).is_empty());
+    }
+
+    #[test]
+    fn expiry_follows_the_last_access_and_leaves_tombstones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = store(dir.path(), "a", 1 << 20);
+        let old = put(&s, b"old").unwrap();
+        let new = put(&s, b"new").unwrap();
+        set_mtime(&s.scope_dir().join(format!("{}.meta", old.hex())), 7200);
+        s.config.ttl = Duration::from_secs(3600);
+        let report = s.gc(GcOptions::default()).unwrap();
+        assert_eq!(report.removals.len(), 1);
+        assert_eq!(report.removals[0].reference, Some(old));
+        assert_eq!(report.removals[0].reason, Reason::Expired);
+        assert_eq!(report.freed, 3);
+        assert_eq!(report.usage, 3);
+        assert!(matches!(
+            s.find(&old),
+            Err(Error::GoneRef { how: "expired", .. })
+        ));
+        assert!(s.find(&new).is_ok());
+    }
+}
