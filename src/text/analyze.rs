@@ -262,6 +262,8 @@ struct SignalCollector {
     early_strong: Vec<Signal>,
     early_weak: Vec<Signal>,
     recent: VecDeque<Signal>,
+    /// The current region, lowercased for the prefilter (reused between chunks).
+    lower: Vec<u8>,
 }
 
 impl SignalCollector {
@@ -290,7 +292,7 @@ impl SignalCollector {
     fn complete_line(&mut self, line: &[u8]) {
         self.line_no += 1;
         self.attach_after(line);
-        if signals::PREFILTER.is_match(line) {
+        if signals::prefilter_matches(line) {
             let prev = std::mem::take(&mut self.prev_line);
             self.consider(line, self.line_no, &prev, None);
         }
@@ -311,10 +313,12 @@ impl SignalCollector {
             let end = memchr::memchr(b'\n', region).expect("region ends with a newline");
             self.attach_after(&region[..end]);
         }
-        while let Some(m) = signals::PREFILTER.find_at(region, start) {
-            let ls = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
-            let le = m.start()
-                + memchr::memchr(b'\n', &region[m.start()..]).expect("region ends with a newline");
+        let mut lower = std::mem::take(&mut self.lower);
+        signals::lowercase_into(region, &mut lower);
+        while let Some(hit) = signals::prefilter_find(&lower, start) {
+            let ls = memchr::memrchr(b'\n', &region[..hit]).map_or(0, |i| i + 1);
+            let le =
+                hit + memchr::memchr(b'\n', &region[hit..]).expect("region ends with a newline");
             lines_before += count_byte(&region[counted_to..ls], b'\n') as u64;
             counted_to = ls;
             let line_no = base_line + lines_before + 1;
@@ -336,6 +340,7 @@ impl SignalCollector {
                 break;
             }
         }
+        self.lower = lower;
         self.line_no = base_line + count_byte(region, b'\n') as u64;
         let last_start = memchr::memrchr(b'\n', &region[..region.len() - 1]).map_or(0, |i| i + 1);
         self.set_prev(&region[last_start..region.len() - 1]);
