@@ -155,8 +155,9 @@ impl TextAnalyzer {
                 self.since_nl_chars = count_chars(&chunk[last + 1..]) as u64;
             }
         }
-        self.newlines += count_byte(chunk, b'\n') as u64;
-        self.sig.feed(chunk);
+        let chunk_newlines = count_byte(chunk, b'\n');
+        self.newlines += chunk_newlines as u64;
+        self.sig.feed(chunk, chunk_newlines);
         self.size += chunk.len() as u64;
     }
 
@@ -267,7 +268,8 @@ struct SignalCollector {
 }
 
 impl SignalCollector {
-    fn feed(&mut self, chunk: &[u8]) {
+    /// `newlines`: how many `\n` the chunk holds (already counted by the caller).
+    fn feed(&mut self, chunk: &[u8], newlines: usize) {
         let Some(first_nl) = memchr::memchr(b'\n', chunk) else {
             self.extend_carry(chunk);
             return;
@@ -278,7 +280,8 @@ impl SignalCollector {
         self.complete_line(&carried);
         let last_nl = memchr::memrchr(b'\n', chunk).expect("a newline exists");
         let region = &chunk[first_nl + 1..last_nl + 1];
-        self.scan_region(region);
+        // The region runs from after the first newline through the last one.
+        self.scan_region(region, newlines - 1);
         self.extend_carry(&chunk[last_nl + 1..]);
     }
 
@@ -300,7 +303,7 @@ impl SignalCollector {
     }
 
     /// Complete lines wholly inside one chunk: only the prefilter's hits are looked at.
-    fn scan_region(&mut self, region: &[u8]) {
+    fn scan_region(&mut self, region: &[u8], newlines: usize) {
         if region.is_empty() {
             return;
         }
@@ -341,7 +344,7 @@ impl SignalCollector {
             }
         }
         self.lower = lower;
-        self.line_no = base_line + count_byte(region, b'\n') as u64;
+        self.line_no = base_line + newlines as u64;
         let last_start = memchr::memrchr(b'\n', &region[..region.len() - 1]).map_or(0, |i| i + 1);
         self.set_prev(&region[last_start..region.len() - 1]);
     }
