@@ -68,10 +68,14 @@ pub enum ColorWhen {
 }
 
 /// The commands.
+// Variants carry no doc comments on purpose: clap would show them instead of the help text
+// (with examples) written on each command's Args struct.
+#[allow(missing_docs)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Wrap(WrapArgs),
     Cat(CatArgs),
+    Shape(ShapeArgs),
     Ls(LsArgs),
     Rm(RmArgs),
     /// Remove expired entries and stale temporary files, then enforce the quota
@@ -198,6 +202,35 @@ pub struct CatArgs {
     /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].
     #[arg(long, value_name = "WHERE", value_enum)]
     pub footer: Option<FooterTo>,
+}
+
+/// Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.
+///
+/// Scalars become type names (`"string"`, `"integer"`, `"number"`, `"boolean"`, `"null"`; long
+/// strings `"string(2.4 KiB)"`), keys missing from some objects end in `?`, mixed types join
+/// with `|`, arrays merge all their elements (`{"array[1250]": {…}}`, `"array[3] of string"`),
+/// id-keyed objects collapse to `{"map[N]": …}`. The output never exceeds --max-bytes and is
+/// always valid JSON. Text input gets a line summary, binary input its size.
+///
+/// Examples:
+///   spill shape sp_9f2c4a1b7e3d0c55
+///   spill shape sp_9f2c4a1b7e3d0c55 --depth 2
+///   spill shape sp_9f2c4a1b7e3d0c55 --paths
+///   curl -s https://api.example.com/items | spill shape -
+#[derive(Debug, Args)]
+pub struct ShapeArgs {
+    /// A ref (sp_…), a file path, or - for stdin.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
+    #[arg(long, visible_alias = "depth", value_name = "N", default_value_t = 4)]
+    pub max_depth: usize,
+    /// The skeleton never exceeds this size (at least 256 bytes).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1024")]
+    pub max_bytes: u64,
+    /// Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`.
+    #[arg(long)]
+    pub paths: bool,
 }
 
 /// List stored outputs: ref, size, kind, age, label, summary; newest first.

@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod diag;
 pub mod envelope;
 pub mod error;
+pub mod json;
 pub mod limits;
 pub mod output;
 pub mod source;

@@ -7,5 +7,6 @@ mod cli;
 mod concurrency;
 mod lifecycle;
 mod redact;
+mod shape;
 mod store;
 mod wrap;

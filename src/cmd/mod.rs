@@ -5,6 +5,7 @@ pub mod cat;
 pub mod gc;
 pub mod ls;
 pub mod rm;
+pub mod shape;
 pub mod wrap;
 
 use std::path::PathBuf;
@@ -41,6 +42,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
     match cli.command {
         Command::Wrap(args) => wrap::run(&cli.global, args),
         Command::Cat(args) => cat::run(&store_config(&cli.global, false)?, args),
+        Command::Shape(args) => shape::run(&store_config(&cli.global, false)?, args),
         Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
         Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),

@@ -1,0 +1,773 @@
+//! The JSON facts of `wrap`'s envelope (SPEC §2.1): kind, exact item count, the dominant
+//! array, a one-sentence summary, a sampled shape and a bounded preview — in one strict pass.
+
+use std::fmt::Write as _;
+
+use super::SyntaxError;
+use super::nav::{Kind, Value, decode_string};
+use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_values};
+use super::paths::push_member;
+use super::shape::{Builder, ShapeOptions, push_json_string};
+use crate::limits::{group_digits, human_size};
+
+/// What [`analyze`] needs besides the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalyzeOptions {
+    /// The envelope's shape: `shape`'s defaults, with a sample of each array.
+    pub shape: ShapeOptions,
+    /// Budget for the preview's JSON text in bytes (`--preview`).
+    pub preview_bytes: usize,
+    /// Items of the dominant array shown (3 by default).
+    pub preview_items: usize,
+    /// Characters kept of each string in the preview (200 by default).
+    pub preview_string: usize,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions {
+            shape: ShapeOptions {
+                sample: Some(1000),
+                ..ShapeOptions::default()
+            },
+            preview_bytes: 2048,
+            preview_items: 3,
+            preview_string: 200,
+        }
+    }
+}
+
+/// The envelope facts of a JSON or NDJSON payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonFacts {
+    /// `application/json` or `application/x-ndjson`.
+    pub mime_type: &'static str,
+    /// Exact: the dominant array's length, else the root object's key count, or the NDJSON
+    /// record count; `None` for a scalar root.
+    pub total_items: Option<u64>,
+    /// The dominant array in dot notation where names allow (`$.items`, `$['a b']`, `$` for a
+    /// top-level array); `None` when there is no array, and for NDJSON. Arrays under more than
+    /// 64 nested objects or with a path over 512 bytes are not candidates (the hint must stay
+    /// short and pasteable).
+    pub dominant_path: Option<String>,
+    /// `JSON object, 277.8 KiB; $.items is an array of 1,250 objects`.
+    pub summary: String,
+    /// The skeleton (compact JSON within the shape's `max_bytes`).
+    pub shape: String,
+    /// Valid JSON within `preview_bytes` (at worst `[]` or `null`): the first items of the
+    /// dominant array (NDJSON: the first records; no array: the root, bounded).
+    pub preview: String,
+    /// What the preview shows, so [`render_preview`] can redo it under a smaller budget
+    /// without another pass over the document.
+    pub preview_source: PreviewSource,
+}
+
+/// The values a preview is made of (byte offsets of their first bytes in the document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreviewSource {
+    /// A JSON array of these values (first items of the dominant array, or first records).
+    List(Vec<usize>),
+    /// This one value (a root without arrays).
+    One(usize),
+}
+
+/// Renders the preview of `source` again within `preview_bytes` (the envelope shrinks the
+/// preview first when it does not fit). Always valid JSON.
+pub fn render_preview(doc: &[u8], source: &PreviewSource, opts: &AnalyzeOptions) -> String {
+    match source {
+        PreviewSource::List(starts) => {
+            let items: Vec<Value<'_>> = starts.iter().map(|&at| Value::new(doc, at)).collect();
+            preview_list(&items, opts)
+        }
+        PreviewSource::One(at) => preview_one(Value::new(doc, *at), opts),
+    }
+}
+
+/// The outcome of [`analyze`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Analysis {
+    /// JSON or NDJSON, with its facts.
+    Json(JsonFacts),
+    /// Not JSON: treat as text (or binary).
+    NotJson {
+        /// Set when the input starts like JSON (`{` or `[`) but is invalid.
+        invalid: Option<SyntaxError>,
+    },
+}
+
+impl Analysis {
+    /// For JSON-looking invalid input, the summary's clause:
+    /// `looks like JSON but is invalid at byte 51234 (line 812:17)`.
+    pub fn invalid_note(&self) -> Option<String> {
+        match self {
+            Analysis::NotJson { invalid: Some(e) } => Some(format!(
+                "looks like JSON but is invalid at byte {} (line {}:{})",
+                e.offset, e.line, e.column
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// Analyses a payload for the envelope in one strict streaming pass (plus a bounded read of the
+/// first items for the preview). Text, binary, and JSON-looking invalid input give
+/// [`Analysis::NotJson`].
+pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
+    let mut shape = Builder::new(&opts.shape);
+    let mut dom = Dominant::new(doc);
+    let records = match walk_values(doc, &mut Both(&mut shape, &mut dom)) {
+        Ok(r) => r,
+        Err(e) => {
+            let first = doc
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0xEF | 0xBB | 0xBF));
+            let looks = first.is_some_and(|i| matches!(doc[i], b'{' | b'['));
+            return Analysis::NotJson {
+                invalid: looks.then_some(e),
+            };
+        }
+    };
+    if records.count > 1 && !records.any_container {
+        return Analysis::NotJson { invalid: None };
+    }
+    let ndjson = records.count > 1;
+    let size = human_size(doc.len() as u64);
+    let shape = shape.render(
+        ndjson,
+        opts.shape.max_bytes.max(super::shape::MIN_MAX_BYTES),
+    );
+    if ndjson {
+        let summary = format!("NDJSON, {size}; {} records", group_digits(records.count));
+        let source = PreviewSource::List(
+            dom.record_starts
+                .iter()
+                .take(opts.preview_items)
+                .copied()
+                .collect(),
+        );
+        return Analysis::Json(JsonFacts {
+            mime_type: "application/x-ndjson",
+            total_items: Some(records.count),
+            dominant_path: None,
+            summary,
+            shape,
+            preview: render_preview(doc, &source, opts),
+            preview_source: source,
+        });
+    }
+    let root = Value::new(doc, dom.record_starts[0]);
+    let root_kind = root.kind().unwrap_or(Kind::Null);
+    let mut summary = format!("JSON {}, {size}", kind_word(root_kind));
+    let (total_items, dominant_path, source);
+    if let Some(best) = &dom.best {
+        let _ = write!(summary, "; {} is ", best.path);
+        if best.count == 0 {
+            summary.push_str("an empty array");
+        } else {
+            let _ = write!(
+                summary,
+                "an array of {} {}",
+                group_digits(best.count),
+                elements_word(best.mask, best.count)
+            );
+        }
+        total_items = Some(best.count);
+        dominant_path = Some(best.path.clone());
+        source = PreviewSource::List(
+            Value::new(doc, best.at)
+                .elements()
+                .take(opts.preview_items)
+                .filter_map(Result::ok)
+                .map(|(_, v)| v.offset())
+                .collect(),
+        );
+    } else {
+        if root_kind == Kind::Object {
+            let _ = write!(summary, "; {} top-level keys", group_digits(dom.root_keys));
+            total_items = Some(dom.root_keys);
+        } else {
+            total_items = None;
+        }
+        dominant_path = None;
+        source = PreviewSource::One(root.offset());
+    }
+    Analysis::Json(JsonFacts {
+        mime_type: "application/json",
+        total_items,
+        dominant_path,
+        summary,
+        shape,
+        preview: render_preview(doc, &source, opts),
+        preview_source: source,
+    })
+}
+
+fn kind_word(k: Kind) -> &'static str {
+    match k {
+        Kind::Object => "object",
+        Kind::Array => "array",
+        Kind::String => "string",
+        Kind::Integer | Kind::Number => "number",
+        Kind::Boolean => "boolean",
+        Kind::Null => "null",
+    }
+}
+
+const E_OBJECT: u8 = 1;
+const E_ARRAY: u8 = 2;
+const E_STRING: u8 = 4;
+const E_NUMBER: u8 = 8;
+const E_BOOLEAN: u8 = 16;
+const E_NULL: u8 = 32;
+
+/// `objects`, `strings`, … or `values` for a mix; singular for one.
+fn elements_word(mask: u8, count: u64) -> &'static str {
+    let (one, many) = match mask {
+        E_OBJECT => ("object", "objects"),
+        E_ARRAY => ("array", "arrays"),
+        E_STRING => ("string", "strings"),
+        E_NUMBER => ("number", "numbers"),
+        E_BOOLEAN => ("boolean", "booleans"),
+        E_NULL => ("null", "nulls"),
+        _ => ("value", "values"),
+    };
+    if count == 1 { one } else { many }
+}
+
+/// Arrays nested deeper than this many objects are not candidates for the dominant array (the
+/// walk keeps no keys below), so heap stays bounded on absurd nesting.
+const MAX_PATH_DEPTH: usize = 64;
+/// Nor are arrays whose path is longer than this: the summary and the hint must stay short.
+const MAX_PATH_BYTES: usize = 512;
+
+/// The best array so far.
+#[derive(Debug, Clone)]
+struct Best {
+    count: u64,
+    path: String,
+    at: usize,
+    mask: u8,
+}
+
+/// An array that is a candidate: not inside another array's elements.
+#[derive(Debug, Clone)]
+struct Candidate {
+    at: usize,
+    key: Option<(usize, usize)>,
+    mask: u8,
+    /// Open containers inside it (0 while reading its direct elements).
+    nest: u64,
+}
+
+/// Finds the dominant array (SPEC §2.1) and the root's key count while the shape is built.
+struct Dominant<'a> {
+    doc: &'a [u8],
+    /// The key that reached each open object (`None` for the root).
+    doc_keys: Vec<Option<(usize, usize)>>,
+    pending_key: Option<(usize, usize)>,
+    current: Option<Candidate>,
+    best: Option<Best>,
+    root_keys: u64,
+    /// Where the first records start (for the NDJSON preview); `[0]` is the JSON root.
+    record_starts: Vec<usize>,
+    records: u64,
+    /// Open containers below [`MAX_PATH_DEPTH`], not tracked.
+    deep: u64,
+}
+
+impl<'a> Dominant<'a> {
+    fn new(doc: &'a [u8]) -> Self {
+        Dominant {
+            doc,
+            doc_keys: Vec::new(),
+            pending_key: None,
+            current: None,
+            best: None,
+            root_keys: 0,
+            record_starts: Vec::new(),
+            records: 0,
+            deep: 0,
+        }
+    }
+
+    /// The dot-notation path of an array reached by `key` from the open objects.
+    fn path(&self, key: Option<(usize, usize)>) -> String {
+        let mut p = String::from("$");
+        for &(a, b) in self.doc_keys.iter().flatten().chain(key.iter()) {
+            push_member(&mut p, &decode_string(&self.doc[a..b]));
+        }
+        p
+    }
+}
+
+impl Visitor for Dominant<'_> {
+    fn record(&mut self, index: u64, at: usize) -> Flow {
+        self.records = index + 1;
+        if self.record_starts.len() < 16 {
+            self.record_starts.push(at);
+        }
+        Flow::Continue
+    }
+
+    fn begin(&mut self, kind: Container, at: usize) -> Flow {
+        if self.records > 1 {
+            return Flow::Continue; // NDJSON: records are the items
+        }
+        if let Some(c) = &mut self.current {
+            if c.nest == 0 {
+                c.mask |= if kind == Container::Object {
+                    E_OBJECT
+                } else {
+                    E_ARRAY
+                };
+            }
+            c.nest += 1;
+            return Flow::Continue;
+        }
+        if self.deep > 0 || self.doc_keys.len() >= MAX_PATH_DEPTH {
+            self.deep += 1;
+            return Flow::Continue;
+        }
+        let key = self.pending_key.take();
+        match kind {
+            Container::Object => self.doc_keys.push(key),
+            Container::Array => {
+                self.current = Some(Candidate {
+                    at,
+                    key,
+                    mask: 0,
+                    nest: 0,
+                })
+            }
+        }
+        Flow::Continue
+    }
+
+    fn end(&mut self, kind: Container, _: usize, count: u64) -> Flow {
+        if self.records > 1 {
+            return Flow::Continue;
+        }
+        if let Some(c) = &mut self.current {
+            if c.nest > 0 {
+                c.nest -= 1;
+                return Flow::Continue;
+            }
+            let c = self.current.take().expect("checked above");
+            // Strictly more: ties keep the first in document order. Candidates never nest, so
+            // the order they close in is document order.
+            if self.best.as_ref().is_none_or(|b| count > b.count) {
+                let path = self.path(c.key);
+                if path.len() <= MAX_PATH_BYTES {
+                    self.best = Some(Best {
+                        count,
+                        path,
+                        at: c.at,
+                        mask: c.mask,
+                    });
+                }
+            }
+            return Flow::Continue;
+        }
+        if self.deep > 0 {
+            self.deep -= 1;
+            return Flow::Continue;
+        }
+        if kind == Container::Object {
+            self.doc_keys.pop();
+            if self.doc_keys.is_empty() {
+                self.root_keys = count;
+            }
+        }
+        Flow::Continue
+    }
+
+    fn key(&mut self, raw: &[u8], at: usize) -> Flow {
+        if self.current.is_none() {
+            self.pending_key = Some((at + 1, at + 1 + raw.len()));
+        }
+        Flow::Continue
+    }
+
+    fn scalar(&mut self, kind: Scalar, _: &[u8], _: usize) -> Flow {
+        if let Some(c) = &mut self.current {
+            if c.nest == 0 {
+                c.mask |= match kind {
+                    Scalar::String => E_STRING,
+                    Scalar::Integer | Scalar::Number => E_NUMBER,
+                    Scalar::Boolean => E_BOOLEAN,
+                    Scalar::Null => E_NULL,
+                };
+            }
+        }
+        Flow::Continue
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The preview: real values, bounded.
+
+/// One attempt's bounds.
+#[derive(Clone, Copy)]
+struct Bounds {
+    items: usize,
+    depth: usize,
+    members: usize,
+    string: usize,
+}
+
+/// Shrinking steps, richest first: fewer members, shorter strings, less depth, fewer items.
+fn attempts(opts: &AnalyzeOptions) -> Vec<Bounds> {
+    let (items, string) = (opts.preview_items, opts.preview_string);
+    let mut v = Vec::new();
+    for (depth, members, s) in [
+        (4, 20, string),
+        (3, 10, string),
+        (3, 6, string / 2),
+        (2, 6, string / 4),
+        (2, 4, 40),
+        (1, 4, 24),
+        (1, 2, 16),
+        (0, 0, 16),
+    ] {
+        for n in (1..=items).rev() {
+            v.push(Bounds {
+                items: n,
+                depth,
+                members,
+                string: s,
+            });
+        }
+    }
+    v
+}
+
+/// `[first, second, third]`, each bounded, the whole within `preview_bytes` (else `[]`).
+fn preview_list(items: &[Value<'_>], opts: &AnalyzeOptions) -> String {
+    for b in attempts(opts) {
+        let mut out = String::from("[");
+        for (i, v) in items.iter().take(b.items).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            render(*v, &b, &mut out, opts.preview_bytes);
+            if out.len() > opts.preview_bytes {
+                break;
+            }
+        }
+        out.push(']');
+        if out.len() <= opts.preview_bytes {
+            return out;
+        }
+    }
+    "[]".to_string()
+}
+
+/// One value (an object root without arrays, or a scalar root), bounded.
+fn preview_one(v: Value<'_>, opts: &AnalyzeOptions) -> String {
+    for b in attempts(opts) {
+        let mut out = String::new();
+        render(v, &b, &mut out, opts.preview_bytes);
+        if out.len() <= opts.preview_bytes {
+            return out;
+        }
+    }
+    "null".to_string()
+}
+
+/// A string cut to `max` characters with a visible marker: `abc…[+1,234 chars]`.
+fn push_cut_string(out: &mut String, s: &str, max: usize) {
+    let total = s.chars().count();
+    if total <= max {
+        push_json_string(out, s);
+    } else {
+        let kept: String = s.chars().take(max).collect();
+        push_json_string(
+            out,
+            &format!("{kept}…[+{} chars]", group_digits((total - max) as u64)),
+        );
+    }
+}
+
+enum Open<'a> {
+    Obj(super::nav::Members<'a>, usize),
+    Arr(super::nav::Elements<'a>, usize),
+}
+
+/// Renders `v` as compact JSON within `b`, with an explicit stack (no recursion). Stops early
+/// once `out` passes `limit` (the caller then tries tighter bounds). Input was validated by
+/// the analysis walk, so navigation errors cannot occur; if one did, `null` stands in.
+fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
+    let mut stack: Vec<Open<'_>> = Vec::new();
+    let mut next = Some(v);
+    loop {
+        if out.len() > limit {
+            return;
+        }
+        if let Some(v) = next.take() {
+            let depth = stack.len();
+            match v.kind() {
+                Ok(Kind::Object) if depth < b.depth => {
+                    out.push('{');
+                    stack.push(Open::Obj(v.members(), 0));
+                }
+                Ok(Kind::Array) if depth < b.depth => {
+                    out.push('[');
+                    stack.push(Open::Arr(v.elements(), 0));
+                }
+                Ok(Kind::Object) => {
+                    let n = v.members().count();
+                    push_json_string(out, &format!("object({n} keys)"));
+                }
+                Ok(Kind::Array) => {
+                    let n = v.elements().count();
+                    push_json_string(out, &format!("array[{n}]"));
+                }
+                Ok(Kind::String) => match v.decode_string() {
+                    Ok(s) => push_cut_string(out, &s, b.string),
+                    Err(_) => out.push_str("null"),
+                },
+                Ok(_) => match v.raw() {
+                    Ok(raw) => out.push_str(&String::from_utf8_lossy(raw)),
+                    Err(_) => out.push_str("null"),
+                },
+                Err(_) => out.push_str("null"),
+            }
+        }
+        let Some(top) = stack.last_mut() else { return };
+        match top {
+            Open::Obj(it, shown) => match it.next() {
+                Some(Ok(m)) if *shown < b.members => {
+                    if *shown > 0 {
+                        out.push(',');
+                    }
+                    *shown += 1;
+                    push_cut_string(out, &m.key(), b.string.max(16));
+                    out.push(':');
+                    next = Some(m.value);
+                }
+                Some(Ok(_)) => {
+                    let more = 1 + it.count();
+                    if *shown > 0 {
+                        out.push(',');
+                    }
+                    out.push_str("\"…\":");
+                    push_json_string(out, &format!("+{} more keys", group_digits(more as u64)));
+                    out.push('}');
+                    stack.pop();
+                }
+                _ => {
+                    out.push('}');
+                    stack.pop();
+                }
+            },
+            Open::Arr(it, shown) => match it.next() {
+                Some(Ok((_, e))) if *shown < b.members => {
+                    if *shown > 0 {
+                        out.push(',');
+                    }
+                    *shown += 1;
+                    next = Some(e);
+                }
+                Some(Ok(_)) => {
+                    let more = 1 + it.count();
+                    out.push(',');
+                    push_json_string(out, &format!("… +{} more items", group_digits(more as u64)));
+                    out.push(']');
+                    stack.pop();
+                }
+                _ => {
+                    out.push(']');
+                    stack.pop();
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(doc: &str) -> JsonFacts {
+        match analyze(doc.as_bytes(), &AnalyzeOptions::default()) {
+            Analysis::Json(f) => f,
+            other => panic!("not JSON: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn dominant_array_in_an_object() {
+        let items: Vec<String> = (0..1250)
+            .map(|i| format!(r#"{{"id":{i},"msg":"m{i}"}}"#))
+            .collect();
+        let doc = format!(
+            r#"{{"meta":{{"tags":["a","b"]}},"items":[{}],"next":null}}"#,
+            items.join(",")
+        );
+        let f = facts(&doc);
+        assert_eq!(f.mime_type, "application/json");
+        assert_eq!(f.total_items, Some(1250));
+        assert_eq!(f.dominant_path.as_deref(), Some("$.items"));
+        assert_eq!(
+            f.summary,
+            format!(
+                "JSON object, {}; $.items is an array of 1,250 objects",
+                human_size(doc.len() as u64)
+            )
+        );
+        assert_eq!(
+            f.preview,
+            r#"[{"id":0,"msg":"m0"},{"id":1,"msg":"m1"},{"id":2,"msg":"m2"}]"#
+        );
+        assert_eq!(
+            f.shape,
+            r#"{"meta":{"tags":"array[2] of string"},"items":{"array[1250]":{"id":"integer","msg":"string"}},"next":"null"}"#
+        );
+    }
+
+    #[test]
+    fn dominant_rules_ties_nesting_and_names() {
+        // Arrays inside array elements do not count; ties go to the first.
+        let f = facts(r#"{"a b":[1,2],"x":{"y":[3,4]},"z":[[1,2,3,4,5]]}"#);
+        assert_eq!(f.dominant_path.as_deref(), Some("$['a b']"));
+        assert_eq!(f.total_items, Some(2));
+        assert_eq!(
+            f.summary,
+            "JSON object, 47 B; $['a b'] is an array of 2 numbers"
+        );
+        let f = facts(r#"{"x":{"y":[3,4,"s"]}}"#);
+        assert_eq!(
+            f.summary,
+            "JSON object, 21 B; $.x.y is an array of 3 values"
+        );
+        let f = facts(r#"[{"big":[1,2,3,4,5,6]}]"#);
+        assert_eq!(f.dominant_path.as_deref(), Some("$"));
+        assert_eq!(f.summary, "JSON array, 23 B; $ is an array of 1 object");
+        let f = facts(r#"{"e":[]}"#);
+        assert_eq!(
+            (f.total_items, f.summary.as_str()),
+            (Some(0), "JSON object, 8 B; $.e is an empty array")
+        );
+    }
+
+    #[test]
+    fn no_array_scalar_root_and_ndjson() {
+        let f = facts(r#"{"a":1,"b":{"c":2}}"#);
+        assert_eq!((f.total_items, f.dominant_path.clone()), (Some(2), None));
+        assert_eq!(f.summary, "JSON object, 19 B; 2 top-level keys");
+        assert_eq!(f.preview, r#"{"a":1,"b":{"c":2}}"#);
+        let f = facts(r#""just a string""#);
+        assert_eq!(
+            (f.total_items, f.summary.as_str()),
+            (None, "JSON string, 15 B")
+        );
+        let f = facts("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n{\"a\":4}\n");
+        assert_eq!(f.mime_type, "application/x-ndjson");
+        assert_eq!(f.total_items, Some(4));
+        assert_eq!(f.summary, "NDJSON, 32 B; 4 records");
+        assert_eq!(f.preview, r#"[{"a":1},{"a":2},{"a":3}]"#);
+        assert_eq!(f.shape, r#"{"ndjson[4]":{"a":"integer"}}"#);
+    }
+
+    #[test]
+    fn absurd_nesting_and_key_lengths_stay_bounded() {
+        let n = 1_000_000;
+        let doc = "{\"a\":".repeat(n) + "[1,2,3]" + &"}".repeat(n);
+        let f = facts(&doc);
+        assert_eq!((f.total_items, f.dominant_path.as_deref()), (Some(1), None));
+        let doc = "[".repeat(n) + &"]".repeat(n);
+        let f = facts(&doc);
+        assert_eq!(
+            (f.total_items, f.dominant_path.as_deref()),
+            (Some(1), Some("$"))
+        );
+        assert!(f.preview.len() <= 2048);
+        let long = "k".repeat(600);
+        let f = facts(&format!(r#"{{"{long}":[1,2,3],"short":[1]}}"#));
+        assert_eq!(f.dominant_path.as_deref(), Some("$.short"));
+    }
+
+    #[test]
+    fn invalid_json_is_text_with_a_position() {
+        let a = analyze(b"{\"a\":\n [1,,2]}", &AnalyzeOptions::default());
+        assert_eq!(
+            a.invalid_note().as_deref(),
+            Some("looks like JSON but is invalid at byte 10 (line 2:5)")
+        );
+        assert_eq!(
+            analyze(b"hello world", &AnalyzeOptions::default()),
+            Analysis::NotJson { invalid: None }
+        );
+        assert_eq!(
+            analyze(b"1\n2\n", &AnalyzeOptions::default()),
+            Analysis::NotJson { invalid: None }
+        );
+    }
+
+    #[test]
+    fn preview_cuts_strings_and_bounds_containers() {
+        let long = "é".repeat(450);
+        let wide: Vec<String> = (0..30).map(|i| format!(r#""k{i}":{i}"#)).collect();
+        let doc = format!(
+            r#"[{{"s":"{long}","deep":{{"a":{{"b":{{"c":{{"d":{{"e":1}}}}}}}}}},"wide":{{{}}},"n":1e400}}]"#,
+            wide.join(",")
+        );
+        let f = facts(&doc);
+        // Our own parser: serde_json cannot hold 1e400, which the preview keeps as written.
+        super::super::validate(f.preview.as_bytes()).unwrap();
+        let first = super::super::root(f.preview.as_bytes())
+            .unwrap()
+            .elements()
+            .next()
+            .unwrap()
+            .unwrap()
+            .1;
+        let s = first
+            .members()
+            .next()
+            .unwrap()
+            .unwrap()
+            .value
+            .decode_string()
+            .unwrap()
+            .into_owned();
+        assert!(s.ends_with("…[+250 chars]"), "{s}");
+        assert_eq!(s.chars().count(), 200 + "…[+250 chars]".chars().count());
+        assert!(
+            f.preview.contains(r#""c":"object(1 keys)""#),
+            "{}",
+            f.preview
+        );
+        assert!(
+            f.preview.contains(r#""…":"+10 more keys""#),
+            "{}",
+            f.preview
+        );
+        assert!(f.preview.contains(r#""n":1e400"#), "{}", f.preview);
+        assert!(f.preview.len() <= 2048);
+        // A tight budget still gives valid JSON.
+        let opts = AnalyzeOptions {
+            preview_bytes: 64,
+            ..AnalyzeOptions::default()
+        };
+        let Analysis::Json(tight) = analyze(doc.as_bytes(), &opts) else {
+            panic!()
+        };
+        assert!(tight.preview.len() <= 64, "{}", tight.preview);
+        super::super::validate(tight.preview.as_bytes()).unwrap();
+        // Re-rendering under another budget needs no new pass.
+        assert_eq!(
+            render_preview(doc.as_bytes(), &f.preview_source, &opts),
+            tight.preview
+        );
+        for budget in [0, 2, 10, 100, 300, 1000] {
+            let opts = AnalyzeOptions {
+                preview_bytes: budget,
+                ..AnalyzeOptions::default()
+            };
+            let p = render_preview(doc.as_bytes(), &f.preview_source, &opts);
+            assert!(p.len() <= budget.max(2), "{budget}: {p}");
+            super::super::validate(p.as_bytes()).unwrap();
+        }
+    }
+}

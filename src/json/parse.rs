@@ -1,0 +1,842 @@
+//! The strict, iterative JSON tokenizer: validation and the visitor walk.
+//!
+//! One loop with an explicit stack (one byte and one counter per open container), so nesting
+//! depth is bounded by memory, never by the call stack. Visitors are generic parameters, so a
+//! no-op visitor compiles down to a plain validator.
+
+use super::SyntaxError;
+use super::scan::{find_string_special, skip_ws_run};
+
+/// Whether a walk should go on. Returned by every [`Visitor`] method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Flow {
+    /// Keep walking.
+    Continue,
+    /// Stop now; the walk returns [`Flow::Stop`] without reading further.
+    Stop,
+    /// From [`Visitor::begin`] only: jump over this container with the fast, lenient
+    /// [`skip_value`](super::skip_value) — no events for its contents and no `end` event; the
+    /// grammar inside it is not checked. Elsewhere it means [`Flow::Continue`].
+    Skip,
+}
+
+/// The two container kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Container {
+    /// `{…}`
+    Object,
+    /// `[…]`
+    Array,
+}
+
+/// The kinds of scalar, as written (`1.0` and `1e2` are [`Scalar::Number`], `12` is
+/// [`Scalar::Integer`] however large).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `"…"`
+    String,
+    /// `-?digits` with no fraction or exponent.
+    Integer,
+    /// Any other number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// `null`.
+    Null,
+}
+
+/// Receives the events of [`walk`], in document order. Offsets are byte offsets into the
+/// document passed to the walk. Every method defaults to doing nothing.
+pub trait Visitor {
+    /// A top-level value (an NDJSON record, or the one JSON document as record 0) starts at `at`.
+    fn record(&mut self, _index: u64, _at: usize) -> Flow {
+        Flow::Continue
+    }
+    /// A container opens at `at` (the offset of `{` or `[`). Returning [`Flow::Skip`] jumps
+    /// over it (no further events for it, not even `end`).
+    fn begin(&mut self, _kind: Container, _at: usize) -> Flow {
+        Flow::Continue
+    }
+    /// A container closes at `at` (the offset of `}` or `]`) after `count` members or elements.
+    fn end(&mut self, _kind: Container, _at: usize, _count: u64) -> Flow {
+        Flow::Continue
+    }
+    /// An object key: `raw` is the text between the quotes with escapes intact, `at` the offset
+    /// of the opening quote. The member's value follows.
+    fn key(&mut self, _raw: &[u8], _at: usize) -> Flow {
+        Flow::Continue
+    }
+    /// The next value is element `index` of the innermost array.
+    fn index(&mut self, _index: u64) -> Flow {
+        Flow::Continue
+    }
+    /// A scalar: `raw` is exactly as written (strings with their quotes and escapes, numbers
+    /// digit for digit), starting at `at`.
+    fn scalar(&mut self, _kind: Scalar, _raw: &[u8], _at: usize) -> Flow {
+        Flow::Continue
+    }
+}
+
+/// Two visitors fed the same walk (stops when either stops).
+pub(crate) struct Both<'x, A, B>(pub &'x mut A, pub &'x mut B);
+
+impl<A: Visitor, B: Visitor> Visitor for Both<'_, A, B> {
+    fn record(&mut self, i: u64, at: usize) -> Flow {
+        both(self.0.record(i, at), self.1.record(i, at))
+    }
+    fn begin(&mut self, k: Container, at: usize) -> Flow {
+        both(self.0.begin(k, at), self.1.begin(k, at))
+    }
+    fn end(&mut self, k: Container, at: usize, n: u64) -> Flow {
+        both(self.0.end(k, at, n), self.1.end(k, at, n))
+    }
+    fn key(&mut self, raw: &[u8], at: usize) -> Flow {
+        both(self.0.key(raw, at), self.1.key(raw, at))
+    }
+    fn index(&mut self, i: u64) -> Flow {
+        both(self.0.index(i), self.1.index(i))
+    }
+    fn scalar(&mut self, k: Scalar, raw: &[u8], at: usize) -> Flow {
+        both(self.0.scalar(k, raw, at), self.1.scalar(k, raw, at))
+    }
+}
+
+fn both(a: Flow, b: Flow) -> Flow {
+    match (a, b) {
+        (Flow::Stop, _) | (_, Flow::Stop) => Flow::Stop,
+        (Flow::Skip, Flow::Skip) => Flow::Skip,
+        _ => Flow::Continue,
+    }
+}
+
+/// A visitor that ignores everything: walking with it is validation.
+struct Ignore;
+impl Visitor for Ignore {}
+
+/// How a sequence of top-level values was laid out (see [`walk_values`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Records {
+    /// How many top-level values were read.
+    pub count: u64,
+    /// Whether some value was an object or an array.
+    pub any_container: bool,
+    /// Whether the walk was stopped by the visitor before the end.
+    pub stopped: bool,
+}
+
+/// The length of a UTF-8 byte order mark at the start of `doc` (0 or 3).
+pub fn bom_len(doc: &[u8]) -> usize {
+    if doc.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    }
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// Checks that `doc` is exactly one JSON value (RFC 8259), optionally preceded by a UTF-8 BOM and
+/// surrounded by whitespace (CRLF included).
+///
+/// Strict: no comments, `NaN`, `Infinity`, trailing commas, leading zeros, unescaped control
+/// characters, or invalid UTF-8. Escaped lone surrogates (`"\ud800"`) are accepted, as the RFC's
+/// grammar allows them; decoding turns them into U+FFFD.
+pub fn validate(doc: &[u8]) -> Result<(), SyntaxError> {
+    walk(doc, &mut Ignore).map(|_| ())
+}
+
+/// Checks the one value that starts at `at` (leading whitespace allowed) and returns the offset
+/// just past it. Used to check a value found by lenient navigation before printing it.
+pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    let mut p = Parser { doc, pos: at };
+    p.skip_ws();
+    let _ = p.value(&mut Ignore)?; // Ignore never stops
+    Ok(p.pos)
+}
+
+/// Walks the single JSON document in `doc` (BOM and surrounding whitespace allowed), calling the
+/// visitor for every event; returns [`Flow::Stop`] if the visitor stopped it. Trailing data after
+/// the value is an error.
+pub fn walk<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Flow, SyntaxError> {
+    let mut p = Parser {
+        doc,
+        pos: bom_len(doc),
+    };
+    p.skip_ws();
+    if p.pos == doc.len() {
+        return Err(SyntaxError::new(
+            doc,
+            p.pos,
+            "empty input: expected a JSON value",
+        ));
+    }
+    if v.record(0, p.pos) == Flow::Stop || p.value(v)? == Flow::Stop {
+        return Ok(Flow::Stop);
+    }
+    p.skip_ws();
+    if p.pos != doc.len() {
+        return Err(SyntaxError::new(
+            doc,
+            p.pos,
+            "unexpected data after the JSON value",
+        ));
+    }
+    Ok(Flow::Continue)
+}
+
+/// Walks one JSON value or an NDJSON stream: top-level values are read one after another, each
+/// announced by [`Visitor::record`].
+///
+/// A second value is accepted only in NDJSON layout — every value on its own line(s) without a
+/// line break inside, and a line break between consecutive values; otherwise it is the error
+/// "unexpected data after the JSON value". So `count == 1` means plain JSON and `count >= 2`
+/// means NDJSON.
+pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxError> {
+    let mut p = Parser {
+        doc,
+        pos: bom_len(doc),
+    };
+    let mut rec = Records {
+        count: 0,
+        any_container: false,
+        stopped: false,
+    };
+    let mut prev: Option<(usize, usize)> = None;
+    loop {
+        let gap_start = p.pos;
+        p.skip_ws();
+        if p.pos == doc.len() {
+            break;
+        }
+        if let Some((start, end)) = prev {
+            let gap_has_newline = memchr::memchr(b'\n', &doc[gap_start..p.pos]).is_some();
+            if !gap_has_newline || memchr::memchr(b'\n', &doc[start..end]).is_some() {
+                return Err(SyntaxError::new(
+                    doc,
+                    p.pos,
+                    "unexpected data after the JSON value",
+                ));
+            }
+        }
+        let start = p.pos;
+        rec.any_container |= matches!(doc[start], b'{' | b'[');
+        let flow = v.record(rec.count, start);
+        rec.count += 1;
+        if flow == Flow::Stop || p.value(v)? == Flow::Stop {
+            rec.stopped = true;
+            return Ok(rec);
+        }
+        if rec.count >= 2 && memchr::memchr(b'\n', &doc[start..p.pos]).is_some() {
+            return Err(SyntaxError::new(
+                doc,
+                start,
+                "unexpected data after the JSON value",
+            ));
+        }
+        prev = Some((start, p.pos));
+    }
+    if rec.count == 0 {
+        return Err(SyntaxError::new(
+            doc,
+            p.pos,
+            "empty input: expected a JSON value",
+        ));
+    }
+    Ok(rec)
+}
+
+/// What a document is, for commands that treat JSON and NDJSON differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON value.
+    Json,
+    /// Two or more values, one per line, at least one of them an object or array.
+    Ndjson {
+        /// The number of records.
+        records: u64,
+    },
+}
+
+/// Classifies `doc` as JSON or NDJSON with one strict pass; an error means neither (including
+/// lines of bare scalars such as `seq` output, which are text).
+pub fn detect(doc: &[u8]) -> Result<Format, SyntaxError> {
+    let rec = walk_values(doc, &mut Ignore)?;
+    match rec.count {
+        1 => Ok(Format::Json),
+        n if rec.any_container => Ok(Format::Ndjson { records: n }),
+        _ => Err(SyntaxError::new(
+            doc,
+            0,
+            "lines of scalars: text, not NDJSON",
+        )),
+    }
+}
+
+struct Parser<'a> {
+    doc: &'a [u8],
+    pos: usize,
+}
+
+#[derive(Clone, Copy)]
+enum State {
+    Value,
+    AfterValue,
+    Key,
+}
+
+impl<'a> Parser<'a> {
+    #[inline]
+    fn skip_ws(&mut self) {
+        // Minified JSON has no whitespace and pretty JSON mostly one space: check those bytes
+        // before paying for a vector scan of an indentation run.
+        let doc = self.doc;
+        let i = self.pos;
+        if i >= doc.len() || !is_ws(doc[i]) {
+            return;
+        }
+        if i + 1 >= doc.len() || !is_ws(doc[i + 1]) {
+            self.pos = i + 1;
+            return;
+        }
+        self.pos = skip_ws_run(doc, i + 2);
+    }
+
+    fn err(&self, at: usize, msg: &str) -> SyntaxError {
+        SyntaxError::new(self.doc, at, msg)
+    }
+
+    /// Parses one value at `pos` (no leading whitespace), leaving `pos` just past it.
+    fn value<V: Visitor>(&mut self, v: &mut V) -> Result<Flow, SyntaxError> {
+        let doc = self.doc;
+        // One entry per open container: its kind and the number of commas seen so far.
+        let mut kinds: Vec<Container> = Vec::new();
+        let mut commas: Vec<u64> = Vec::new();
+        let mut state = State::Value;
+        macro_rules! emit {
+            ($e:expr) => {
+                if $e == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
+            };
+        }
+        loop {
+            match state {
+                State::Value => {
+                    let at = self.pos;
+                    match doc.get(at) {
+                        Some(b'{') => {
+                            match v.begin(Container::Object, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
+                            self.pos += 1;
+                            self.skip_ws();
+                            if doc.get(self.pos) == Some(&b'}') {
+                                emit!(v.end(Container::Object, self.pos, 0));
+                                self.pos += 1;
+                                state = State::AfterValue;
+                            } else {
+                                kinds.push(Container::Object);
+                                commas.push(0);
+                                state = State::Key;
+                            }
+                        }
+                        Some(b'[') => {
+                            match v.begin(Container::Array, at) {
+                                Flow::Stop => return Ok(Flow::Stop),
+                                Flow::Skip => {
+                                    self.pos = super::scan::skip_value(doc, at)?;
+                                    state = State::AfterValue;
+                                    continue;
+                                }
+                                Flow::Continue => {}
+                            }
+                            self.pos += 1;
+                            self.skip_ws();
+                            if doc.get(self.pos) == Some(&b']') {
+                                emit!(v.end(Container::Array, self.pos, 0));
+                                self.pos += 1;
+                                state = State::AfterValue;
+                            } else {
+                                kinds.push(Container::Array);
+                                commas.push(0);
+                                emit!(v.index(0));
+                            }
+                        }
+                        Some(b'"') => {
+                            let end = self.string(at)?;
+                            emit!(v.scalar(Scalar::String, &doc[at..end], at));
+                            state = State::AfterValue;
+                        }
+                        Some(b'-' | b'0'..=b'9') => {
+                            let kind = self.number(at)?;
+                            emit!(v.scalar(kind, &doc[at..self.pos], at));
+                            state = State::AfterValue;
+                        }
+                        Some(b't') => {
+                            self.literal(at, b"true")?;
+                            emit!(v.scalar(Scalar::Boolean, &doc[at..self.pos], at));
+                            state = State::AfterValue;
+                        }
+                        Some(b'f') => {
+                            self.literal(at, b"false")?;
+                            emit!(v.scalar(Scalar::Boolean, &doc[at..self.pos], at));
+                            state = State::AfterValue;
+                        }
+                        Some(b'n') => {
+                            self.literal(at, b"null")?;
+                            emit!(v.scalar(Scalar::Null, &doc[at..self.pos], at));
+                            state = State::AfterValue;
+                        }
+                        Some(b']') if kinds.last() == Some(&Container::Array) => {
+                            return Err(self.err(at, "trailing comma before ']'"));
+                        }
+                        Some(b'N' | b'I') => {
+                            return Err(self.err(at, "NaN and Infinity are not JSON numbers"));
+                        }
+                        Some(_) => return Err(self.err(at, "expected a JSON value")),
+                        None => {
+                            return Err(
+                                self.err(at, "unexpected end of input: expected a JSON value")
+                            );
+                        }
+                    }
+                }
+                State::AfterValue => {
+                    let Some(&kind) = kinds.last() else {
+                        return Ok(Flow::Continue);
+                    };
+                    self.skip_ws();
+                    let at = self.pos;
+                    match (kind, doc.get(at)) {
+                        (_, Some(b',')) => {
+                            self.pos += 1;
+                            let n = commas.last_mut().expect("a frame per container");
+                            *n += 1;
+                            if kind == Container::Object {
+                                state = State::Key;
+                            } else {
+                                emit!(v.index(*n));
+                                self.skip_ws();
+                                state = State::Value;
+                            }
+                        }
+                        (Container::Object, Some(b'}')) | (Container::Array, Some(b']')) => {
+                            kinds.pop();
+                            let n = commas.pop().expect("a frame per container") + 1;
+                            emit!(v.end(kind, at, n));
+                            self.pos += 1;
+                        }
+                        (Container::Object, Some(_)) => {
+                            return Err(self.err(at, "expected ',' or '}' after an object member"));
+                        }
+                        (Container::Array, Some(_)) => {
+                            return Err(self.err(at, "expected ',' or ']' after an array element"));
+                        }
+                        (_, None) => {
+                            return Err(self.err(at, "unexpected end of input: unclosed container"));
+                        }
+                    }
+                }
+                State::Key => {
+                    self.skip_ws();
+                    let at = self.pos;
+                    match doc.get(at) {
+                        Some(b'"') => {
+                            let end = self.string(at)?;
+                            emit!(v.key(&doc[at + 1..end - 1], at));
+                            self.skip_ws();
+                            if doc.get(self.pos) != Some(&b':') {
+                                return Err(self.err(self.pos, "expected ':' after an object key"));
+                            }
+                            self.pos += 1;
+                            self.skip_ws();
+                            state = State::Value;
+                        }
+                        Some(b'}') => return Err(self.err(at, "trailing comma before '}'")),
+                        Some(_) => return Err(self.err(at, "expected a string key")),
+                        None => {
+                            return Err(
+                                self.err(at, "unexpected end of input: expected a string key")
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Checks the string opening at `at`; returns the offset after its closing quote.
+    #[inline(always)]
+    fn string(&mut self, at: usize) -> Result<usize, SyntaxError> {
+        let doc = self.doc;
+        let mut i = at + 1;
+        let mut non_ascii = false;
+        loop {
+            let (j, na) = find_string_special(doc, i);
+            non_ascii |= na;
+            match doc.get(j) {
+                Some(b'"') => {
+                    if non_ascii {
+                        if let Err(e) = std::str::from_utf8(&doc[at + 1..j]) {
+                            return Err(
+                                self.err(at + 1 + e.valid_up_to(), "invalid UTF-8 in a string")
+                            );
+                        }
+                    }
+                    self.pos = j + 1;
+                    return Ok(j + 1);
+                }
+                Some(b'\\') => {
+                    i = self.escape(j)?;
+                }
+                Some(_) => {
+                    return Err(self.err(j, "control character in a string (must be escaped)"));
+                }
+                None => return Err(self.err(at, "unterminated string")),
+            }
+        }
+    }
+
+    /// Checks the escape at `at` (a backslash); returns the offset after it.
+    fn escape(&self, at: usize) -> Result<usize, SyntaxError> {
+        match self.doc.get(at + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
+            Some(b'u') => {
+                let hex = self.doc.get(at + 2..at + 6);
+                if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                    Ok(at + 6)
+                } else {
+                    Err(self.err(at, "invalid \\u escape (needs 4 hex digits)"))
+                }
+            }
+            Some(_) => Err(self.err(at, "invalid escape in a string")),
+            None => Err(self.err(at, "unterminated string")),
+        }
+    }
+
+    /// Checks the number at `at`; leaves `pos` after it.
+    #[inline(always)]
+    fn number(&mut self, at: usize) -> Result<Scalar, SyntaxError> {
+        let doc = self.doc;
+        let digits = |mut i: usize| {
+            while i < doc.len() && doc[i].is_ascii_digit() {
+                i += 1;
+            }
+            i
+        };
+        let bad = |s: &Self| Err(s.err(at, "invalid number"));
+        let mut i = at;
+        if doc[i] == b'-' {
+            i += 1;
+        }
+        match doc.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => i = digits(i + 1),
+            _ => return bad(self),
+        }
+        let mut kind = Scalar::Integer;
+        if doc.get(i) == Some(&b'.') {
+            kind = Scalar::Number;
+            let j = digits(i + 1);
+            if j == i + 1 {
+                return bad(self);
+            }
+            i = j;
+        }
+        if matches!(doc.get(i), Some(b'e' | b'E')) {
+            kind = Scalar::Number;
+            i += 1;
+            if matches!(doc.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let j = digits(i);
+            if j == i {
+                return bad(self);
+            }
+            i = j;
+        }
+        if doc
+            .get(i)
+            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'.')
+        {
+            return bad(self);
+        }
+        self.pos = i;
+        Ok(kind)
+    }
+
+    fn literal(&mut self, at: usize, word: &[u8]) -> Result<(), SyntaxError> {
+        let end = at + word.len();
+        if self.doc.get(at..end) != Some(word)
+            || self.doc.get(end).is_some_and(u8::is_ascii_alphanumeric)
+        {
+            return Err(self.err(at, "invalid literal (expected true, false or null)"));
+        }
+        self.pos = end;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records every event as a line of text.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+    impl Visitor for Log {
+        fn record(&mut self, i: u64, at: usize) -> Flow {
+            self.0.push(format!("rec {i}@{at}"));
+            Flow::Continue
+        }
+        fn begin(&mut self, k: Container, at: usize) -> Flow {
+            self.0.push(format!("begin {k:?}@{at}"));
+            Flow::Continue
+        }
+        fn end(&mut self, k: Container, at: usize, n: u64) -> Flow {
+            self.0.push(format!("end {k:?}@{at} n={n}"));
+            Flow::Continue
+        }
+        fn key(&mut self, raw: &[u8], at: usize) -> Flow {
+            self.0
+                .push(format!("key {}@{at}", String::from_utf8_lossy(raw)));
+            Flow::Continue
+        }
+        fn index(&mut self, i: u64) -> Flow {
+            self.0.push(format!("index {i}"));
+            Flow::Continue
+        }
+        fn scalar(&mut self, k: Scalar, raw: &[u8], at: usize) -> Flow {
+            self.0
+                .push(format!("{k:?} {}@{at}", String::from_utf8_lossy(raw)));
+            Flow::Continue
+        }
+    }
+
+    fn log(doc: &str) -> Vec<String> {
+        let mut l = Log::default();
+        assert_eq!(walk(doc.as_bytes(), &mut l).unwrap(), Flow::Continue);
+        l.0
+    }
+
+    #[test]
+    fn scalars_are_raw_as_written() {
+        let l = log(r#"[1e400, 12345678901234567890123, -0.5, "a\u00e9\"b", true, null]"#);
+        assert_eq!(
+            l,
+            [
+                "rec 0@0",
+                "begin Array@0",
+                "index 0",
+                "Number 1e400@1",
+                "index 1",
+                "Integer 12345678901234567890123@8",
+                "index 2",
+                "Number -0.5@33",
+                "index 3",
+                r#"String "a\u00e9\"b"@39"#,
+                "index 4",
+                "Boolean true@53",
+                "index 5",
+                "Null null@59",
+                "end Array@63 n=6"
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_kept_in_order_and_keys_raw() {
+        let l = log(r#"{"a":1,"b\n":{},"a":[]}"#);
+        assert_eq!(
+            l,
+            [
+                "rec 0@0",
+                "begin Object@0",
+                "key a@1",
+                "Integer 1@5",
+                r#"key b\n@7"#,
+                "begin Object@13",
+                "end Object@14 n=0",
+                "key a@16",
+                "begin Array@20",
+                "end Array@21 n=0",
+                "end Object@22 n=3"
+            ]
+        );
+    }
+
+    #[test]
+    fn bom_crlf_and_surrounding_whitespace() {
+        validate(b"\xEF\xBB\xBF\r\n{\r\n  \"a\" : [ 1 ,\t2 ]\r\n}\r\n").unwrap();
+        validate(b"  42  ").unwrap();
+        validate(b"\"x\"").unwrap();
+    }
+
+    fn err(doc: &[u8]) -> SyntaxError {
+        validate(doc).unwrap_err()
+    }
+
+    #[test]
+    fn rejects_with_offsets_and_line_columns() {
+        let e = err(b"{\n  \"a\": 1,\n  \"b\": tru\n}");
+        assert_eq!((e.offset, e.line, e.column), (19, 3, 8));
+        assert!(e.message.contains("literal"), "{}", e.message);
+        let cases: &[(&[u8], u64)] = &[
+            (b"", 0),
+            (b"   ", 3),
+            (b"[1,2,]", 5),
+            (b"{\"a\":1,}", 7),
+            (b"[NaN]", 1),
+            (b"[Infinity]", 1),
+            (b"[-Infinity]", 1),
+            (b"[01]", 1),
+            (b"[1.]", 1),
+            (b"[1e]", 1),
+            (b"[.5]", 1),
+            (b"[+1]", 1),
+            (b"\"a\tb\"", 2),
+            (b"\"a\\xb\"", 2),
+            (b"\"\\u12G4\"", 1),
+            (b"\"abc", 0),
+            (b"[1 2]", 3),
+            (b"{\"a\" 1}", 5),
+            (b"{1:2}", 1),
+            (b"{} {}", 3),
+            (b"[\"\xff\"]", 2),
+            (b"[\"ok\xc3\"]", 4),
+            (b"[[[", 3),
+            (b"{\"a\":", 5),
+            (b"nul", 0),
+            (b"truex", 0),
+            (b"// c\n1", 0),
+        ];
+        for (doc, off) in cases {
+            let e = err(doc);
+            assert_eq!(
+                e.offset,
+                *off,
+                "{:?}: {}",
+                String::from_utf8_lossy(doc),
+                e.message
+            );
+        }
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_valid() {
+        validate(br#"["\ud800", "\udc00x", "\ud83d\ude00"]"#).unwrap();
+    }
+
+    #[test]
+    fn truncated_documents_fail_at_the_end() {
+        let doc = br#"{"items":[{"id":1,"name":"abc"},{"id":2,"name":"de"}],"meta":{"n":2}}"#;
+        validate(doc).unwrap();
+        for cut in 0..doc.len() {
+            let e = err(&doc[..cut]);
+            assert!(e.offset <= cut as u64, "cut {cut}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn million_deep_nesting_does_not_overflow() {
+        let n = 1_000_000;
+        let mut doc = "[".repeat(n);
+        doc.push_str(&"]".repeat(n));
+        validate(doc.as_bytes()).unwrap();
+        let mut obj = "{\"a\":".repeat(n);
+        obj.push('1');
+        obj.push_str(&"}".repeat(n));
+        validate(obj.as_bytes()).unwrap();
+        let e = err(&doc.as_bytes()[..2 * n - 1]);
+        assert_eq!(e.offset, (2 * n - 1) as u64);
+    }
+
+    #[test]
+    fn visitor_can_stop_early() {
+        struct StopAtThird(u32);
+        impl Visitor for StopAtThird {
+            fn scalar(&mut self, _: Scalar, _: &[u8], _: usize) -> Flow {
+                self.0 += 1;
+                if self.0 == 3 {
+                    Flow::Stop
+                } else {
+                    Flow::Continue
+                }
+            }
+        }
+        // Invalid after the third scalar: stopping means it is never read.
+        let mut v = StopAtThird(0);
+        assert_eq!(walk(b"[1,2,3,x", &mut v).unwrap(), Flow::Stop);
+    }
+
+    #[test]
+    fn ndjson_layout_rules() {
+        let mut l = Log::default();
+        let r = walk_values(b"{\"a\":1}\r\n\n[2]\n3\n", &mut l).unwrap();
+        assert_eq!(
+            r,
+            Records {
+                count: 3,
+                any_container: true,
+                stopped: false
+            }
+        );
+        assert!(l.0.contains(&"rec 2@14".to_string()));
+        assert_eq!(walk_values(b"{\n}", &mut Ignore).unwrap().count, 1);
+        // Two values on one line, or a multi-line value followed by another: not NDJSON.
+        assert_eq!(walk_values(b"1 2", &mut Ignore).unwrap_err().offset, 2);
+        assert_eq!(walk_values(b"{\n}\n{}", &mut Ignore).unwrap_err().offset, 4);
+        assert_eq!(walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err().offset, 3);
+        assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
+        assert!(walk_values(b" \n ", &mut Ignore).is_err());
+    }
+
+    #[test]
+    fn begin_can_skip_a_container() {
+        struct SkipInner(Vec<String>);
+        impl Visitor for SkipInner {
+            fn begin(&mut self, _: Container, at: usize) -> Flow {
+                if at == 0 { Flow::Continue } else { Flow::Skip }
+            }
+            fn scalar(&mut self, _: Scalar, raw: &[u8], _: usize) -> Flow {
+                self.0.push(String::from_utf8_lossy(raw).into_owned());
+                Flow::Continue
+            }
+        }
+        let mut v = SkipInner(Vec::new());
+        // The skipped object is not checked inside (`1 2` would be an error otherwise).
+        assert_eq!(
+            walk(br#"[1, {"a": [2, 3], "b": 1 2}, 4]"#, &mut v).unwrap(),
+            Flow::Continue
+        );
+        assert_eq!(v.0, ["1", "4"]);
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(detect(b" {\"a\":[1]}\n").unwrap(), Format::Json);
+        assert_eq!(
+            detect(b"{}\n\n[1]\n2\n").unwrap(),
+            Format::Ndjson { records: 3 }
+        );
+        assert!(detect(b"1\n2\n3\n").is_err());
+        assert!(detect(b"{}\n{").is_err());
+        assert!(detect(b"hello").is_err());
+    }
+
+    #[test]
+    fn validate_value_returns_the_end() {
+        assert_eq!(validate_value(b"[ {\"a\":[1]} , 2]", 2).unwrap(), 11);
+        assert!(validate_value(b"[{\"a\" 1}]", 1).is_err());
+    }
+}

@@ -1,0 +1,652 @@
+//! Structural scanning: the SIMD hot loops that skip whole values and find string ends.
+//!
+//! Skipping a container works like simdjson's stage 1, but stops as soon as the container
+//! closes: each 64-byte block is classified into bit masks (quotes, backslashes, opening and
+//! closing brackets), escaped quotes are removed with the carry-propagating backslash trick, the
+//! in-string mask is the prefix-XOR of the remaining quotes, and the bracket depth is tracked
+//! with popcounts — a block is only walked bit by bit when it could close the container.
+//!
+//! Skipping is lenient: it balances brackets and strings but does not check the grammar inside
+//! the value (`{"a" 1]` skips fine). Callers that print what they skipped over check it with
+//! [`crate::json::validate_value`].
+
+use super::SyntaxError;
+
+/// Bit masks of one 64-byte block: bit `i` describes byte `i`.
+#[derive(Clone, Copy)]
+struct Masks {
+    quote: u64,
+    comma: u64,
+    backslash: u64,
+    open: u64,
+    close: u64,
+}
+
+/// The bytes a JSON scalar may not contain: where a number or literal ends.
+#[inline]
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' | b'"' | b'{' | b'['
+    )
+}
+
+/// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
+///
+/// Containers and strings are matched by bracket depth and quote state only, so this runs at
+/// memory-scanning speed; the grammar inside the value is not checked (see the module docs).
+/// A value that does not end before the end of `doc` is an error at `at`.
+pub fn skip_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    match doc.get(at) {
+        Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| {
+            SyntaxError::new(
+                doc,
+                doc.len(),
+                "unexpected end of input: unclosed container",
+            )
+        }),
+        Some(b'"') => string_end(doc, at + 1).map(|end| end + 1).ok_or_else(|| {
+            SyntaxError::new(
+                doc,
+                doc.len(),
+                "unexpected end of input: unterminated string",
+            )
+        }),
+        Some(&b) if b == b'-' || b.is_ascii_alphanumeric() || b == b'.' || b == b'+' => {
+            let mut end = at + 1;
+            while end < doc.len() && !is_delimiter(doc[end]) {
+                end += 1;
+            }
+            Ok(end)
+        }
+        Some(_) => Err(SyntaxError::new(doc, at, "expected a JSON value")),
+        None => Err(SyntaxError::new(
+            doc,
+            at,
+            "unexpected end of input: expected a JSON value",
+        )),
+    }
+}
+
+/// Finds the closing quote of a string whose contents start at `from`; `None` if unterminated.
+/// Escapes are honoured (`\"` does not end the string) but not checked.
+pub fn string_end(doc: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let (i, _) = find_string_special(doc, from);
+        match doc.get(i)? {
+            b'"' => return Some(i),
+            b'\\' => from = i + 2,
+            _ => from = i + 1, // a control character: the validator's business, not ours
+        }
+    }
+}
+
+/// Finds the first `"`, `\` or control byte (< 0x20) at or after `from`; returns its offset (or
+/// `doc.len()`) and whether a non-ASCII byte was passed on the way (so UTF-8 checks can be
+/// skipped for pure-ASCII strings, the common case).
+#[inline]
+pub fn find_string_special(doc: &[u8], from: usize) -> (usize, bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        find_string_special_sse2(doc, from)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        find_string_special_scalar(doc, from, false)
+    }
+}
+
+#[inline]
+fn find_string_special_scalar(doc: &[u8], from: usize, mut non_ascii: bool) -> (usize, bool) {
+    let mut i = from;
+    while i < doc.len() {
+        let b = doc[i];
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return (i, non_ascii);
+        }
+        non_ascii |= b >= 0x80;
+        i += 1;
+    }
+    (doc.len(), non_ascii)
+}
+
+/// SSE2 is part of the x86-64 baseline, so this needs no runtime detection. Strings are usually
+/// short, so 16-byte steps measured as fast as 32-byte AVX2 steps here (see the module docs).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn find_string_special_sse2(doc: &[u8], from: usize) -> (usize, bool) {
+    use std::arch::x86_64::*;
+    let mut i = from;
+    let mut non_ascii = false;
+    // SAFETY: every load reads 16 bytes at `i` with `i + 16 <= doc.len()`; SSE2 is always
+    // available on x86-64.
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let ctrl = _mm_set1_epi8(0x1f);
+        while i + 16 <= doc.len() {
+            let v = _mm_loadu_si128(doc.as_ptr().add(i).cast());
+            let special = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                _mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl),
+            );
+            let m = _mm_movemask_epi8(special) as u32;
+            let high = _mm_movemask_epi8(v) as u32;
+            if m != 0 {
+                let k = m.trailing_zeros();
+                non_ascii |= high & ((1u32 << k) - 1) != 0;
+                return (i + k as usize, non_ascii);
+            }
+            non_ascii |= high != 0;
+            i += 16;
+        }
+    }
+    find_string_special_scalar(doc, i, non_ascii)
+}
+
+/// Returns the first offset at or after `from` that is not JSON whitespace (or `doc.len()`).
+#[inline]
+pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
+    let mut i = from;
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: every load reads 16 bytes at `i` with `i + 16 <= doc.len()`; SSE2 is baseline.
+    unsafe {
+        use std::arch::x86_64::*;
+        let (sp, nl, cr, tab) = (
+            _mm_set1_epi8(b' ' as i8),
+            _mm_set1_epi8(b'\n' as i8),
+            _mm_set1_epi8(b'\r' as i8),
+            _mm_set1_epi8(b'\t' as i8),
+        );
+        while i + 16 <= doc.len() {
+            let v = _mm_loadu_si128(doc.as_ptr().add(i).cast());
+            let ws = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+                _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)),
+            );
+            let other = !(_mm_movemask_epi8(ws) as u32) & 0xffff;
+            if other != 0 {
+                return i + other.trailing_zeros() as usize;
+            }
+            i += 16;
+        }
+    }
+    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// Removes escaped characters: returns the mask of bytes preceded by an odd run of backslashes,
+/// carrying a run that crosses the block boundary in `prev_escaped` (simdjson's branchless
+/// algorithm).
+#[inline(always)]
+fn escaped_mask(backslash: u64, prev_escaped: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    if backslash == 0 {
+        let e = *prev_escaped;
+        *prev_escaped = 0;
+        return e;
+    }
+    let backslash = backslash & !*prev_escaped;
+    let follows_escape = (backslash << 1) | *prev_escaped;
+    let odd_starts = backslash & !EVEN & !follows_escape;
+    let (even_starts, overflow) = odd_starts.overflowing_add(backslash);
+    *prev_escaped = u64::from(overflow);
+    let invert = even_starts << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// Bit `i` of the result is the XOR of bits `0..=i`: set between an opening and closing quote.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// The block loop, written once and expanded per instruction set so each copy inlines its
+/// classifier (a closure or trait call would not inherit `target_feature`).
+macro_rules! container_loop {
+    ($doc:expr, $at:expr, $classify:expr) => {{
+        let doc: &[u8] = $doc;
+        let mut pos: usize = $at;
+        let mut depth: u32 = 0;
+        let mut prev_escaped = 0u64;
+        let mut prev_in_string = 0u64;
+        loop {
+            let m = if pos + 64 <= doc.len() {
+                $classify(doc[pos..pos + 64].as_ptr())
+            } else if pos < doc.len() {
+                // The last partial block: pad with spaces, which change no state.
+                let mut tail = [b' '; 64];
+                tail[..doc.len() - pos].copy_from_slice(&doc[pos..]);
+                $classify(tail.as_ptr())
+            } else {
+                return None;
+            };
+            let escaped = escaped_mask(m.backslash, &mut prev_escaped);
+            let quotes = m.quote & !escaped;
+            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            prev_in_string = ((in_string as i64) >> 63) as u64;
+            let opens = m.open & !in_string;
+            let closes = m.close & !in_string;
+            if closes.count_ones() < depth {
+                // The container cannot close in this block: count and move on.
+                depth = depth + opens.count_ones() - closes.count_ones();
+            } else {
+                let mut bits = opens | closes;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    if (opens >> i) & 1 == 1 {
+                        depth += 1;
+                    } else {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(pos + i as usize + 1);
+                        }
+                    }
+                    bits &= bits - 1;
+                }
+            }
+            pos += 64;
+        }
+    }};
+}
+
+/// Like `container_loop`, but also counts the commas directly inside the container (bracket
+/// depth 1, outside strings): returns `(end, commas)`.
+macro_rules! counting_loop {
+    ($doc:expr, $at:expr, $classify:expr) => {{
+        let doc: &[u8] = $doc;
+        let mut pos: usize = $at;
+        let mut depth: u32 = 0;
+        let mut commas: u64 = 0;
+        let mut prev_escaped = 0u64;
+        let mut prev_in_string = 0u64;
+        loop {
+            let m = if pos + 64 <= doc.len() {
+                $classify(doc[pos..pos + 64].as_ptr())
+            } else if pos < doc.len() {
+                let mut tail = [b' '; 64];
+                tail[..doc.len() - pos].copy_from_slice(&doc[pos..]);
+                $classify(tail.as_ptr())
+            } else {
+                return None;
+            };
+            let escaped = escaped_mask(m.backslash, &mut prev_escaped);
+            let quotes = m.quote & !escaped;
+            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            prev_in_string = ((in_string as i64) >> 63) as u64;
+            let opens = m.open & !in_string;
+            let closes = m.close & !in_string;
+            let sep = m.comma & !in_string;
+            if opens | closes == 0 {
+                // No bracket in this block: every comma is at the current depth.
+                if depth == 1 {
+                    commas += u64::from(sep.count_ones());
+                }
+            } else {
+                let mut bits = opens | closes | sep;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    let bit = 1u64 << i;
+                    if opens & bit != 0 {
+                        depth += 1;
+                    } else if closes & bit != 0 {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some((pos + i as usize + 1, commas));
+                        }
+                    } else if depth == 1 {
+                        commas += 1;
+                    }
+                    bits &= bits - 1;
+                }
+            }
+            pos += 64;
+        }
+    }};
+}
+
+/// Counts the members or elements of the container starting at `doc[at]` at skipping speed;
+/// returns the offset after it and the count. Lenient like [`skip_value`]: a trailing comma
+/// counts as another element.
+pub fn count_container(doc: &[u8], at: usize) -> Result<(usize, u64), SyntaxError> {
+    if !matches!(doc.get(at), Some(b'{' | b'[')) {
+        return Err(SyntaxError::new(doc, at, "expected an object or an array"));
+    }
+    let found = {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: AVX2 was detected at run time.
+                unsafe { count_container_avx2(doc, at) }
+            } else {
+                count_container_sse2(doc, at)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            count_container_scalar(doc, at)
+        }
+    };
+    let (end, commas) = found.ok_or_else(|| {
+        SyntaxError::new(
+            doc,
+            doc.len(),
+            "unexpected end of input: unclosed container",
+        )
+    })?;
+    // Empty when only whitespace lies between the brackets.
+    let empty = doc[at + 1..end - 1]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+    Ok((end, if empty { 0 } else { commas + 1 }))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn count_container_avx2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn count_container_sse2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn count_container_scalar(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+}
+
+/// Skips the object or array starting at `doc[at]`; returns the offset after its closing
+/// bracket, or `None` if it never closes.
+fn skip_container(doc: &[u8], at: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected at run time.
+            return unsafe { skip_container_avx2(doc, at) };
+        }
+        skip_container_sse2(doc, at)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        skip_container_scalar(doc, at)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn skip_container_avx2(doc: &[u8], at: usize) -> Option<usize> {
+    container_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn skip_container_sse2(doc: &[u8], at: usize) -> Option<usize> {
+    container_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+}
+
+/// The portable fallback (and the oracle the SIMD classifiers are tested against).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn skip_container_scalar(doc: &[u8], at: usize) -> Option<usize> {
+    container_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+}
+
+/// # Safety
+/// `p` must point to 64 readable bytes.
+#[inline(always)]
+unsafe fn classify_scalar(p: *const u8) -> Masks {
+    // SAFETY: the caller guarantees 64 readable bytes.
+    let block = unsafe { std::slice::from_raw_parts(p, 64) };
+    let mut m = Masks {
+        quote: 0,
+        comma: 0,
+        backslash: 0,
+        open: 0,
+        close: 0,
+    };
+    for (i, &b) in block.iter().enumerate() {
+        let bit = 1u64 << i;
+        match b {
+            b'"' => m.quote |= bit,
+            b',' => m.comma |= bit,
+            b'\\' => m.backslash |= bit,
+            b'{' | b'[' => m.open |= bit,
+            b'}' | b']' => m.close |= bit,
+            _ => {}
+        }
+    }
+    m
+}
+
+/// # Safety
+/// `p` must point to 64 readable bytes and the CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn classify_avx2(p: *const u8) -> Masks {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller guarantees 64 readable bytes.
+    let (lo, hi) = unsafe {
+        (
+            _mm256_loadu_si256(p.cast()),
+            _mm256_loadu_si256(p.add(32).cast()),
+        )
+    };
+    let mask = |v: __m256i, c: u8| -> u64 {
+        _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))) as u32 as u64
+    };
+    // `{`|0x20 == `[`|0x20 == 0x7b and `}`|0x20 == `]`|0x20 == 0x7d, and no other byte maps there.
+    let case = _mm256_set1_epi8(0x20);
+    let (lo_f, hi_f) = (_mm256_or_si256(lo, case), _mm256_or_si256(hi, case));
+    Masks {
+        quote: mask(lo, b'"') | mask(hi, b'"') << 32,
+        comma: mask(lo, b',') | mask(hi, b',') << 32,
+        backslash: mask(lo, b'\\') | mask(hi, b'\\') << 32,
+        open: mask(lo_f, 0x7b) | mask(hi_f, 0x7b) << 32,
+        close: mask(lo_f, 0x7d) | mask(hi_f, 0x7d) << 32,
+    }
+}
+
+/// # Safety
+/// `p` must point to 64 readable bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn classify_sse2(p: *const u8) -> Masks {
+    use std::arch::x86_64::*;
+    let mut m = Masks {
+        quote: 0,
+        comma: 0,
+        backslash: 0,
+        open: 0,
+        close: 0,
+    };
+    // SAFETY: the caller guarantees 64 readable bytes; SSE2 is baseline on x86-64.
+    unsafe {
+        let case = _mm_set1_epi8(0x20);
+        for k in 0..4 {
+            let v = _mm_loadu_si128(p.add(16 * k).cast());
+            let f = _mm_or_si128(v, case);
+            let mask = |v: __m128i, c: u8| -> u64 {
+                (_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c as i8))) as u32 as u64)
+                    << (16 * k)
+            };
+            m.quote |= mask(v, b'"');
+            m.comma |= mask(v, b',');
+            m.backslash |= mask(v, b'\\');
+            m.open |= mask(f, 0x7b);
+            m.close |= mask(f, 0x7d);
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A byte-at-a-time reference for container ends.
+    fn reference_end(doc: &[u8], at: usize) -> Option<usize> {
+        let (mut depth, mut in_str, mut esc) = (0u32, false, false);
+        // Like the block scanner, a backslash escapes the next byte even outside strings
+        // (only possible in invalid JSON, where any balanced answer will do).
+        for (i, &b) in doc.iter().enumerate().skip(at) {
+            if esc {
+                esc = false;
+                // Escaping only hides quotes and backslashes from the block scanner.
+                if b == b'"' || b == b'\\' {
+                    continue;
+                }
+            }
+            if b == b'\\' {
+                esc = true;
+                continue;
+            }
+            if in_str {
+                if b == b'"' {
+                    in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_str = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn all_ends(doc: &[u8], at: usize) -> Vec<Option<usize>> {
+        let mut v = vec![skip_container(doc, at), skip_container_scalar(doc, at)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            v.push(skip_container_sse2(doc, at));
+            if std::is_x86_feature_detected!("avx2") {
+                v.push(unsafe { skip_container_avx2(doc, at) });
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn skips_nested_containers_and_tricky_strings() {
+        let cases: &[&str] = &[
+            "{}",
+            "[]",
+            r#"{"a":[1,2,{"b":"}"}],"c":"\\"}"#,
+            r#"["\\\"]", "]\\\\", "x\\\\\\\"]"]"#,
+            r#"{"k":"a string with a { and [ and \" inside"}"#,
+        ];
+        for c in cases {
+            let doc = format!("{c}  trailing");
+            let expect = reference_end(doc.as_bytes(), 0);
+            assert_eq!(expect, Some(c.len()), "{c}");
+            for got in all_ends(doc.as_bytes(), 0) {
+                assert_eq!(got, expect, "{c}");
+            }
+        }
+    }
+
+    #[test]
+    fn long_backslash_runs_cross_block_boundaries() {
+        for run in 0..140 {
+            for pad in 0..70 {
+                let doc = format!("[{}\"{}\\\"x\"]", " ".repeat(pad), "\\\\".repeat(run));
+                let expect = reference_end(doc.as_bytes(), 0);
+                assert!(expect.is_some());
+                for got in all_ends(doc.as_bytes(), 0) {
+                    assert_eq!(got, expect, "run {run} pad {pad}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unclosed_is_none_and_scalars_end_at_delimiters() {
+        assert!(all_ends(b"[[1,2]", 0).iter().all(Option::is_none));
+        assert!(all_ends(br#"{"a":"}"#, 0).iter().all(Option::is_none));
+        assert_eq!(skip_value(b"123.5e4,", 0).unwrap(), 7);
+        assert_eq!(skip_value(b"true]", 0).unwrap(), 4);
+        assert_eq!(skip_value(br#""a\"b" "#, 0).unwrap(), 6);
+        assert!(skip_value(br#""abc"#, 0).is_err());
+        assert!(skip_value(b"   ", 0).is_err());
+        assert!(skip_value(b"", 0).is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_just_a_counter() {
+        let n = 1_000_000;
+        let doc = format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(skip_value(doc.as_bytes(), 0).unwrap(), 2 * n);
+        assert_eq!(skip_value(doc.as_bytes(), 1).unwrap(), 2 * n - 1);
+    }
+
+    #[test]
+    fn counting_members_and_elements() {
+        let cases: &[(&str, u64)] = &[
+            ("[]", 0),
+            ("[ \r\n ]", 0),
+            ("{}", 0),
+            ("[1]", 1),
+            ("[1,2,3]", 3),
+            (r#"[{"a":1,"b":2},[3,4],"x,y",5]"#, 4),
+            (r#"{"a":[1,2],"b":{"c":3,"d":4},"e,":"\","}"#, 3),
+        ];
+        for (doc, n) in cases {
+            let mut padded = doc.to_string();
+            // Long enough to cross block boundaries too.
+            let long = format!("[{}]", vec![*doc; 40].join(","));
+            assert_eq!(
+                count_container(padded.as_bytes(), 0).unwrap(),
+                (doc.len(), *n),
+                "{doc}"
+            );
+            assert_eq!(
+                count_container(long.as_bytes(), 0).unwrap(),
+                (long.len(), 40),
+                "{long}"
+            );
+            padded.push_str(" , ]");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                count_container_sse2(padded.as_bytes(), 0),
+                count_container_scalar(padded.as_bytes(), 0)
+            );
+        }
+        assert!(count_container(b"[1,2", 0).is_err());
+        assert!(count_container(b"1", 0).is_err());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn simd_matches_reference(body in proptest::collection::vec(
+            proptest::sample::select(b"{}[]\"\\ ax,:".to_vec()), 0..300)) {
+            let mut doc = vec![b'['];
+            doc.extend_from_slice(&body);
+            let expect = reference_end(&doc, 0);
+            for got in all_ends(&doc, 0) {
+                proptest::prop_assert_eq!(got, expect);
+            }
+        }
+
+        #[test]
+        fn string_special_matches_scalar(body in proptest::collection::vec(proptest::num::u8::ANY, 0..100), from in 0usize..100) {
+            let from = from.min(body.len());
+            proptest::prop_assert_eq!(find_string_special(&body, from), find_string_special_scalar(&body, from, false));
+        }
+    }
+}
