@@ -150,7 +150,7 @@ fn api_item(buf: &mut Vec<u8>, rng: &mut Rng, id: u64) {
 fn api(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
     let mut buf = Vec::with_capacity(1 << 16);
     out.write_all(b"{\n  \"items\": [\n")?;
-    let mut written = 16u64;
+    let mut written = 15u64;
     let mut id = 0u64;
     // Keep ~200 bytes for the closing `meta` object so the file lands near the target.
     while written + 200 < size || id == 0 {
