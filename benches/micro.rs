@@ -1,5 +1,6 @@
 //! Micro-benchmarks of spill's hot loops: BLAKE3 hashing, the streaming text analysis behind
-//! `wrap`'s envelope, and the text preview render. Run with `cargo bench --bench micro`; the
+//! `wrap`'s envelope, the text preview render, and the JSON engine's skip, validation and
+//! shape walk. Run with `cargo bench --bench micro`; the
 //! throughput columns (bytes per second) are what to compare with DESIGN-NOTES.
 //!
 //! Inputs are generated here, deterministically, so no data files are needed.
@@ -144,4 +145,66 @@ fn next_line(rest: &[u8]) -> usize {
     rest.iter()
         .position(|&b| b == b'\n')
         .map_or(rest.len(), |i| i + 1)
+}
+
+/// A minified one-line array of event records, as `extract '$[-1].id'` sees it.
+fn minified_json(size: usize) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    let mut n = 0u64;
+    while out.len() < size {
+        if n > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(
+            format!(
+                "{{\"id\":\"ev-{n}\",\"ts\":{},\"type\":\"click\",\"user\":{{\"id\":{},\"name\":\"caf\\u00e9\"}},\"props\":{{\"ms\":{},\"ok\":true}}}}",
+                1_700_000_000_000 + n * 37,
+                n % 100_000,
+                n % 2000
+            )
+            .as_bytes(),
+        );
+        n += 1;
+    }
+    out.push(b']');
+    out
+}
+
+/// The engine's skip over a whole document: what `extract` pays to pass over values its
+/// query cannot reach (SPEC aim: >= 3 GB/s).
+#[divan::bench(args = ["pretty", "minified"])]
+fn json_skip(bencher: Bencher, kind: &str) {
+    let data = json_input(kind);
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| spill::json::skip_value(black_box(&data), 0).expect("valid JSON"));
+}
+
+/// Strict validation of a whole document (every token checked).
+#[divan::bench(args = ["pretty", "minified"])]
+fn json_validate(bencher: Bencher, kind: &str) {
+    let data = json_input(kind);
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| spill::json::validate(black_box(&data)).expect("valid JSON"));
+}
+
+/// The `shape` command's full walk, merging every element (SPEC target: >= 1 GB/s).
+#[divan::bench(args = ["pretty", "minified"])]
+fn json_shape(bencher: Bencher, kind: &str) {
+    let data = json_input(kind);
+    let opts = spill::json::shape::ShapeOptions {
+        sample: None,
+        ..Default::default()
+    };
+    bencher
+        .counter(BytesCount::of_slice(&data))
+        .bench(|| spill::json::shape::shape(black_box(&data), &opts));
+}
+
+fn json_input(kind: &str) -> Vec<u8> {
+    match kind {
+        "pretty" => pretty_json(16 << 20),
+        _ => minified_json(16 << 20),
+    }
 }
