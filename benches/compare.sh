@@ -2,11 +2,12 @@
 # benches/compare.sh — times spill beside its anchors (cat, jq, jaq, rg) on generated data and
 # prints medians, ratios (spill / anchor), peak RSS and spill's peak heap.
 #
-#   benches/compare.sh [--size 1M|100M|1G] [--rounds N] [--only REGEX] [--static] [--smoke]
+#   benches/compare.sh [--size 1M|100M|1G] [--rounds N] [--only REGEX] [--skip NAMES] [--static] [--smoke]
 #
 #   --size    data size (default 100M); files go to benches/data/ (gitignored)
 #   --rounds  alternations of each workload (default 3; 1 for the slow jq/jaq workloads at 1G)
 #   --only    run only workloads whose name matches this extended regex
+#   --skip    leave out these anchors (comma-separated names, e.g. jq,jaq: minutes each on 1G)
 #   --static  also time a statically linked build for the 1 KiB wrap workload
 #   --smoke   1M data, each command run once, no hyperfine/jq/jaq needed or installed;
 #             exits 1 if any spill command fails (for CI)
@@ -20,6 +21,7 @@ set -euo pipefail
 SIZE=100M
 ROUNDS=""
 ONLY=""
+SKIP=""
 SMOKE=0
 STATIC=0
 while [ $# -gt 0 ]; do
@@ -27,9 +29,10 @@ while [ $# -gt 0 ]; do
     --size) SIZE=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --skip) SKIP=,$2,; shift 2 ;;
     --static) STATIC=1; shift ;;
     --smoke) SMOKE=1; SIZE=1M; shift ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -135,7 +138,7 @@ workload() {
     local names=(spill) cmds=("$spill_cmd")
     while [ $# -gt 0 ]; do
         local tool=${2%% *}
-        if have "$tool"; then names+=("$1"); cmds+=("$2"); fi
+        if have "$tool" && [[ $SKIP != *,$1,* ]]; then names+=("$1"); cmds+=("$2"); fi
         shift 2
     done
     say ""
@@ -154,6 +157,8 @@ workload() {
         fi
         return
     fi
+    # Without jq or jaq in the run, a "slow" workload is an ordinary one.
+    if [ "$runs" = slow ] && [[ " ${names[*]} " != *" jq "* ]] && [[ " ${names[*]} " != *" jaq "* ]]; then runs=3; fi
     local dir=$OUT/$name rounds=${ROUNDS:-3}
     rm -rf "$dir"; mkdir -p "$dir"
     # jq and jaq take tens of seconds on 1 GB: one alternation is enough there.
