@@ -12,8 +12,11 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc;
 
+use serde_json::value::RawValue;
+
 use crate::envelope::{Envelope, Preview, SignalMatch, Signals};
 use crate::error::{Error, Result};
+use crate::json;
 use crate::limits::{self, group_digits, human_size};
 use crate::store::{Finished, Meta, Ref, Store, StoreConfig, TempPayload};
 use crate::text::analyze::{self, TextAnalyzer, TextFacts};
@@ -83,6 +86,20 @@ pub struct Spilled {
     pub interrupted: bool,
     /// Secrets replaced, when `--redact` is on.
     pub redacted: Option<u64>,
+    /// JSON facts, when the stored payload is JSON or NDJSON.
+    pub json: Option<JsonPart>,
+    /// `looks like JSON but is invalid at byte N (line L:C)`, for JSON-looking text.
+    pub invalid_json: Option<String>,
+}
+
+/// The JSON half of an envelope: the engine's facts and the mapped payload they point into
+/// (kept so that a smaller preview can be rendered without another pass).
+#[derive(Debug)]
+pub struct JsonPart {
+    /// What the JSON engine found.
+    pub facts: json::analyze::JsonFacts,
+    /// The stored payload, memory-mapped.
+    pub map: memmap2::Mmap,
 }
 
 /// A stored payload.
@@ -389,14 +406,51 @@ fn spill(
     if let Some(e) = read_error {
         return Err(Error::stream("read stdin", e));
     }
-    let stored =
-        writer.and_then(|w| publish(&store, w, &hash, &facts, opts).map_err(|e| e.to_string()));
+    let mut json = None;
+    let mut invalid_json = None;
+    let stored = writer.and_then(|w| {
+        publish(&store, w, &hash, &facts, opts, &mut json, &mut invalid_json)
+            .map_err(|e| e.to_string())
+    });
     Ok(Spilled {
         facts,
         stored,
         interrupted,
         redacted,
+        json,
+        invalid_json,
     })
+}
+
+/// True when the first non-blank byte (after a BOM) opens an object or an array.
+fn starts_like_json(head: &[u8]) -> bool {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    body.iter()
+        .find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
+/// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
+/// the memory-mapped temporary file, before it is published, so the metadata says what it is.
+/// Not JSON after all: `Err` with the summary's note when it broke somewhere.
+fn analyze_json(
+    finished: &Finished,
+    opts: &WrapOptions,
+) -> std::result::Result<JsonPart, Option<String>> {
+    // SAFETY: the temporary file is private to this process until it is renamed, and payloads
+    // are never rewritten afterwards, so the mapping stays valid.
+    let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
+    match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
+        json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
+        other => Err(other.invalid_note()),
+    }
+}
+
+fn analyze_options(preview_bytes: usize) -> json::analyze::AnalyzeOptions {
+    json::analyze::AnalyzeOptions {
+        preview_bytes,
+        ..json::analyze::AnalyzeOptions::default()
+    }
 }
 
 fn publish(
@@ -405,6 +459,8 @@ fn publish(
     hash: &blake3::Hash,
     facts: &TextFacts,
     opts: &WrapOptions,
+    json: &mut Option<JsonPart>,
+    invalid_json: &mut Option<String>,
 ) -> Result<Stored> {
     let (finished, stored_bytes, dropped_bytes) = writer.close(hash)?;
     let mut meta = Meta {
@@ -413,11 +469,26 @@ fn publish(
         mime_type: mime_of(facts).to_string(),
         lines: facts.lines,
         total_items: None,
-        summary: summary(facts, facts.signal_total),
+        summary: summary(facts, facts.signal_total, None),
         label: opts.label.clone().filter(|l| !l.is_empty()),
         created: crate::store::meta::now_secs(),
         ..Meta::default()
     };
+    // A capped payload is no longer the whole document, so it is described as text.
+    if dropped_bytes == 0 && !facts.binary && starts_like_json(&facts.head) {
+        match analyze_json(&finished, opts) {
+            Ok(part) => {
+                meta.mime_type = part.facts.mime_type.to_string();
+                meta.total_items = part.facts.total_items;
+                meta.summary = part.facts.summary.clone();
+                *json = Some(part);
+            }
+            Err(note) => {
+                meta.summary = summary(facts, facts.signal_total, note.as_deref());
+                *invalid_json = note;
+            }
+        }
+    }
     let reference = store.publish(finished, &mut meta)?;
     Ok(Stored {
         path: store.payload_path(&reference),
@@ -440,8 +511,9 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", group_digits(n), if n == 1 { one } else { many })
 }
 
-/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`.
-fn summary(facts: &TextFacts, signals: u64) -> String {
+/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`, with a note
+/// where the text looked like JSON but was not.
+fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str>) -> String {
     if facts.binary {
         return format!("binary, {}", human_size(facts.size));
     }
@@ -455,6 +527,9 @@ fn summary(facts: &TextFacts, signals: u64) -> String {
             "; {}",
             plural(signals, "failure signal", "failure signals")
         ));
+    }
+    if let Some(note) = invalid_json {
+        s.push_str(&format!("; {note}"));
     }
     s
 }
@@ -481,7 +556,7 @@ pub fn envelope(
         lines: facts.lines,
         exit_code,
         interrupted: s.interrupted.then_some(true),
-        summary: summary(facts, facts.signal_total),
+        summary: summary(facts, facts.signal_total, s.invalid_json.as_deref()),
         redacted: s.redacted,
         ..Envelope::default()
     };
@@ -505,6 +580,12 @@ pub fn envelope(
             }
         }
         Err(reason) => base.error = Some(reason.clone()),
+    }
+    if let Some(part) = &s.json {
+        base.mime_type = part.facts.mime_type.to_string();
+        base.total_items = part.facts.total_items;
+        base.summary = part.facts.summary.clone();
+        base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
     }
     let mut budget = opts.preview as usize;
     let (mut head_lines, mut tail_lines) = (opts.head_lines, opts.tail_lines);
@@ -532,6 +613,18 @@ fn fill_preview(
 ) {
     let facts = &s.facts;
     let reference = s.stored.as_ref().ok().map(|st| st.reference.to_string());
+    if let Some(part) = &s.json {
+        let preview = json::analyze::render_preview(
+            &part.map,
+            &part.facts.preview_source,
+            &analyze_options(budget),
+        );
+        env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
+        if let Some(r) = &reference {
+            env.hint = Some(hint(r, &json_commands(r, &part.facts)));
+        }
+        return;
+    }
     if facts.binary {
         let rows = (budget / 90).min(16);
         let shown = &facts.head[..facts.head.len().min(rows * 16)];
@@ -627,6 +720,24 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
         head_lines,
         tail_lines,
     }
+}
+
+/// The hint's commands for JSON: shape, the first items of the dominant array, and a search;
+/// for NDJSON the first records and a search.
+fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
+    let search = format!("spill search {r} -i 'error|fail' -C 2");
+    if facts.mime_type == "application/x-ndjson" {
+        return vec![format!("spill extract {r} '$[0:5]'"), search];
+    }
+    let query = match &facts.dominant_path {
+        Some(path) => format!("{path}[0:5]"),
+        None => "$".to_string(),
+    };
+    vec![
+        format!("spill shape {r}"),
+        format!("spill extract {r} {}", shell_quote(&query)),
+        search,
+    ]
 }
 
 /// `Stored in full as REF. Read it with: A · B`.

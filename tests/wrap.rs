@@ -464,3 +464,99 @@ fn broken_stdout_is_quiet() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+fn api_document(items: usize) -> Vec<u8> {
+    let mut doc = String::from("{\n  \"items\": [\n");
+    for i in 0..items {
+        let sep = if i + 1 == items { "" } else { "," };
+        doc.push_str(&format!(
+            "    {{\"id\": {i}, \"name\": \"item {i}\", \"big\": 12345678901234567890123, \"desc\": \"{}\"}}{sep}\n",
+            "d".repeat(250)
+        ));
+    }
+    doc.push_str("  ],\n  \"meta\": {\"count\": 1}\n}\n");
+    doc.into_bytes()
+}
+
+#[test]
+fn json_envelopes_name_the_dominant_array_with_exact_counts() {
+    let s = Sandbox::new();
+    let r = s.run(&["wrap"], api_document(1250));
+    let env = r.json();
+    assert_eq!(env["mimeType"], "application/json");
+    assert_eq!(env["totalItems"], 1250);
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("JSON object, ")
+            && summary.ends_with("; $.items is an array of 1,250 objects"),
+        "{summary}"
+    );
+    let reference = env["ref"].as_str().unwrap();
+    assert_eq!(
+        env["hint"],
+        format!(
+            "Stored in full as {reference}. Read it with: spill shape {reference} · spill extract {reference} '$.items[0:5]' · spill search {reference} -i 'error|fail' -C 2"
+        )
+    );
+    assert_eq!(env["shape"]["items"]["array[1250]"]["id"], "integer");
+    let preview = env["preview"].as_array().unwrap();
+    assert_eq!(preview.len(), 3);
+    assert_eq!(preview[0]["id"], 0);
+    assert!(
+        preview[0]["desc"]
+            .as_str()
+            .unwrap()
+            .contains("…[+50 chars]")
+    );
+    assert!(
+        r.out().contains("\"big\":12345678901234567890123"),
+        "numbers are copied as written"
+    );
+    assert!(r.stdout.len() <= 16 * 1024);
+    let ls = s.run(&["ls", "--json"], "").json();
+    assert_eq!(ls["entries"][0]["mimeType"], "application/json");
+    assert_eq!(ls["entries"][0]["totalItems"], 1250);
+}
+
+#[test]
+fn ndjson_is_counted_by_records() {
+    let s = Sandbox::new();
+    let input: String = (0..3000)
+        .map(|i| format!("{{\"seq\":{i},\"level\":\"info\"}}\n"))
+        .collect();
+    let env = s.run(&["wrap"], input).json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    assert_eq!(env["totalItems"], 3000);
+    assert_eq!(env["lines"], 3000);
+    assert_eq!(env["shape"]["ndjson[3000]"]["seq"], "integer");
+    assert!(env["hint"].as_str().unwrap().contains("'$[0:5]'"));
+}
+
+#[test]
+fn invalid_json_is_text_and_the_summary_says_where_it_broke() {
+    let s = Sandbox::new();
+    let mut input = api_document(200);
+    input.extend_from_slice(b"}");
+    let env = s.run(&["wrap"], input.clone()).json();
+    assert_eq!(env["mimeType"], "text/plain");
+    let summary = env["summary"].as_str().unwrap();
+    let at = input.len() - 1;
+    assert!(
+        summary.contains(&format!(
+            "looks like JSON but is invalid at byte {at} (line "
+        )),
+        "{summary}"
+    );
+    assert!(env["preview"]["head"].is_array());
+}
+
+#[test]
+fn a_capped_json_payload_is_described_as_text() {
+    let s = Sandbox::new();
+    let env = s
+        .run(&["wrap", "--max-file", "64K"], api_document(2000))
+        .json();
+    assert_eq!(env["complete"], false);
+    assert_eq!(env["mimeType"], "text/plain");
+    assert!(env["hint"].as_str().unwrap().contains("spill cat "));
+}

@@ -40,7 +40,9 @@ impl TempPayload {
                 "{TEMP_PREFIX}{}-{n}-{nanos:08x}",
                 std::process::id()
             ));
+            // Readable too: wrap maps the finished file to analyse JSON before publishing it.
             let opened = OpenOptions::new()
+                .read(true)
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
