@@ -7,6 +7,7 @@ mod cli;
 mod concurrency;
 mod lifecycle;
 mod redact;
+mod search;
 mod shape;
 mod store;
 mod wrap;

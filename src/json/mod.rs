@@ -87,6 +87,7 @@ pub mod analyze;
 pub mod fuzzing;
 mod nav;
 mod parse;
+pub mod path;
 mod paths;
 mod scan;
 pub mod shape;
