@@ -168,6 +168,8 @@ workload() {
     if [ "$runs" = slow ]; then runs=1 warmup=0; fi
     local args=(--style none --warmup "$warmup" --runs "$runs")
     [ -n "$prepare" ] && args+=(--prepare "$prepare")
+    # Without pipes or redirections, run without a shell: less noise on millisecond workloads.
+    [[ "${cmds[*]}" != *[\|\<\>]* ]] && args+=(-N)
     local r
     for r in $(seq 1 "$rounds"); do
         if ! hyperfine "${args[@]}" --export-json "$dir/round-$r.json" "${cmds[@]}" >"$dir/hyperfine-$r.log" 2>&1; then
@@ -246,13 +248,13 @@ if supports extract; then
 else say "(extract: not in this build yet)"; fi
 
 if supports search; then
-    workload search-count-pretty 3 "$SPILL search $API timeout --count" "" -- \
+    workload search-count-pretty 10 "$SPILL search $API timeout --count" "" -- \
         rg "rg --count-matches timeout $API"
-    workload search-count-line 3 "$SPILL search $EVENTS timeout --count" "" -- \
+    workload search-count-line 10 "$SPILL search $EVENTS timeout --count" "" -- \
         rg "rg --count-matches timeout $EVENTS"
-    workload search-page-pretty 3 "$SPILL search $API timeout -C 2" "" -- \
+    workload search-page-pretty 10 "$SPILL search $API timeout -C 2" "" -- \
         rg "rg -n -C2 timeout $API"
-    workload search-page-log 3 "$SPILL search $BUILD error -C 2" "" -- \
+    workload search-page-log 10 "$SPILL search $BUILD error -C 2" "" -- \
         rg "rg -n -C2 error $BUILD"
 else say "(search: not in this build yet)"; fi
 
