@@ -11,6 +11,7 @@
 #   --static  also time a statically linked build for the 1 KiB wrap workload
 #   --smoke   1M data, each command run once, no hyperfine/jq/jaq needed or installed;
 #             exits 1 if any spill command fails (for CI)
+#   SPILL_BIN=PATH in the environment times that binary instead of this tree's release build
 #
 # Each workload runs spill and its anchors in the same hyperfine invocation, and the whole
 # invocation is repeated --rounds times so that spill and the anchor alternate through the
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     --skip) SKIP=,$2,; shift 2 ;;
     --static) STATIC=1; shift ;;
     --smoke) SMOKE=1; SIZE=1M; shift ;;
-    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -68,7 +69,8 @@ fi
 if [ $SMOKE = 1 ]; then profile=dev bin=debug; else profile=release bin=release; fi
 say "building spill ($profile) and the data generator…"
 cargo build --profile $profile --quiet --bin spill --example gen >&2
-SPILL=$ROOT/target/$bin/spill
+# SPILL_BIN times another build (say, a branch's) with this script and data.
+SPILL=${SPILL_BIN:-$ROOT/target/$bin/spill}
 SPILL_STATIC=""
 if [ $STATIC = 1 ]; then
     triple=$(rustc -vV | sed -n 's/^host: //p')
