@@ -28,6 +28,9 @@ fn main() {
             })
             .expect("valid");
         let t = start.elapsed();
-        println!("{q:40} {n:>10} nodes {bytes:>12} bytes {:>10.1} ms", t.as_secs_f64() * 1e3);
+        println!(
+            "{q:40} {n:>10} nodes {bytes:>12} bytes {:>10.1} ms",
+            t.as_secs_f64() * 1e3
+        );
     }
 }

@@ -17,6 +17,7 @@ pub mod extract;
 pub mod json;
 pub mod limits;
 pub mod output;
+pub mod search;
 pub mod source;
 pub mod store;
 pub mod text;

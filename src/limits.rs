@@ -36,6 +36,10 @@ pub const EXTRACT_MAX_DEPTH: usize = 8;
 pub const EXTRACT_MAX_STRING: usize = 1000;
 /// Default `extract --max-bytes`: the size of the whole output (0 lifts every bound).
 pub const EXTRACT_MAX_BYTES: u64 = 16 * 1024;
+/// Default `search --limit`: occurrences shown per page.
+pub const SEARCH_LIMIT: u64 = 20;
+/// Default `search --max-columns`: longer lines are shown as a window around the match.
+pub const SEARCH_MAX_COLUMNS: usize = 300;
 
 /// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`, `1G`).
 pub fn parse_size(text: &str) -> Result<u64, String> {

@@ -8,6 +8,7 @@ mod concurrency;
 mod extract;
 mod lifecycle;
 mod redact;
+mod search;
 mod shape;
 mod store;
 mod wrap;

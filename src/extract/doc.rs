@@ -113,6 +113,15 @@ impl<'d> Records<'d> {
     }
 }
 
+impl Records<'_> {
+    /// The record handed out last ends at `end` (the caller walked it): no second skip.
+    pub fn resume_at(&mut self, end: usize) {
+        if self.pending.take().is_some() {
+            self.pos = end;
+        }
+    }
+}
+
 impl<'d> Iterator for Records<'d> {
     type Item = Result<Value<'d>, SyntaxError>;
     fn next(&mut self) -> Option<Self::Item> {
@@ -246,6 +255,31 @@ impl<'d> Doc for JsonDoc<'d> {
             }
         }
         Ok(None)
+    }
+
+    fn members_end<'a>(&'a self, members: &JsonMembers<'a, 'd>) -> Option<usize> {
+        members.inner.as_ref()?.end()
+    }
+
+    fn elements_end<'a>(&'a self, elements: &JsonElements<'d>) -> Option<usize> {
+        match elements {
+            JsonElements::Array(e) => e.end(),
+            _ => None,
+        }
+    }
+
+    fn resume_members<'a>(&'a self, members: &mut JsonMembers<'a, 'd>, end: usize) {
+        if let Some(m) = members.inner.as_mut() {
+            m.resume_at(end);
+        }
+    }
+
+    fn resume_elements<'a>(&'a self, elements: &mut JsonElements<'d>, end: usize) {
+        match elements {
+            JsonElements::Array(e) => e.resume_at(end),
+            JsonElements::Records(r) => r.resume_at(end),
+            JsonElements::None => {}
+        }
     }
 
     /// Counts at skipping speed (a SIMD scan for the container's top-level commas).

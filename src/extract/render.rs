@@ -312,9 +312,23 @@ impl<'c> Writer<'c> {
             match next {
                 None => {
                     let f = stack.pop().expect("innermost");
+                    let end = match &f.iter {
+                        Iter::Object(m) => m.end(),
+                        Iter::Array(e) => e.end(),
+                        Iter::Records(_) => None,
+                    };
                     self.close(out, f);
                     if let Some(parent) = stack.last_mut() {
                         parent.shown += 1;
+                        // The child was walked to its end: the parent need not skip it again
+                        // (without this a deep document is read once per level).
+                        if let Some(end) = end {
+                            match &mut parent.iter {
+                                Iter::Object(m) => m.resume_at(end),
+                                Iter::Array(e) => e.resume_at(end),
+                                Iter::Records(r) => r.resume_at(end),
+                            }
+                        }
                     }
                 }
                 Some(Err(e)) => return Err(e),

@@ -1,6 +1,7 @@
 //! Why a query selected nothing: the deepest part that resolved, what is there, and a
 //! did-you-mean for near keys (SPEC §5).
 
+use crate::limits::group_digits;
 use std::ops::ControlFlow;
 
 use super::Query;
@@ -111,9 +112,9 @@ pub fn explain_no_match<'a, D: Doc>(
         }
     })?;
     let count = if nodes.len() >= NODES_SCANNED {
-        format!("{}+", group_digits(NODES_SCANNED))
+        format!("{}+", group_digits(NODES_SCANNED as u64))
     } else {
-        group_digits(nodes.len())
+        group_digits(nodes.len() as u64)
     };
     let noun = if nodes.len() == 1 { "node" } else { "nodes" };
     if let Some(Selector::Name(name)) = single {
@@ -159,7 +160,7 @@ fn describe_object<D: Doc>(doc: &D, node: D::Node, keys: &[String]) -> Result<St
     let total = doc.len(node)?;
     Ok(format!(
         "an object with {} keys: {}, …",
-        group_digits(total),
+        group_digits(total as u64),
         shown.join(", ")
     ))
 }
@@ -189,19 +190,6 @@ fn show_key(k: &str) -> String {
 
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
-}
-
-/// `1250` → `1,250`.
-fn group_digits(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The closest key, if close enough to be a likely typo (case-insensitive equality first,
@@ -265,7 +253,7 @@ fn osa_distance(a: &str, b: &str, limit: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{group_digits, osa_distance, suggest};
+    use super::{osa_distance, suggest};
 
     #[test]
     fn distances_and_suggestions() {
@@ -279,8 +267,5 @@ mod tests {
         assert_eq!(suggest("c", ["b"].into_iter()), None);
         assert_eq!(suggest("nmae", ["id", "name"].into_iter()), Some("name"));
         assert_eq!(suggest("zzzzzz", ["items", "meta"].into_iter()), None);
-        assert_eq!(group_digits(1250), "1,250");
-        assert_eq!(group_digits(999), "999");
-        assert_eq!(group_digits(1_000_000), "1,000,000");
     }
 }

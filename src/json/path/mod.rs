@@ -47,7 +47,7 @@ pub use engine::{JsonDoc, JsonElements, JsonMembers};
 pub use eval::Flow;
 pub use explain::explain_no_match;
 pub use fuzz::fuzz_query;
-pub use normalized::{NormPath, PathElem, is_shorthand_name};
+pub use normalized::{NormPath, PathElem, is_shorthand_name, push_bracket_name, push_member};
 
 /// A query syntax error: where it is and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -91,11 +91,7 @@ impl<'a> NormPath<'a> {
         let mut out = String::from("$");
         for e in &self.elems {
             match e {
-                PathElem::Name(n) if is_shorthand_name(n) => {
-                    out.push('.');
-                    out.push_str(n);
-                }
-                PathElem::Name(n) => push_bracket_name(&mut out, n),
+                PathElem::Name(n) => push_member(&mut out, n),
                 PathElem::Index(i) => {
                     let _ = write!(out, "[{i}]");
                 }
@@ -105,8 +101,9 @@ impl<'a> NormPath<'a> {
     }
 }
 
-/// Appends `['name']` with the normalized-path escaping of RFC 9535 §2.7.
-fn push_bracket_name(out: &mut String, name: &str) {
+/// Appends `['name']` with the normalized-path escaping of RFC 9535 §2.7: `'` and `\` escaped,
+/// `\b \f \n \r \t` for those controls and `\u00xx` (lower-case hex) for the others.
+pub fn push_bracket_name(out: &mut String, name: &str) {
     out.push_str("['");
     for c in name.chars() {
         match c {
@@ -124,6 +121,17 @@ fn push_bracket_name(out: &mut String, name: &str) {
         }
     }
     out.push_str("']");
+}
+
+/// Appends the selector for member `name` in the friendliest valid spelling: `.name` where the
+/// RFC's member-name shorthand allows it, else `['name']`.
+pub fn push_member(out: &mut String, name: &str) {
+    if is_shorthand_name(name) {
+        out.push('.');
+        out.push_str(name);
+    } else {
+        push_bracket_name(out, name);
+    }
 }
 
 /// True when `.name` is valid RFC 9535 member-name shorthand.
