@@ -72,7 +72,9 @@ impl Report {
     /// when everything selected was printed whole.
     pub fn notice(&self) -> Option<String> {
         let mut parts = Vec::new();
-        if self.list_next.is_some() {
+        if self.list_next.is_some() && self.shown == 0 {
+            parts.push(format!("nodes: 0 of {} shown", group_digits(self.selected)));
+        } else if self.list_next.is_some() {
             parts.push(format!(
                 "nodes {}–{} of {}",
                 group_digits(self.first_shown),

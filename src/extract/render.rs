@@ -646,30 +646,20 @@ fn skip_ws(doc: &[u8], mut i: usize) -> usize {
 
 /// The length in bytes of one character of a raw (escaped) JSON string starting at `i`.
 fn char_len(raw: &[u8], i: usize) -> usize {
+    let hex = |from: usize| {
+        raw.get(from..from + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
     match raw[i] {
-        b'\\' => {
-            if raw.get(i + 1) == Some(&b'u') {
-                // A surrogate pair written as two escapes is one character.
-                let hi = raw
-                    .get(i + 2..i + 6)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u32::from_str_radix(h, 16).ok());
-                if hi.is_some_and(|u| (0xD800..0xDC00).contains(&u))
-                    && raw.get(i + 6..i + 8) == Some(b"\\u")
-                {
-                    let lo = raw
-                        .get(i + 8..i + 12)
-                        .and_then(|h| std::str::from_utf8(h).ok())
-                        .and_then(|h| u32::from_str_radix(h, 16).ok());
-                    if lo.is_some_and(|u| (0xDC00..0xE000).contains(&u)) {
-                        return 12;
-                    }
-                }
-                6
-            } else {
-                2
-            }
+        // A surrogate pair written as two escapes is one character.
+        b'\\' if raw.get(i + 1) == Some(&b'u') => {
+            let pair = hex(i + 2).is_some_and(|u| (0xD800..0xDC00).contains(&u))
+                && raw.get(i + 6..i + 8) == Some(b"\\u")
+                && hex(i + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+            if pair { 12 } else { 6 }
         }
+        b'\\' => 2,
         b if b < 0x80 => 1,
         b if b >= 0xF0 => 4,
         b if b >= 0xE0 => 3,
