@@ -296,7 +296,12 @@ impl List {
         }
         let first = self.shown == 0;
         let checkpoint = out.pos();
-        let mut path: NormPath<'d> = p.clone().into_owned();
+        // The path is only needed to name a cut (inside a container or a long string):
+        // numbers and literals go without copying it (a list of a million ids allocates nothing).
+        let mut path: NormPath<'d> = match v.doc().get(v.offset()) {
+            Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => NormPath::root(),
+            _ => p.clone().into_owned(),
+        };
         let written = match self.mode {
             Mode::Raw => raw_item(out, writer, v, &mut path, first)?,
             Mode::Values => {
