@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod diag;
 pub mod envelope;
 pub mod error;
+pub mod extract;
 pub mod fuzzing;
 pub mod json;
 pub mod limits;

@@ -6,6 +6,7 @@ mod adversarial;
 mod cat;
 mod cli;
 mod concurrency;
+mod extract;
 mod faults;
 mod fuzz_cases;
 mod lifecycle;
