@@ -338,6 +338,102 @@ pub fn search_windows(data: &[u8]) {
     }
 }
 
+/// Queries for the extract target: singular and not, filters, descendants, slices.
+const EXTRACT_QUERIES: &[&str] = &[
+    "$",
+    "$.a",
+    "$[0]",
+    "$[-1]",
+    "$.a[1].b",
+    "$[*]",
+    "$.*",
+    "$..a",
+    "$..*",
+    "$..[0]",
+    "$[1:]",
+    "$[::-1]",
+    "$[0:3:2]",
+    "$[0,'a',-1]",
+    "$[?@.a]",
+    "$[?@ > 0]",
+    "$[?@.b == 'a']",
+    "$..[?length(@) > 1]",
+    "$[?match(@, 'a.*')]",
+    "$[?value(@..a) == 1]",
+    "$['a','b'][*]",
+];
+
+/// Extract evaluation over arbitrary documents: it never panics; bounded output is valid JSON
+/// within `--max-bytes`; output with nothing cut equals the unbounded output; the values and
+/// the nodes modes select the same number of nodes; paging with `--offset` shows the rest.
+pub fn extract_eval(data: &[u8]) {
+    use crate::extract::{Bounds, Mode, Options, extract};
+    use crate::json::path::Query;
+    let ([which, items, depth, string, bytes, offset], doc) = control::<6>(data);
+    let query = Query::parse(EXTRACT_QUERIES[usize::from(which) % EXTRACT_QUERIES.len()])
+        .expect("the fixed queries are valid");
+    let run = |mode, bounds, offset| {
+        let opts = Options {
+            source: "-",
+            bounds,
+            mode,
+            compact: which & 0x80 != 0,
+            offset,
+        };
+        let mut out = Vec::new();
+        extract(doc, &query, &opts, &mut out).map(|report| (out, report))
+    };
+    let Ok((whole, report)) = run(Mode::Nodes, None, 0) else {
+        // Invalid JSON: every mode must fail the same way or stop early, never panic.
+        let _ = run(Mode::Values, None, 0);
+        let _ = run(Mode::Raw, None, 0);
+        return;
+    };
+    // The engine's own validator: numbers such as 1e400 are valid JSON (serde_json refuses them).
+    crate::json::validate(&whole).expect("unbounded --nodes output is JSON");
+    let list = crate::json::root(&whole).expect("a root");
+    assert_eq!(
+        list.count().expect("--nodes prints a list"),
+        report.selected
+    );
+    let max_bytes = 600 + usize::from(bytes) * 16;
+    let bounds = Bounds {
+        max_items: usize::from(items % 6),
+        max_depth: usize::from(depth % 6),
+        max_string: usize::from(string % 40),
+        max_bytes: Some(max_bytes),
+    };
+    for mode in [Mode::Values, Mode::Nodes] {
+        let (unbounded, full) = run(mode, None, 0).expect("valid once, valid again");
+        assert_eq!(full.selected, report.selected);
+        let (out, cut) = run(mode, Some(bounds), 0).expect("bounds do not make errors");
+        assert_eq!(cut.selected, report.selected);
+        if cut.singular && cut.no_match.is_some() {
+            assert!(out.is_empty());
+            continue;
+        }
+        assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
+        if let Err(e) = crate::json::validate(&out) {
+            panic!(
+                "bounded output is not JSON ({e:?}): {}",
+                String::from_utf8_lossy(&out)
+            );
+        }
+        if cut.cuts.is_empty() && cut.list_next.is_none() {
+            assert_eq!(out, unbounded, "nothing cut, yet the output differs");
+        } else {
+            assert!(cut.notice().is_some(), "a cut without a notice");
+        }
+    }
+    // The page after an offset holds the remaining nodes.
+    let offset = u64::from(offset % 8);
+    if !report.singular && offset > 0 {
+        let (_, paged) = run(Mode::Nodes, None, offset as usize).expect("valid");
+        assert_eq!(paged.shown, report.selected.saturating_sub(offset));
+    }
+    let _ = run(Mode::Raw, Some(bounds), 0);
+}
+
 /// The size and duration parsers never panic, and what the formatters print parses back.
 pub fn limits(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
@@ -395,6 +491,14 @@ mod tests {
         }
 
         #[test]
+        fn extract_invariants(control in prop::collection::vec(any::<u8>(), 6),
+                              doc in crate::json::fuzzing::tests::json_text()) {
+            let mut data = control;
+            data.extend_from_slice(doc.as_bytes());
+            extract_eval(&data);
+        }
+
+        #[test]
         fn limits_invariants(text in "[0-9]{0,22}[a-zA-Z]{0,4}") {
             limits(text.as_bytes());
         }
@@ -411,6 +515,7 @@ mod tests {
             text_preview(data);
             redact(data);
             search_windows(data);
+            extract_eval(data);
             limits(data);
         }
     }

@@ -16,6 +16,7 @@ const TARGETS: &[(&str, Check)] = &[
     ("redact", spill::fuzzing::redact),
     ("limits", spill::fuzzing::limits),
     ("search_windows", spill::fuzzing::search_windows),
+    ("extract_eval", spill::fuzzing::extract_eval),
 ];
 
 #[test]
