@@ -1,5 +1,12 @@
 //! The command line, declared with clap derive. This is the only file that knows clap: the first
 //! doc line of each item is its `-h` text, the whole doc comment its `--help`.
+// These doc comments are terminal help first (shown verbatim by clap and in the man pages), so
+// the Markdown reading of `<uid>`, `[REDACTED]` and bare URLs does not apply to them.
+#![allow(
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links
+)]
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,22 +15,48 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::limits;
 
-const EXIT_CODES: &str = "\
+/// The end of `spill --help`: exit statuses, streams, environment and examples.
+pub const EXIT_CODES: &str = "\
 Exit status:
-  0  success, or something was found
-  1  nothing found (extract selected no node, search found no match)
+  0  success, or something was found; also when a bound was hit (the output says what was cut)
+  1  nothing found: extract selected no node, search found no match, search --count counted 0
   2  an error: usage, bad query, bad input, unknown or expired ref, store error
-  wrap -- CMD exits with CMD's status (128+signal when killed).
+  wrap -- CMD exits with CMD's status: 128+signal when killed, 127 not found, 126 not
+  executable, 124 after --timeout.
 
-Data goes to stdout; notices (truncation, `next:` lines) and warnings go to stderr after stdout
-has been flushed, so `2>&1` shows them in order.";
+Streams:
+  Data goes to stdout. Notices (truncation, `next:` lines) and warnings go to stderr after
+  stdout has been flushed, so `2>&1` shows them in order; `--footer stdout` moves `next:` lines
+  to the end of stdout. With --json, notices go inside the JSON object and stderr stays silent
+  on success. Errors are one `spill: ...` line on stderr. `spill ... | head -1` exits quietly
+  with 0. JSON output is never coloured; --color applies to human text on a terminal only.
+
+Environment (a flag wins over its variable):
+  SPILL_DIR  SPILL_SCOPE  SPILL_TTL  SPILL_QUOTA  SPILL_MAX_FILE  SPILL_MAX_INLINE  SPILL_FORMAT
+  SPILL_FOOTER  SPILL_REDACT=1  SPILL_TURN  SPILL_TURN_BUDGET  NO_COLOR
+  SPILL_RESTRICTED=1 (no flag): refs and stdin only, no store flags, no paths in envelopes.
+
+Examples:
+  cargo test 2>&1 | spill wrap
+  spill wrap -- make check
+  spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+  spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
+  spill schema envelope
+
+`spill COMMAND --help` explains each command's options, with examples.";
 
 /// spill: keep oversized command output out of a model's context, without losing any of it.
 ///
 /// Small output passes through byte for byte; large output is stored under a ref and replaced by
 /// a compact envelope. Read the stored output with bounded commands.
 #[derive(Debug, Parser)]
-#[command(name = "spill", version, arg_required_else_help = true, after_long_help = EXIT_CODES)]
+#[command(
+    name = "spill",
+    version,
+    arg_required_else_help = true,
+    after_long_help = EXIT_CODES,
+    after_help = "Exit status: 0 found, 1 nothing found, 2 error. `spill --help` says more."
+)]
 pub struct Cli {
     /// Options shared by every command.
     #[command(flatten)]
@@ -78,19 +111,8 @@ pub enum Command {
     Shape(ShapeArgs),
     Ls(LsArgs),
     Rm(RmArgs),
-    /// Remove expired entries and stale temporary files, then enforce the quota
-    ///
-    /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
-    /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
-    /// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
-    /// overrides the lifetime for this run.
-    ///
-    /// Examples:
-    ///   spill gc --dry-run
-    ///   spill gc --all-scopes --ttl 1h
-    ///   spill gc --json
-    #[command(verbatim_doc_comment)]
     Gc(GcArgs),
+    Schema(SchemaArgs),
 }
 
 /// `--format` values of `wrap`.
@@ -218,6 +240,7 @@ pub struct CatArgs {
 ///   spill shape sp_9f2c4a1b7e3d0c55 --paths
 ///   curl -s https://api.example.com/items | spill shape -
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ShapeArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -272,8 +295,19 @@ pub struct RmArgs {
     pub json: bool,
 }
 
-/// `spill gc` options (the help text is on [`Command::Gc`]).
+/// Remove expired entries and stale temporary files, then enforce the quota.
+///
+/// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
+/// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
+/// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
+/// overrides the lifetime for this run.
+///
+/// Examples:
+///   spill gc --dry-run
+///   spill gc --all-scopes --ttl 1h
+///   spill gc --json
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct GcArgs {
     /// Report what would be removed; remove nothing.
     #[arg(long)]
@@ -284,6 +318,40 @@ pub struct GcArgs {
     /// Print one JSON object instead of lines.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Print the JSON Schema (draft 2020-12) of one of spill's JSON outputs.
+///
+/// Each schema describes exactly what this version prints (closed objects, required fields),
+/// so a script can validate what it reads. Fields are only ever added, never renamed or
+/// retyped; read unknown fields as a newer spill's additions. Without OUTPUT, lists the
+/// schemas.
+///
+/// Examples:
+///   spill schema
+///   spill schema envelope > spill-envelope.schema.json
+///   spill schema ls
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct SchemaArgs {
+    /// The output whose schema to print.
+    #[arg(value_name = "OUTPUT", value_enum)]
+    pub output: Option<SchemaName>,
+}
+
+/// The machine-readable outputs that have a schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaName {
+    /// The envelope of `spill wrap` (--format json).
+    Envelope,
+    /// The skeleton of `spill shape`.
+    Shape,
+    /// `spill ls --json`.
+    Ls,
+    /// `spill rm --json`.
+    Rm,
+    /// `spill gc --json`.
+    Gc,
 }
 
 /// clap value parser for sizes.

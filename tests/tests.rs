@@ -4,9 +4,13 @@ mod common;
 
 mod cat;
 mod cli;
+mod color;
 mod concurrency;
 mod lifecycle;
+mod packaging;
+mod readme;
 mod redact;
+mod schema;
 mod shape;
 mod store;
 mod wrap;
