@@ -32,8 +32,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
-            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
+            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
@@ -62,6 +63,54 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'spill;shape' {
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The skeleton never exceeds this size (at least 256 bytes)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;search' {
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'A pattern to search for; repeat to find any of several')
+            [CompletionResult]::new('--regexp', '--regexp', [CompletionResultType]::ParameterName, 'A pattern to search for; repeat to find any of several')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Show N lines after each match')
+            [CompletionResult]::new('--after-context', '--after-context', [CompletionResultType]::ParameterName, 'Show N lines after each match')
+            [CompletionResult]::new('-B', '-B ', [CompletionResultType]::ParameterName, 'Show N lines before each match')
+            [CompletionResult]::new('--before-context', '--before-context', [CompletionResultType]::ParameterName, 'Show N lines before each match')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Show N lines before and after each match (-A and -B take precedence)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Show N lines before and after each match (-A and -B take precedence)')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many matches (the footer''s `next:` gives the next page''s offset)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many matches')
+            [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Lines longer than this many characters are shown as a window around the match (0: whole)')
+            [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('-F', '-F ', [CompletionResultType]::ParameterName, 'Treat the patterns as literal strings, not regexes')
+            [CompletionResult]::new('--fixed-strings', '--fixed-strings', [CompletionResultType]::ParameterName, 'Treat the patterns as literal strings, not regexes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Match only whole words')
+            [CompletionResult]::new('--word-regexp', '--word-regexp', [CompletionResultType]::ParameterName, 'Match only whole words')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of matches (exit 1 when 0)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the matches, the total and the pagination')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the source text as is on a terminal, without escaping control characters')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'spill;cat' {
             [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)')
             [CompletionResult]::new('--bytes', '--bytes', [CompletionResultType]::ParameterName, 'Bytes A to B, 0-based and end-exclusive; either side may be omitted')
@@ -76,21 +125,6 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print bytes exactly as stored: no line cutting, no escaping on a terminal')
             [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Print a hexdump -C style dump')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
-        'spill;shape' {
-            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
-            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The skeleton never exceeds this size (at least 256 bytes)')
-            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
-            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
-            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
-            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
-            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
-            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -148,8 +182,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
         }
         'spill;help' {
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
-            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
+            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
@@ -160,10 +195,13 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
         'spill;help;wrap' {
             break
         }
-        'spill;help;cat' {
+        'spill;help;shape' {
             break
         }
-        'spill;help;shape' {
+        'spill;help;search' {
+            break
+        }
+        'spill;help;cat' {
             break
         }
         'spill;help;ls' {

@@ -34,6 +34,9 @@ _spill() {
             spill,schema)
                 cmd="spill__subcmd__schema"
                 ;;
+            spill,search)
+                cmd="spill__subcmd__search"
+                ;;
             spill,shape)
                 cmd="spill__subcmd__shape"
                 ;;
@@ -58,6 +61,9 @@ _spill() {
             spill__subcmd__help,schema)
                 cmd="spill__subcmd__help__subcmd__schema"
                 ;;
+            spill__subcmd__help,search)
+                cmd="spill__subcmd__help__subcmd__search"
+                ;;
             spill__subcmd__help,shape)
                 cmd="spill__subcmd__help__subcmd__shape"
                 ;;
@@ -71,7 +77,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap cat shape ls rm gc schema help"
+            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape search cat ls rm gc schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -205,7 +211,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap cat shape ls rm gc schema help"
+            opts="wrap shape search cat ls rm gc schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -289,6 +295,20 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help__subcmd__schema)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -407,12 +427,98 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape ls rm gc"
+            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape search ls rm gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__search)
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --count --json --paths --raw --footer --dir --scope --ttl --quota --max-file --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --regexp)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -e)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --after-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -A)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --before-context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -B)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --footer)
+                    COMPREPLY=($(compgen -W "stderr stdout" -- "${cur}"))
+                    return 0
+                    ;;
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -29,8 +29,9 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-            cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+            cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
@@ -57,6 +58,52 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;shape'= {
+            cand --max-depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
+            cand --depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
+            cand --max-bytes 'The skeleton never exceeds this size (at least 256 bytes)'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;search'= {
+            cand -e 'A pattern to search for; repeat to find any of several'
+            cand --regexp 'A pattern to search for; repeat to find any of several'
+            cand -A 'Show N lines after each match'
+            cand --after-context 'Show N lines after each match'
+            cand -B 'Show N lines before each match'
+            cand --before-context 'Show N lines before each match'
+            cand -C 'Show N lines before and after each match (-A and -B take precedence)'
+            cand --context 'Show N lines before and after each match (-A and -B take precedence)'
+            cand --offset 'Skip this many matches (the footer''s `next:` gives the next page''s offset)'
+            cand --limit 'Show at most this many matches'
+            cand --max-columns 'Lines longer than this many characters are shown as a window around the match (0: whole)'
+            cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -F 'Treat the patterns as literal strings, not regexes'
+            cand --fixed-strings 'Treat the patterns as literal strings, not regexes'
+            cand -i 'Match case-insensitively'
+            cand --ignore-case 'Match case-insensitively'
+            cand -w 'Match only whole words'
+            cand --word-regexp 'Match only whole words'
+            cand --count 'Print only the number of matches (exit 1 when 0)'
+            cand --json 'Print one JSON object: the matches, the total and the pagination'
+            cand --paths 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+            cand --raw 'Print the source text as is on a terminal, without escaping control characters'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'spill;cat'= {
             cand --lines 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)'
             cand --bytes 'Bytes A to B, 0-based and end-exclusive; either side may be omitted'
@@ -71,20 +118,6 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
             cand --raw 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
             cand --hex 'Print a hexdump -C style dump'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
-        &'spill;shape'= {
-            cand --max-depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
-            cand --depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
-            cand --max-bytes 'The skeleton never exceeds this size (at least 256 bytes)'
-            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
-            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
-            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
-            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
-            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
-            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
-            cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -137,8 +170,9 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-            cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+            cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
@@ -147,9 +181,11 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;help;wrap'= {
         }
-        &'spill;help;cat'= {
-        }
         &'spill;help;shape'= {
+        }
+        &'spill;help;search'= {
+        }
+        &'spill;help;cat'= {
         }
         &'spill;help;ls'= {
         }

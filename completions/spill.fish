@@ -35,8 +35,9 @@ never\t'Never colour'"
 complete -c spill -n "__fish_spill_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_needs_command" -s V -l version -d 'Print version'
 complete -c spill -n "__fish_spill_needs_command" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_needs_command" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
@@ -62,6 +63,43 @@ always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l redact -d 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand search" -s e -l regexp -d 'A pattern to search for; repeat to find any of several' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s A -l after-context -d 'Show N lines after each match' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s B -l before-context -d 'Show N lines before each match' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s C -l context -d 'Show N lines before and after each match (-A and -B take precedence)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l offset -d 'Skip this many matches (the footer\'s `next:` gives the next page\'s offset)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l limit -d 'Show at most this many matches' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-columns -d 'Lines longer than this many characters are shown as a window around the match (0: whole)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
+stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand search" -s F -l fixed-strings -d 'Treat the patterns as literal strings, not regexes'
+complete -c spill -n "__fish_spill_using_subcommand search" -s i -l ignore-case -d 'Match case-insensitively'
+complete -c spill -n "__fish_spill_using_subcommand search" -s w -l word-regexp -d 'Match only whole words'
+complete -c spill -n "__fish_spill_using_subcommand search" -l count -d 'Print only the number of matches (exit 1 when 0)'
+complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print one JSON object: the matches, the total and the pagination'
+complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Print the source text as is on a terminal, without escaping control characters'
+complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l bytes -d 'Bytes A to B, 0-based and end-exclusive; either side may be omitted' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l max-bytes -d 'Cap on an explicit range' -r
@@ -79,18 +117,6 @@ never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
 complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
-complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
-never\t'Never colour'"
-complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
-complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
@@ -134,11 +160,12 @@ complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to
 always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap cat shape ls rm gc schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -107,8 +107,9 @@ pub enum ColorWhen {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Wrap(WrapArgs),
-    Cat(CatArgs),
     Shape(ShapeArgs),
+    Search(SearchArgs),
+    Cat(CatArgs),
     Ls(LsArgs),
     Rm(RmArgs),
     Gc(GcArgs),
@@ -295,6 +296,84 @@ pub struct RmArgs {
     pub json: bool,
 }
 
+/// Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.
+///
+/// A match is one occurrence, not one line: a one-line JSON file with 300 hits has 300 matches.
+/// Each is printed as LINE:COLUMN:text (COLUMN is the 1-based byte column, as `rg --column`),
+/// context lines as LINE-text, `--` between groups. Lines longer than --max-columns characters
+/// are shown as a window centred on the match, with … where they are cut. The total is exact;
+/// stderr says which matches were shown and how to get the next page
+/// (`matches 21–40 of 342 · next: --offset 40`). A PATTERN that is not a valid regex is searched
+/// as a literal string, with a note. Binary sources are searched too.
+///
+/// Examples:
+///   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+///   spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
+///   spill search build.log -F '[E0308]' --count
+///   spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
+///   spill search sp_9f2c4a1b7e3d0c55 '"status":"error"' --paths
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
+pub struct SearchArgs {
+    /// A ref (sp_…), a file path, or - for stdin.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// The regular expression (Rust regex syntax); may be omitted when -e is given.
+    #[arg(value_name = "PATTERN", required_unless_present = "regexp")]
+    pub pattern: Option<String>,
+    /// A pattern to search for; repeat to find any of several.
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
+    pub regexp: Vec<String>,
+    /// Treat the patterns as literal strings, not regexes.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Match case-insensitively.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// Match only whole words.
+    #[arg(short = 'w', long = "word-regexp")]
+    pub word: bool,
+    /// Show N lines after each match.
+    #[arg(short = 'A', long, value_name = "N")]
+    pub after_context: Option<usize>,
+    /// Show N lines before each match.
+    #[arg(short = 'B', long, value_name = "N")]
+    pub before_context: Option<usize>,
+    /// Show N lines before and after each match (-A and -B take precedence).
+    #[arg(short = 'C', long, value_name = "N")]
+    pub context: Option<usize>,
+    /// Skip this many matches (the footer's `next:` gives the next page's offset).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
+    /// Show at most this many matches.
+    #[arg(long, value_name = "N", default_value_t = limits::SEARCH_LIMIT)]
+    pub limit: u64,
+    /// Lines longer than this many characters are shown as a window around the match (0: whole).
+    #[arg(long, value_name = "N", default_value_t = limits::SEARCH_MAX_COLUMNS)]
+    pub max_columns: usize,
+    /// Print only the number of matches (exit 1 when 0).
+    #[arg(long)]
+    pub count: bool,
+    /// Print one JSON object: the matches, the total and the pagination.
+    #[arg(long)]
+    pub json: bool,
+    /// Give each match the normalized JSONPath of the value (or key) holding it
+    /// (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only.
+    #[arg(long)]
+    pub paths: bool,
+    /// Print the source text as is on a terminal, without escaping control characters.
+    #[arg(long)]
+    pub raw: bool,
+    /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].
+    #[arg(long, value_name = "WHERE", value_enum)]
+    pub footer: Option<FooterTo>,
+}
+
 /// Remove expired entries and stale temporary files, then enforce the quota.
 ///
 /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
@@ -346,6 +425,8 @@ pub enum SchemaName {
     Envelope,
     /// The skeleton of `spill shape`.
     Shape,
+    /// `spill search --json` (and `--count --json`).
+    Search,
     /// `spill ls --json`.
     Ls,
     /// `spill rm --json`.

@@ -75,6 +75,7 @@ pub mod error;
 pub mod json;
 pub mod limits;
 pub mod output;
+pub mod search;
 pub mod source;
 pub mod store;
 pub mod text;

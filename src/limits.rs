@@ -28,6 +28,11 @@ pub const CAT_MAX_BYTES: u64 = 1024 * 1024;
 /// Default `cat --max-columns`: longer lines are cut with a marker unless `--raw`.
 pub const CAT_MAX_COLUMNS: usize = 2000;
 
+/// Default `search --limit`: occurrences shown per page.
+pub const SEARCH_LIMIT: u64 = 20;
+/// Default `search --max-columns`: longer lines are shown as a window around the match.
+pub const SEARCH_MAX_COLUMNS: usize = 300;
+
 /// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`, `1G`).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();

@@ -214,6 +214,44 @@ struct ShapeBinaryFacts {
     bytes: u64,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SearchPage {
+    matches: Vec<SearchMatch>,
+    total_matches: u64,
+    offset: u64,
+    limit: u64,
+    has_more: bool,
+    next_offset: Option<u64>,
+    pattern_mode: Option<String>,
+    lossy: Option<bool>,
+    notes: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SearchMatch {
+    line: u64,
+    column: u64,
+    byte_offset: u64,
+    path: Option<String>,
+    in_key: Option<bool>,
+    text: String,
+    text_start: u64,
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct SearchCount {
+    total_matches: u64,
+    pattern_mode: Option<String>,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs.
 
@@ -315,7 +353,7 @@ fn every_schema_is_listed_and_valid() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
-    for want in ["envelope", "shape", "ls", "rm", "gc"] {
+    for want in ["envelope", "shape", "search", "ls", "rm", "gc"] {
         assert!(
             names.iter().any(|n| n == want),
             "{want} not listed: {names:?}"
@@ -516,6 +554,138 @@ fn ls_rm_and_gc_json_match_their_schemas() {
     r.status(0);
     assert_valid(&gc, &one_json_line(&r.stdout));
     let _ = b;
+}
+
+#[test]
+fn search_json_matches_the_schema() {
+    let s = Sandbox::new();
+    let v = schema(&s, "search");
+    let stored = s.run(&["wrap"], failing_log()).json();
+    let reference = stored["ref"].as_str().unwrap();
+    let api = s.file("api.json", api_document(200));
+    let mut lossy = b"caf\xe9 error here\n".to_vec();
+    lossy.extend_from_slice(&lines_of_text(3));
+    let lossy = s.file("lossy.txt", lossy);
+    let long = s.file(
+        "long.txt",
+        format!("{}needle{}\n", "x".repeat(2000), "y".repeat(2000)),
+    );
+    let cases: Vec<(Vec<&str>, i32)> = vec![
+        (vec!["search", reference, "error", "-C", "2", "--json"], 0),
+        (
+            vec![
+                "search",
+                reference,
+                "line 0001",
+                "--limit",
+                "3",
+                "--offset",
+                "2",
+                "--json",
+            ],
+            0,
+        ),
+        (vec!["search", reference, "no such text", "--json"], 1),
+        (vec!["search", reference, "error[", "--json"], 0),
+        (
+            vec![
+                "search",
+                api.to_str().unwrap(),
+                "item 1\\d",
+                "--paths",
+                "--json",
+            ],
+            0,
+        ),
+        (
+            vec![
+                "search",
+                api.to_str().unwrap(),
+                "email",
+                "--paths",
+                "--json",
+                "--limit",
+                "2",
+            ],
+            0,
+        ),
+        (vec!["search", reference, "error", "--paths", "--json"], 0),
+        (
+            vec!["search", lossy.to_str().unwrap(), "error", "--json"],
+            0,
+        ),
+        (
+            vec!["search", long.to_str().unwrap(), "needle", "--json"],
+            0,
+        ),
+        (
+            vec!["search", reference, "line", "--offset", "100000", "--json"],
+            0,
+        ),
+    ];
+    for (args, status) in &cases {
+        let r = s.run(args, "");
+        r.status(*status);
+        assert!(
+            r.stderr.is_empty(),
+            "{args:?}: JSON keeps stderr silent: {}",
+            r.stderr
+        );
+        let value = one_json_line(&r.stdout);
+        assert_valid(&v, &value);
+        let page: SearchPage =
+            serde_json::from_value(value).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        assert_eq!(page.next_offset.is_some(), page.has_more, "{args:?}");
+    }
+    let with_paths = s.run(
+        &[
+            "search",
+            api.to_str().unwrap(),
+            "email",
+            "--paths",
+            "--json",
+        ],
+        "",
+    );
+    let page: SearchPage = serde_json::from_slice(&with_paths.stdout).unwrap();
+    assert!(
+        page.matches
+            .iter()
+            .all(|m| m.path.is_some() && m.in_key == Some(true))
+    );
+    let r = s.run(&["search", lossy.to_str().unwrap(), "error", "--json"], "");
+    let page: SearchPage = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(page.lossy, Some(true));
+    let r = s.run(&["search", reference, "error", "--paths", "--json"], "");
+    let page: SearchPage = serde_json::from_slice(&r.stdout).unwrap();
+    assert!(
+        page.notes.is_some_and(|n| n.len() == 1),
+        "--paths on text: a note"
+    );
+    let literal = s.run(&["search", reference, "error[", "--json"], "");
+    let page: SearchPage = serde_json::from_slice(&literal.stdout).unwrap();
+    assert_eq!(page.pattern_mode.as_deref(), Some("literal"));
+
+    for (args, status) in [
+        (vec!["search", reference, "error", "--count", "--json"], 0),
+        (
+            vec![
+                "search",
+                reference,
+                "nothing like this",
+                "--count",
+                "--json",
+            ],
+            1,
+        ),
+        (vec!["search", reference, "error[", "--count", "--json"], 0),
+    ] {
+        let r = s.run(&args, "");
+        r.status(status);
+        let value = one_json_line(&r.stdout);
+        assert_valid(&v, &value);
+        let _: SearchCount = serde_json::from_value(value).unwrap();
+    }
 }
 
 #[test]

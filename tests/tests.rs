@@ -11,6 +11,7 @@ mod packaging;
 mod readme;
 mod redact;
 mod schema;
+mod search;
 mod shape;
 mod store;
 mod wrap;

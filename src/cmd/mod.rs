@@ -6,6 +6,7 @@ pub mod gc;
 pub mod ls;
 pub mod rm;
 pub mod schema;
+pub mod search;
 pub mod shape;
 pub mod wrap;
 
@@ -46,6 +47,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Shape(args) => shape::run(&store_config(&cli.global, false)?, args),
         Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
+        Command::Search(args) => search::run(&cli.global, args),
         Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),
         Command::Schema(args) => schema::run(args),
     }

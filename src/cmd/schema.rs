@@ -14,6 +14,7 @@ use super::Outcome;
 pub const ALL: &[SchemaName] = &[
     SchemaName::Envelope,
     SchemaName::Shape,
+    SchemaName::Search,
     SchemaName::Ls,
     SchemaName::Rm,
     SchemaName::Gc,
@@ -24,6 +25,7 @@ pub fn name(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => "envelope",
         SchemaName::Shape => "shape",
+        SchemaName::Search => "search",
         SchemaName::Ls => "ls",
         SchemaName::Rm => "rm",
         SchemaName::Gc => "gc",
@@ -35,6 +37,7 @@ pub fn describes(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => "the envelope of `spill wrap` (--format json)",
         SchemaName::Shape => "the skeleton printed by `spill shape` (without --paths)",
+        SchemaName::Search => "`spill search --json` (a page, or the --count total)",
         SchemaName::Ls => "`spill ls --json`",
         SchemaName::Rm => "`spill rm --json`",
         SchemaName::Gc => "`spill gc --json`",
@@ -55,6 +58,7 @@ pub fn schema(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => include_str!("../../schemas/envelope.json"),
         SchemaName::Shape => include_str!("../../schemas/shape.json"),
+        SchemaName::Search => include_str!("../../schemas/search.json"),
         SchemaName::Ls => include_str!("../../schemas/ls.json"),
         SchemaName::Rm => include_str!("../../schemas/rm.json"),
         SchemaName::Gc => include_str!("../../schemas/gc.json"),

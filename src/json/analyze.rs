@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::SyntaxError;
 use super::nav::{Kind, Value, decode_string};
 use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_values};
-use super::paths::push_member;
+use super::path::push_member;
 use super::shape::{Builder, ShapeOptions, push_json_string};
 use crate::limits::{group_digits, human_size};
 

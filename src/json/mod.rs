@@ -87,6 +87,7 @@ pub mod analyze;
 pub mod fuzzing;
 mod nav;
 mod parse;
+pub mod path;
 mod paths;
 mod scan;
 pub mod shape;
@@ -96,7 +97,8 @@ pub use parse::{
     Container, Flow, Format, Records, Scalar, Visitor, bom_len, detect, validate, validate_value,
     walk, walk_values,
 };
-pub use paths::{PathHit, normalized_name, paths_at_offsets, push_member};
+pub use path::{push_bracket_name, push_member};
+pub use paths::{PathHit, paths_at_offsets};
 pub use scan::skip_value;
 
 use std::fmt;

@@ -285,6 +285,13 @@ impl<'a> Members<'a> {
         }
     }
 
+    /// Once the iterator has returned `None` at the closing brace: the offset just past it
+    /// (so a caller that walked this object can resume its parent there).
+    pub fn end(&self) -> Option<usize> {
+        (self.state == IterState::Done && self.doc.get(self.pos) == Some(&b'}'))
+            .then_some(self.pos + 1)
+    }
+
     fn step(&mut self) -> Result<Option<Member<'a>>, SyntaxError> {
         if !advance(
             self.doc,
@@ -341,6 +348,12 @@ impl<'a> Elements<'a> {
         if self.pending.take().is_some() {
             self.pos = end;
         }
+    }
+
+    /// Like [`Members::end`]: the offset just past the closing bracket, once exhausted.
+    pub fn end(&self) -> Option<usize> {
+        (self.state == IterState::Done && self.doc.get(self.pos) == Some(&b']'))
+            .then_some(self.pos + 1)
     }
 
     fn step(&mut self) -> Result<Option<(u64, Value<'a>)>, SyntaxError> {

@@ -3,6 +3,7 @@
 use super::SyntaxError;
 use super::nav::decode_string;
 use super::parse::{Container, Flow, Scalar, Visitor, walk_values};
+use super::path::push_bracket_name;
 
 /// The path answering one byte offset of [`paths_at_offsets`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,11 +87,7 @@ impl PathFinder<'_> {
                     s.push_str(&i.to_string());
                     s.push(']');
                 }
-                Seg::Key(a, b) => {
-                    s.push('[');
-                    s.push_str(&normalized_name(&decode_string(&self.doc[a..b])));
-                    s.push(']');
-                }
+                Seg::Key(a, b) => push_bracket_name(&mut s, &decode_string(&self.doc[a..b])),
             }
         }
         s
@@ -189,49 +186,10 @@ impl Visitor for PathFinder<'_> {
     }
 }
 
-/// A name as an RFC 9535 normalized-path selector: single-quoted, with `'` and `\` escaped,
-/// `\b \f \n \r \t` for those controls and `\u00xx` (lower-case hex) for the others.
-pub fn normalized_name(name: &str) -> String {
-    let mut s = String::with_capacity(name.len() + 2);
-    s.push('\'');
-    for c in name.chars() {
-        match c {
-            '\'' => s.push_str("\\'"),
-            '\\' => s.push_str("\\\\"),
-            '\u{8}' => s.push_str("\\b"),
-            '\u{c}' => s.push_str("\\f"),
-            '\n' => s.push_str("\\n"),
-            '\r' => s.push_str("\\r"),
-            '\t' => s.push_str("\\t"),
-            c if (c as u32) < 0x20 => s.push_str(&format!("\\u{:04x}", c as u32)),
-            c => s.push(c),
-        }
-    }
-    s.push('\'');
-    s
-}
-
-/// Appends the selector for member `name` in the friendliest spelling: `.name` when the name is
-/// an ASCII identifier, else the normalized `['…']` form.
-pub fn push_member(path: &mut String, name: &str) {
-    let mut chars = name.chars();
-    let ident = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident {
-        path.push('.');
-        path.push_str(name);
-    } else {
-        path.push('[');
-        path.push_str(&normalized_name(name));
-        path.push(']');
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::path::push_member;
 
     fn hits(doc: &str, offsets: &[u64], ndjson: bool) -> Vec<(String, bool)> {
         paths_at_offsets(doc.as_bytes(), offsets, ndjson)
@@ -299,11 +257,14 @@ mod tests {
 
     #[test]
     fn spelling() {
-        assert_eq!(normalized_name("a'b\\c\u{1}"), "'a\\'b\\\\c\\u0001'");
+        let mut n = String::new();
+        push_bracket_name(&mut n, "a'b\\c\u{1}");
+        assert_eq!(n, "['a\\'b\\\\c\\u0001']");
         let mut p = String::from("$");
         push_member(&mut p, "items");
         push_member(&mut p, "a b");
-        assert_eq!(p, "$.items['a b']");
+        push_member(&mut p, "données");
+        assert_eq!(p, "$.items['a b'].données");
     }
 }
 

@@ -1053,7 +1053,7 @@ pub fn shape_paths(doc: &[u8]) -> Result<PathList, super::SyntaxError> {
                     if name.chars().count() > PATH_KEY_CHARS {
                         name = name.chars().take(PATH_KEY_CHARS).collect::<String>() + "…";
                     }
-                    super::paths::push_member(&mut p, &name);
+                    super::path::push_member(&mut p, &name);
                 }
             }
             p

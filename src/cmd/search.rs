@@ -1,0 +1,139 @@
+//! `spill search`: wires SOURCE, the pattern flags and the page to the search library and its
+//! printer.
+
+use std::io::Write;
+
+use crate::cli::{ColorWhen, Global, SearchArgs};
+use crate::error::{Error, Result};
+use crate::search::printer::{self, TextStyle};
+use crate::search::{self, Page, Pattern, PatternError, PatternOptions};
+use crate::{diag, output};
+
+use super::Outcome;
+
+/// Runs `spill search`.
+pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
+    let footer_to = super::footer_to(args.footer)?;
+    let pattern = Pattern::new(&PatternOptions {
+        patterns: args.pattern.into_iter().chain(args.regexp).collect(),
+        fixed_strings: args.fixed_strings,
+        ignore_case: args.ignore_case,
+        word: args.word,
+    })
+    .map_err(|e| match e {
+        PatternError::Empty => Error::Usage(
+            "the search pattern is empty: give a PATTERN (or -e PATTERN) of at least one character"
+                .into(),
+        ),
+        PatternError::Unsearchable(why) => Error::Usage(format!("cannot search: {why}")),
+    })?;
+    let page = Page {
+        offset: args.offset,
+        limit: args.limit,
+        before_context: args.before_context.or(args.context).unwrap_or(0),
+        after_context: args.after_context.or(args.context).unwrap_or(0),
+        max_columns: args.max_columns,
+    };
+    // Only a ref needs the store; a path or `-` never opens it.
+    let store = super::store_config(global, false)?;
+    let input = crate::source::open(&args.source, &store)?;
+    let searching = |e| Error::stream("search the source", e);
+    let writing = |e| Error::stream("write to stdout", e);
+    let mut out = output::stdout();
+
+    let total = if args.count {
+        let total = search::count_slice(&input, &pattern).map_err(searching)?;
+        if args.json {
+            let mode = literal_mode_field(&pattern);
+            writeln!(out, "{{\"totalMatches\":{total}{mode}}}").map_err(writing)?;
+        } else {
+            printer::write_count(&mut out, total, false).map_err(writing)?;
+        }
+        output::flush(&mut out)?;
+        if !args.json {
+            note_fallback(&pattern);
+        }
+        total
+    } else {
+        let mut result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
+        let mut notes = Vec::new();
+        if args.paths {
+            if let Err(e) = search::attach_paths(&input, &mut result) {
+                notes.push(paths_ignored(&input, &e));
+            }
+        }
+        if args.json {
+            printer::write_json(&mut out, &result, &notes).map_err(writing)?;
+            output::flush(&mut out)?;
+        } else {
+            let on_terminal = output::stdout_is_terminal();
+            let style = TextStyle {
+                color: colour(global.color),
+                escape: on_terminal && !args.raw,
+                separators: page.before_context > 0 || page.after_context > 0,
+            };
+            printer::write_text(&mut out, &result, style).map_err(writing)?;
+            output::flush(&mut out)?;
+            note_fallback(&pattern);
+            for note in &notes {
+                diag::note(note);
+            }
+            if let Some(line) = printer::footer(&result) {
+                super::emit_footer(&mut out, footer_to, &line)?;
+            }
+        }
+        result.total_matches
+    };
+    Ok(if total > 0 {
+        Outcome::Found
+    } else {
+        Outcome::NotFound
+    })
+}
+
+/// The note for `--paths` on a source that is not JSON or NDJSON; it says where a source that
+/// looks like JSON stops being valid.
+fn paths_ignored(doc: &[u8], e: &crate::json::SyntaxError) -> String {
+    let first = doc.iter().find(|b| !b.is_ascii_whitespace());
+    if matches!(first, Some(b'{' | b'[')) {
+        format!(
+            "--paths ignored: the source looks like JSON but is invalid at byte {} (line {}:{}): {}",
+            e.offset,
+            e.line,
+            e.column,
+            diag::escape(&e.message)
+        )
+    } else {
+        "--paths ignored: the source is not JSON or NDJSON".to_string()
+    }
+}
+
+/// `,"patternMode":"literal"` when a pattern fell back to a literal search, else nothing.
+fn literal_mode_field(pattern: &Pattern) -> &'static str {
+    match pattern.mode() {
+        search::PatternMode::Literal => ",\"patternMode\":\"literal\"",
+        search::PatternMode::Regex => "",
+    }
+}
+
+fn note_fallback(pattern: &Pattern) {
+    if let Some(why) = pattern.fallback_reason() {
+        diag::note(&format!(
+            "pattern is not a valid regex ({}); searched it as a literal",
+            diag::escape(why)
+        ));
+    }
+}
+
+/// Highlighting: `always`, or `auto` when anstream finds stdout a colour terminal (NO_COLOR,
+/// CLICOLOR and TERM honoured). The bytes themselves never pass through anstream's stripper,
+/// which would also strip escape sequences that belong to the source.
+fn colour(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}

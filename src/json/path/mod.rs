@@ -1,0 +1,209 @@
+//! JSONPath (RFC 9535): parsing with byte-accurate errors, and lazy evaluation over any
+//! [`Doc`].
+//!
+//! ```text
+//! let doc = JsonDoc::new(&bytes);                          // the engine, lazily
+//! let query = Query::parse_lenient("items[0].name")?;     // read as $.items[0].name
+//! query.select(&doc, doc.root()?, |path, node| { …; ControlFlow::Continue(()) })?;
+//! ```
+//!
+//! - Parsing ([`Query::parse`], [`Query::parse_lenient`]) follows RFC 9535 exactly, including
+//!   the well-typedness of function calls; a [`PathError`] carries the byte offset of the
+//!   offending character. Parentheses, nested queries and calls nest at most 32 deep, and a
+//!   non-singular query has at most 256 segments, so neither parsing nor evaluation can
+//!   exhaust the stack; singular queries (evaluated by a loop) have no length limit.
+//! - Evaluation ([`Query::select`]) is depth first and lazy: each node reaches the sink as soon
+//!   as it is found, in RFC order, and the sink can stop it. Document depth is unlimited
+//!   (descendant walks and deep equality keep explicit stacks). `[-k]` and `[-k:]` read the
+//!   array once, keeping the last k handles.
+//! - Numbers compare exactly as decimals (`1 == 1.0`, `1e400`, 23-digit integers); strings by
+//!   scalar values; `match`/`search` use I-Regexp translated to the `regex` crate (an invalid
+//!   pattern makes the test false).
+//! - [`explain_no_match`] says why nothing was selected; [`NormPath`] formats locations as
+//!   normalized paths or dot notation.
+//! - The JSONPath Compliance Test Suite runs as a unit test, over an in-memory tree and over
+//!   the engine: 703/703.
+
+mod ast;
+pub(crate) mod compare;
+mod doc;
+mod engine;
+mod eval;
+mod explain;
+mod fuzz;
+mod iregexp;
+mod lexer;
+mod normalized;
+mod parser;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::ops::ControlFlow;
+
+pub use doc::{Doc, Kind};
+pub use engine::{JsonDoc, JsonElements, JsonMembers};
+pub use eval::Flow;
+pub use explain::explain_no_match;
+pub use fuzz::fuzz_query;
+pub use normalized::{NormPath, PathElem, is_shorthand_name, push_bracket_name, push_member};
+
+/// A query syntax error: where it is and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathError {
+    /// The query as the user typed it.
+    pub query: String,
+    /// Byte offset of the offending character in `query` (may equal `query.len()`).
+    pub offset: usize,
+    /// What is wrong, lower-case, without a `spill:` prefix.
+    pub message: String,
+}
+
+impl PathError {
+    /// The message, then the two lines SPEC §1 puts under it: the query indented by two
+    /// spaces and a caret under the offending character (rendered by [`crate::diag`], which
+    /// escapes control characters and lines the caret up with the escaped text).
+    pub fn render(&self) -> String {
+        let lines = crate::diag::caret_lines(&self.query, self.offset);
+        format!("{}\n{}", self.message, lines.trim_end_matches('\n'))
+    }
+}
+
+impl From<PathError> for crate::Error {
+    fn from(e: PathError) -> crate::Error {
+        crate::Error::Query {
+            message: e.message,
+            query: e.query,
+            offset: e.offset,
+        }
+    }
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSONPath query: {}", self.message)
+    }
+}
+
+impl std::error::Error for PathError {}
+
+/// One step of a singular query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `.name` or `['name']`
+    Name(String),
+    /// `[i]`, negative counting from the end
+    Index(i64),
+}
+
+/// A parsed, type-checked JSONPath query.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The text as typed.
+    text: String,
+    /// How many bytes the convenience prefix (`$` or `$.`) added before `text`.
+    shift: usize,
+    ast: ast::PathQuery,
+}
+
+impl Query {
+    /// Parses a query exactly as RFC 9535 defines it (it must start with `$`).
+    pub fn parse(text: &str) -> Result<Query, PathError> {
+        Self::parse_with_prefix(text, "")
+    }
+
+    /// Parses with SPEC §5's convenience: a query starting with `.` or `[` is read with `$`
+    /// in front, one starting with a name character with `$.` in front. Error offsets still
+    /// point into `text` as typed.
+    pub fn parse_lenient(text: &str) -> Result<Query, PathError> {
+        let prefix = match text.chars().next() {
+            Some('.' | '[') => "$",
+            Some(c) if normalized::is_name_first(c) => "$.",
+            _ => "",
+        };
+        Self::parse_with_prefix(text, prefix)
+    }
+
+    fn parse_with_prefix(text: &str, prefix: &str) -> Result<Query, PathError> {
+        let full;
+        let src = if prefix.is_empty() {
+            text
+        } else {
+            full = format!("{prefix}{text}");
+            &full
+        };
+        match parser::parse_query(src) {
+            Ok(ast) => Ok(Query {
+                text: text.to_string(),
+                shift: prefix.len(),
+                ast,
+            }),
+            Err(e) => Err(PathError {
+                query: text.to_string(),
+                offset: e.offset.saturating_sub(prefix.len()).min(text.len()),
+                message: e.message,
+            }),
+        }
+    }
+
+    /// The query as typed.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The query as evaluated (with the convenience prefix, if one was added).
+    pub fn canonical_text(&self) -> String {
+        let prefix = if self.shift == 2 {
+            "$."
+        } else {
+            &"$"[..self.shift]
+        };
+        format!("{prefix}{}", self.text)
+    }
+
+    /// True for RFC 9535 singular queries (only name and index selectors, one per segment):
+    /// they select at most one node, printed as a value rather than an array.
+    pub fn is_singular(&self) -> bool {
+        self.ast.is_singular()
+    }
+
+    /// The steps of a singular query (for engines with a fast path), `None` otherwise.
+    pub fn singular_steps(&self) -> Option<Vec<Step>> {
+        if !self.is_singular() {
+            return None;
+        }
+        Some(
+            self.ast
+                .segments
+                .iter()
+                .map(|s| match &s.selectors[0] {
+                    ast::Selector::Name(n) => Step::Name(n.clone()),
+                    ast::Selector::Index(i) => Step::Index(*i),
+                    _ => unreachable!("singular segments hold names and indexes"),
+                })
+                .collect(),
+        )
+    }
+
+    /// Evaluates the query on the document whose root is `root`, calling `sink` with each
+    /// selected node and its location, in RFC 9535 order, as soon as it is found. The sink
+    /// returns [`ControlFlow::Break`] to stop early; the result says whether it did.
+    pub fn select<'a, D: Doc>(
+        &'a self,
+        doc: &'a D,
+        root: D::Node,
+        mut sink: impl FnMut(&NormPath<'a>, D::Node) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, D::Error> {
+        let eval = eval::Eval::new(doc, root);
+        let mut path = NormPath::root();
+        eval.run(&self.ast.segments, root, &mut path, &mut sink)
+    }
+}
+
+impl std::str::FromStr for Query {
+    type Err = PathError;
+    fn from_str(s: &str) -> Result<Query, PathError> {
+        Query::parse(s)
+    }
+}

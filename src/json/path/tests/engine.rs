@@ -1,0 +1,134 @@
+//! The query evaluator over the JSON engine's lazy values ([`JsonDoc`]).
+
+use std::ops::ControlFlow;
+
+use super::cts::run_suite;
+use super::tree::ovalue;
+use crate::json::path::{JsonDoc, Query, explain_no_match};
+
+/// (normalized path, raw text) of each selected node.
+fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json::SyntaxError> {
+    let doc = JsonDoc::new(bytes.as_bytes());
+    let root = doc.root()?;
+    let q = Query::parse_lenient(query).expect("query parses");
+    let mut out = Vec::new();
+    let mut failed = None;
+    let _ = q.select(&doc, root, |p, v| {
+        match v.raw() {
+            Ok(raw) => out.push((p.to_normalized(), String::from_utf8_lossy(raw).into_owned())),
+            Err(e) => {
+                failed = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+#[test]
+fn compliance_test_suite_on_the_engine() {
+    run_suite("engine", &|query, document| {
+        let text = document.to_json();
+        let doc = JsonDoc::new(text.as_bytes());
+        let root = doc.root().expect("CTS documents are valid");
+        let mut out = Vec::new();
+        let _ = query
+            .select(&doc, root, |p, v| {
+                let raw = std::str::from_utf8(v.raw().expect("valid")).expect("utf-8");
+                out.push((p.to_normalized(), ovalue(raw)));
+                ControlFlow::Continue(())
+            })
+            .expect("valid document");
+        out
+    });
+}
+
+#[test]
+fn only_the_prefix_holding_the_answer_is_read() {
+    // Everything after element 6 is garbage: a singular query never gets there.
+    let text =
+        r#"{"items":[{"id":0},{"id":1},{"id":2},{"id":3},{"id":4},{"id":5},{"id":6}, nonsense"#;
+    assert_eq!(
+        select(text, "$.items[5].id").unwrap(),
+        [("$['items'][5]['id']".to_string(), "5".to_string())]
+    );
+    // A query that must read on reports the error with its byte offset.
+    let err = select(text, "$.items[-1]").unwrap_err();
+    assert!(err.to_string().contains("byte"), "{err}");
+    assert!(select(text, "$.meta").is_err());
+}
+
+#[test]
+fn numbers_and_strings_keep_their_text() {
+    let text =
+        r#"[12345678901234567890123, 12345678901234567890124, 1e400, -0.0, 1.50e-10, "\u00e9"]"#;
+    let raw = |q: &str| -> Vec<String> {
+        select(text, q)
+            .unwrap()
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
+    };
+    assert_eq!(
+        raw("$[?@ == 12345678901234567890124]"),
+        ["12345678901234567890124"]
+    );
+    assert_eq!(raw("$[?@ > 1e399]"), ["1e400"]);
+    assert_eq!(raw("$[?@ == 0]"), ["-0.0"]);
+    assert_eq!(raw("$[?@ == 0.00000000015]"), ["1.50e-10"]);
+    assert_eq!(raw("$[?@ == 'é']"), [r#""\u00e9""#]);
+    assert_eq!(raw("$[?length(@) == 1]"), [r#""\u00e9""#]);
+}
+
+#[test]
+fn escaped_keys_match_decoded_names() {
+    let text = r#"{"a\"b":1,"\u00e9":2,"x":{"y\\z":3}}"#;
+    assert_eq!(select(text, r#"$['a"b']"#).unwrap()[0].1, "1");
+    assert_eq!(select(text, "$.é").unwrap()[0].1, "2");
+    assert_eq!(
+        select(text, "$..*")
+            .unwrap()
+            .into_iter()
+            .map(|(p, _)| p)
+            .collect::<Vec<_>>(),
+        ["$['a\"b']", "$['é']", "$['x']", r"$['x']['y\\z']"]
+    );
+}
+
+#[test]
+fn no_match_explanations_on_the_engine() {
+    let text = r#"{"items":[1,2,3],"meta":{"count":3}}"#;
+    let doc = JsonDoc::new(text.as_bytes());
+    let root = doc.root().unwrap();
+    let explain =
+        |q: &str| explain_no_match(&Query::parse_lenient(q).unwrap(), &doc, root).unwrap();
+    assert_eq!(
+        explain("itmes"),
+        r#"no key "itmes" in $ (an object with keys: items, meta) — did you mean "items"?"#
+    );
+    assert_eq!(
+        explain("items[3]"),
+        "index 3 out of range for $.items (length 3)"
+    );
+}
+
+#[test]
+fn a_million_levels_deep() {
+    let depth = 1_000_000;
+    let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = JsonDoc::new(text.as_bytes());
+    let root = doc.root().unwrap();
+    let q = Query::parse("$..[0]").unwrap();
+    let mut n = 0usize;
+    let _ = q
+        .select(&doc, root, |_, _| {
+            n += 1;
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+    assert_eq!(n, depth - 1);
+}

@@ -1,0 +1,319 @@
+//! `search`: occurrences of a pattern in raw bytes, counted exactly and returned a page at a time.
+//!
+//! The ripgrep split: a [`Pattern`] (grep-regex matcher) drives a grep-searcher `Searcher`,
+//! which feeds matching lines to a paging sink that counts every occurrence, skips
+//! [`Page::offset`] of them and keeps [`Page::limit`] with their context; [`printer`] renders
+//! the resulting [`SearchResult`]. Nothing in this module prints.
+//!
+//! Two ways to read a source. Line-oriented files are streamed through grep-searcher's
+//! buffer (fast, a few MiB of heap). A file whose first 64 KiB hold no line break (minified
+//! JSON) is memory-mapped and searched as one slice, since streaming would buffer its giant
+//! line on the heap. A streamed file that turns out to hold a line longer than the heap
+//! limit is searched again through a map.
+
+mod matcher;
+mod paths;
+pub mod printer;
+mod sink;
+mod window;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt;
+
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+
+pub use matcher::{Pattern, PatternError, PatternMode, PatternOptions};
+pub use paths::attach_paths;
+pub use window::{CUT_MARKER, Window};
+
+use sink::{CountSink, PageSink};
+
+/// Which occurrences to return and how much of their lines to show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// Occurrences to skip before the first returned one (`--offset`).
+    pub offset: u64,
+    /// Occurrences to return at most (`--limit`).
+    pub limit: u64,
+    /// Lines of context before each returned occurrence (`-B`, `-C`).
+    pub before_context: usize,
+    /// Lines of context after each returned occurrence (`-A`, `-C`).
+    pub after_context: usize,
+    /// Lines longer than this many characters are shown as a window (`--max-columns`);
+    /// 0 shows whole lines.
+    pub max_columns: usize,
+}
+
+impl Default for Page {
+    fn default() -> Page {
+        Page {
+            offset: 0,
+            limit: 20,
+            before_context: 0,
+            after_context: 0,
+            max_columns: 300,
+        }
+    }
+}
+
+/// One occurrence of the pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the occurrence's first byte within its line.
+    pub column: u64,
+    /// 0-based offset of the occurrence's first byte in the source.
+    pub byte_offset: u64,
+    /// Length of the occurrence in bytes.
+    pub len: u64,
+    /// With [`attach_paths`]: the RFC 9535 normalized path of the innermost JSON value (or
+    /// key) containing the occurrence.
+    pub path: Option<String>,
+    /// With [`attach_paths`]: the occurrence is inside an object key, and `path` is the
+    /// object's path.
+    pub in_key: bool,
+    /// The part of the line shown for this occurrence, centred on it.
+    pub window: Window,
+    /// Up to `before_context` lines before this one, in order.
+    pub before: Vec<ContextLine>,
+    /// Up to `after_context` lines after this one, in order.
+    pub after: Vec<ContextLine>,
+}
+
+/// A line shown as context, cut to `max_columns` characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextLine {
+    /// 1-based line number.
+    pub line: u64,
+    /// The shown part of the line (its beginning).
+    pub window: Window,
+}
+
+/// One page of occurrences and the exact total over the whole source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The returned occurrences, in source order.
+    pub matches: Vec<Match>,
+    /// Occurrences in the whole source.
+    pub total_matches: u64,
+    /// The page's requested offset.
+    pub offset: u64,
+    /// The page's requested limit.
+    pub limit: u64,
+    /// How the patterns were interpreted.
+    pub pattern_mode: PatternMode,
+}
+
+impl SearchResult {
+    /// Whether occurrences follow this page.
+    pub fn has_more(&self) -> bool {
+        self.offset + (self.matches.len() as u64) < self.total_matches
+    }
+
+    /// The `--offset` of the next page, when there is one.
+    pub fn next_offset(&self) -> Option<u64> {
+        self.has_more()
+            .then(|| self.offset + self.matches.len() as u64)
+    }
+}
+
+/// Files with no line break in this many leading bytes are searched through a memory map.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Streaming search buffers a whole line; a longer line switches to the memory map.
+const HEAP_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Searches `haystack` (a buffer or a memory map) for one page of occurrences.
+pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
+    let (matches, seen, resume_at) = if page.limit == 0 {
+        (Vec::new(), 0, Some(0))
+    } else {
+        let mut sink = PageSink::new(&pattern.matcher, page, Some(haystack), true);
+        page_searcher(page, None).search_slice(&pattern.matcher, haystack, &mut sink)?;
+        let (seen, resume_at) = (sink.seen, sink.resume_at);
+        (sink.into_matches(), seen, resume_at)
+    };
+    // Past the page, only the count is needed: a context-free pass is cheaper.
+    let rest = match resume_at {
+        Some(at) => count_slice(&haystack[(at as usize).min(haystack.len())..], pattern)?,
+        None => 0,
+    };
+    Ok(result(matches, seen + rest, page, pattern))
+}
+
+/// Searches a stream for one page of occurrences, reading it once to its end.
+pub fn search_reader<R: Read>(
+    reader: R,
+    pattern: &Pattern,
+    page: &Page,
+) -> io::Result<SearchResult> {
+    let mut sink = PageSink::new(&pattern.matcher, page, None, false);
+    page_searcher(page, None).search_reader(&pattern.matcher, reader, &mut sink)?;
+    let seen = sink.seen;
+    Ok(result(sink.into_matches(), seen, page, pattern))
+}
+
+/// Searches a file for one page of occurrences, choosing between streaming and a memory
+/// map as the module documentation describes.
+pub fn search_file(file: &File, pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
+    if let Some(map) = map_if_one_line(file)? {
+        return search_slice(&map, pattern, page);
+    }
+    let streamed = (|| {
+        let mut sink = PageSink::new(&pattern.matcher, page, None, true);
+        if page.limit > 0 {
+            page_searcher(page, Some(HEAP_LIMIT)).search_reader(
+                &pattern.matcher,
+                FileAt { file, at: 0 },
+                &mut sink,
+            )?;
+        }
+        let seen = sink.seen;
+        let resume_at = if page.limit == 0 {
+            Some(0)
+        } else {
+            sink.resume_at
+        };
+        let rest = match resume_at {
+            Some(at) => count_stream(FileAt { file, at }, pattern)?,
+            None => 0,
+        };
+        Ok(result(sink.into_matches(), seen + rest, page, pattern))
+    })();
+    match streamed {
+        Err(err) if is_heap_limit(&err) => search_slice(&map(file)?, pattern, page),
+        other => other,
+    }
+}
+
+/// Counts the occurrences in `haystack`.
+pub fn count_slice(haystack: &[u8], pattern: &Pattern) -> io::Result<u64> {
+    let mut sink = CountSink::new(&pattern.matcher);
+    count_searcher(None).search_slice(&pattern.matcher, haystack, &mut sink)?;
+    Ok(sink.count)
+}
+
+/// Counts the occurrences in a stream.
+pub fn count_reader<R: Read>(reader: R, pattern: &Pattern) -> io::Result<u64> {
+    let mut sink = CountSink::new(&pattern.matcher);
+    count_searcher(None).search_reader(&pattern.matcher, reader, &mut sink)?;
+    Ok(sink.count)
+}
+
+/// Counts the occurrences in a file, streaming or through a memory map.
+pub fn count_file(file: &File, pattern: &Pattern) -> io::Result<u64> {
+    if let Some(map) = map_if_one_line(file)? {
+        return count_slice(&map, pattern);
+    }
+    match count_stream(FileAt { file, at: 0 }, pattern) {
+        Err(err) if is_heap_limit(&err) => count_slice(&map(file)?, pattern),
+        other => other,
+    }
+}
+
+fn count_stream(reader: FileAt<'_>, pattern: &Pattern) -> io::Result<u64> {
+    let mut sink = CountSink::new(&pattern.matcher);
+    count_searcher(Some(HEAP_LIMIT)).search_reader(&pattern.matcher, reader, &mut sink)?;
+    Ok(sink.count)
+}
+
+fn result(matches: Vec<Match>, total: u64, page: &Page, pattern: &Pattern) -> SearchResult {
+    SearchResult {
+        matches,
+        total_matches: total,
+        offset: page.offset,
+        limit: page.limit,
+        pattern_mode: pattern.mode(),
+    }
+}
+
+/// NUL bytes are data here, not a reason to stop: binary sources are searched too.
+fn base_searcher(heap_limit: Option<usize>) -> SearcherBuilder {
+    let mut builder = SearcherBuilder::new();
+    builder
+        .binary_detection(BinaryDetection::none())
+        .line_terminator(grep_matcher::LineTerminator::byte(b'\n'))
+        .heap_limit(heap_limit);
+    builder
+}
+
+fn page_searcher(page: &Page, heap_limit: Option<usize>) -> Searcher {
+    base_searcher(heap_limit)
+        .line_number(true)
+        .before_context(page.before_context)
+        .after_context(page.after_context)
+        .build()
+}
+
+/// Without line numbers or context, the searcher never looks at non-matching lines.
+fn count_searcher(heap_limit: Option<usize>) -> Searcher {
+    base_searcher(heap_limit).line_number(false).build()
+}
+
+/// grep-searcher reports an exceeded heap limit as a plain I/O error with this wording.
+fn is_heap_limit(err: &io::Error) -> bool {
+    err.to_string().contains("allocation limit")
+}
+
+/// Maps `file` when its first 64 KiB hold no line break.
+fn map_if_one_line(file: &File) -> io::Result<Option<Mmap>> {
+    let mut head = vec![0; SNIFF_BYTES];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read_at(&mut head[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    if filled == 0 || head[..filled].contains(&b'\n') {
+        return Ok(None);
+    }
+    map(file).map(Some)
+}
+
+/// A read-only view of a whole file.
+enum Mmap {
+    Empty,
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Mmap {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Mmap::Empty => &[],
+            Mmap::Mapped(map) => map,
+        }
+    }
+}
+
+fn map(file: &File) -> io::Result<Mmap> {
+    if file.metadata()?.len() == 0 {
+        return Ok(Mmap::Empty);
+    }
+    // SAFETY: the map is read-only and lives only for this search. Stored payloads are
+    // never rewritten (SPEC §3); a user's file truncated under us could fault, the same
+    // trade ripgrep makes for the speed of searching a single large file.
+    unsafe { memmap2::Mmap::map(file) }.map(Mmap::Mapped)
+}
+
+/// Reads a file from a position with `pread`, leaving the file's own cursor alone.
+struct FileAt<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for FileAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests;
