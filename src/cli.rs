@@ -42,8 +42,7 @@ Examples:
   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
   spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
   spill schema envelope
-
-`spill COMMAND --help` explains each command's options, with examples.";
+  spill wrap --help          # every command explains its options, with examples";
 
 /// spill: keep oversized command output out of a model's context, without losing any of it.
 ///
@@ -130,14 +129,16 @@ pub enum WrapFormat {
 /// Output up to --max-inline bytes (inclusive) is copied to stdout byte for byte. Larger output
 /// is streamed into the store and replaced by an envelope: its ref, size, kind, a preview of the
 /// head and the tail, failure signals, and the exact commands that read the rest.
-///
-/// Examples:
-///   cargo test 2>&1 | spill wrap
-///   spill wrap -- cargo build --release
-///   curl -s https://api.example.com/items | spill wrap --label 'items API'
-///   make 2>&1 | spill wrap --format text --max-inline 4K
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  cargo test 2>&1 | spill wrap
+  spill wrap -- cargo build --release
+  curl -s https://api.example.com/items | spill wrap --label 'items API'
+  make 2>&1 | spill wrap --format text --max-inline 4K"
+)]
 pub struct WrapArgs {
     /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -192,14 +193,16 @@ pub enum FooterTo {
 ///
 /// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
 /// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
-///
-/// Examples:
-///   spill cat sp_9f2c4a1b7e3d0c55
-///   spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
-///   spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
-///   spill cat build.log --lines 100:
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill cat sp_9f2c4a1b7e3d0c55
+  spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
+  spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
+  spill cat build.log --lines 100:"
+)]
 pub struct CatArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -234,14 +237,16 @@ pub struct CatArgs {
 /// with `|`, arrays merge all their elements (`{"array[1250]": {…}}`, `"array[3] of string"`),
 /// id-keyed objects collapse to `{"map[N]": …}`. The output never exceeds --max-bytes and is
 /// always valid JSON. Text input gets a line summary, binary input its size.
-///
-/// Examples:
-///   spill shape sp_9f2c4a1b7e3d0c55
-///   spill shape sp_9f2c4a1b7e3d0c55 --depth 2
-///   spill shape sp_9f2c4a1b7e3d0c55 --paths
-///   curl -s https://api.example.com/items | spill shape -
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill shape sp_9f2c4a1b7e3d0c55
+  spill shape sp_9f2c4a1b7e3d0c55 --depth 2
+  spill shape sp_9f2c4a1b7e3d0c55 --paths
+  curl -s https://api.example.com/items | spill shape -"
+)]
 pub struct ShapeArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -258,12 +263,14 @@ pub struct ShapeArgs {
 }
 
 /// List stored outputs: ref, size, kind, age, label, summary; newest first.
-///
-/// Examples:
-///   spill ls
-///   spill ls --json --all-scopes
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill ls
+  spill ls --json --all-scopes"
+)]
 pub struct LsArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -274,12 +281,14 @@ pub struct LsArgs {
 }
 
 /// Remove stored outputs by ref, or all outputs of the current scope.
-///
-/// Examples:
-///   spill rm sp_9f2c4a1b7e3d0c55
-///   spill rm --all          # a harness calls this when a conversation ends
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill rm sp_9f2c4a1b7e3d0c55
+  spill rm --all          # a harness calls this when a conversation ends"
+)]
 pub struct RmArgs {
     /// The refs to remove.
     #[arg(
@@ -305,15 +314,17 @@ pub struct RmArgs {
 /// stderr says which matches were shown and how to get the next page
 /// (`matches 21–40 of 342 · next: --offset 40`). A PATTERN that is not a valid regex is searched
 /// as a literal string, with a note. Binary sources are searched too.
-///
-/// Examples:
-///   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
-///   spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
-///   spill search build.log -F '[E0308]' --count
-///   spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
-///   spill search sp_9f2c4a1b7e3d0c55 '"status":"error"' --paths
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+  spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
+  spill search build.log -F '[E0308]' --count
+  spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
+  spill search sp_9f2c4a1b7e3d0c55 '\"status\":\"error\"' --paths"
+)]
 pub struct SearchArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -380,13 +391,15 @@ pub struct SearchArgs {
 /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
 /// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
 /// overrides the lifetime for this run.
-///
-/// Examples:
-///   spill gc --dry-run
-///   spill gc --all-scopes --ttl 1h
-///   spill gc --json
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill gc --dry-run
+  spill gc --all-scopes --ttl 1h
+  spill gc --json"
+)]
 pub struct GcArgs {
     /// Report what would be removed; remove nothing.
     #[arg(long)]
@@ -405,13 +418,15 @@ pub struct GcArgs {
 /// so a script can validate what it reads. Fields are only ever added, never renamed or
 /// retyped; read unknown fields as a newer spill's additions. Without OUTPUT, lists the
 /// schemas.
-///
-/// Examples:
-///   spill schema
-///   spill schema envelope > spill-envelope.schema.json
-///   spill schema ls
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill schema
+  spill schema envelope > spill-envelope.schema.json
+  spill schema ls"
+)]
 pub struct SchemaArgs {
     /// The output whose schema to print.
     #[arg(value_name = "OUTPUT", value_enum)]

@@ -45,12 +45,62 @@ fn man_pages() -> BTreeMap<String, Vec<u8>> {
     let mut commands = vec![cmd.clone()];
     commands.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
     for command in commands {
-        let man = clap_mangen::Man::new(command);
+        // Every page's footer names the package and its version, as spill.1's does.
+        let man = clap_mangen::Man::new(command.clone())
+            .source(format!("spill {}", env!("CARGO_PKG_VERSION")));
         let mut buf = Vec::new();
-        man.render(&mut buf).expect("render a man page");
+        render(&man, &command, &mut buf).expect("render a man page");
         pages.insert(man.get_filename(), buf);
     }
     pages
+}
+
+/// clap_mangen's sections, except that the text after the options (`after_long_help`) becomes
+/// real sections (EXAMPLES, EXIT STATUS, …) instead of clap_mangen's single "EXTRA".
+fn render(man: &clap_mangen::Man, cmd: &clap::Command, out: &mut Vec<u8>) -> std::io::Result<()> {
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    if cmd.get_arguments().any(|a| !a.is_hide_set()) {
+        man.render_options_section(out)?;
+    }
+    if cmd.has_subcommands() {
+        man.render_subcommands_section(out)?;
+    }
+    if let Some(after) = cmd.get_after_long_help() {
+        out.extend_from_slice(after_help_sections(&after.to_string()).as_bytes());
+    }
+    if cmd.get_version().is_some() {
+        man.render_version_section(out)?;
+    }
+    Ok(())
+}
+
+/// `Heading:` lines at the left margin start sections (`Exit status:` → `EXIT STATUS`; a
+/// parenthesis after the heading is dropped); the indented lines under them are kept as they
+/// are (`.nf`), so examples stay one command per line.
+fn after_help_sections(text: &str) -> String {
+    let mut roff = roff::Roff::new();
+    let mut open = false;
+    for line in text.lines() {
+        if !line.starts_with(' ') && line.ends_with(':') {
+            if open {
+                roff.control("fi", []);
+            }
+            let heading = line.trim_end_matches(':');
+            let heading = heading.split(" (").next().unwrap_or(heading).to_uppercase();
+            roff.control("SH", [heading.as_str()]);
+            roff.control("nf", []);
+            open = true;
+        } else {
+            roff.text([roff::roman(line)]);
+        }
+    }
+    if open {
+        roff.control("fi", []);
+    }
+    roff.to_roff()
 }
 
 /// Compares `want` with the files of `dir` (or rewrites them when blessing); returns what is
@@ -120,16 +170,17 @@ fn every_command_has_a_man_page_with_examples_and_every_option_explained() {
     cmd.build();
     for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = sub.get_name();
-        let about = sub
-            .get_long_about()
+        // The long help ends with the examples (after the options), one command a line.
+        let after = sub
+            .get_after_long_help()
             .map(|s| s.to_string())
             .unwrap_or_default();
-        let examples = about.split_once("\nExamples:\n").map(|(_, e)| e);
+        let examples = after.strip_prefix("Examples:\n");
         assert!(
             examples.is_some_and(|e| e
                 .lines()
                 .all(|l| l.starts_with("  ") && l.contains("spill "))),
-            "`spill {name} --help` does not end with examples:\n{about}"
+            "`spill {name} --help` does not end with examples:\n{after}"
         );
         for arg in sub.get_arguments() {
             let id = arg.get_id().as_str();
