@@ -92,15 +92,18 @@ use clap::Parser;
 /// Runs spill with these arguments (the first is the program name) and returns the exit status.
 /// Errors are reported on stderr as `spill: …` lines; a closed stdout ends quietly with 0.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return usage_error(e),
+        Err(e) => {
+            // The line did not parse, but its --color still decides how the error looks.
+            if let Some(when) = color_flag(&args) {
+                diag::set_color(color_choice(when));
+            }
+            return usage_error(e);
+        }
     };
-    diag::set_color(match cli.global.color {
-        cli::ColorWhen::Auto => anstream::ColorChoice::Auto,
-        cli::ColorWhen::Always => anstream::ColorChoice::Always,
-        cli::ColorWhen::Never => anstream::ColorChoice::Never,
-    });
+    diag::set_color(color_choice(cli.global.color));
     match cmd::dispatch(cli) {
         Ok(outcome) => outcome.code(),
         Err(e) if e.is_broken_pipe() => 0,
@@ -109,6 +112,34 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
             2
         }
     }
+}
+
+fn color_choice(when: cli::ColorWhen) -> anstream::ColorChoice {
+    match when {
+        cli::ColorWhen::Auto => anstream::ColorChoice::Auto,
+        cli::ColorWhen::Always => anstream::ColorChoice::Always,
+        cli::ColorWhen::Never => anstream::ColorChoice::Never,
+    }
+}
+
+/// The last valid `--color WHEN` / `--color=WHEN` of a command line that failed to parse
+/// (arguments after `--` belong to a wrapped command).
+fn color_flag(args: &[OsString]) -> Option<cli::ColorWhen> {
+    use clap::ValueEnum;
+    let mut found = None;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            Some("--") => break,
+            Some("--color") => words.next().flatten(),
+            Some(w) => w.strip_prefix("--color="),
+            None => None,
+        };
+        if let Some(when) = value.and_then(|v| cli::ColorWhen::from_str(v, false).ok()) {
+            found = Some(when);
+        }
+    }
+    found
 }
 
 /// Help and version go to stdout with status 0; `spill` alone prints help with status 2;

@@ -83,6 +83,27 @@ fn diagnostics_are_plain_through_a_pipe_and_coloured_when_asked() {
 }
 
 #[test]
+fn a_line_that_does_not_parse_still_honours_its_color_flag() {
+    let s = Sandbox::new();
+    for args in [
+        vec!["--color", "always", "cat", "--no-such-flag", "x"],
+        vec!["cat", "--color=always", "x", "--no-such-flag"],
+    ] {
+        let r = s.run(&args, "");
+        r.status(2);
+        assert!(r.stderr.starts_with(RED_PREFIX), "{args:?}: {:?}", r.stderr);
+    }
+    let term = ("TERM", "xterm-256color");
+    let shown = stderr_on_terminal(&s, &["--color", "never", "cat", "--no-such-flag"], &[term]);
+    assert!(
+        shown.starts_with("spill: ") && !shown.contains('\x1b'),
+        "{shown:?}"
+    );
+    let shown = stderr_on_terminal(&s, &["cat", "--no-such-flag"], &[term]);
+    assert!(shown.starts_with(RED_PREFIX), "{shown:?}");
+}
+
+#[test]
 fn warnings_and_notes_colour_their_prefix_only() {
     let s = Sandbox::new();
     let r = s
