@@ -467,8 +467,22 @@ fn an_interrupted_envelope_matches_the_schema() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(&lines_of_text(200)).unwrap();
     stdin.flush().unwrap();
-    // Long enough for the binary to install its handlers and read what was written.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Wait until wrap is storing (its temporary file exists): it has read past --max-inline,
+    // so its signal handlers are in place.
+    let scope = s.store_root().join("default");
+    let storing = || {
+        std::fs::read_dir(&scope)
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+            })
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !storing() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(storing(), "wrap never started storing");
     // SAFETY: kill(2) on the child's pid, which has not been waited for.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
