@@ -155,8 +155,9 @@ impl TextAnalyzer {
                 self.since_nl_chars = count_chars(&chunk[last + 1..]) as u64;
             }
         }
-        self.newlines += count_byte(chunk, b'\n') as u64;
-        self.sig.feed(chunk);
+        let chunk_newlines = count_byte(chunk, b'\n');
+        self.newlines += chunk_newlines as u64;
+        self.sig.feed(chunk, chunk_newlines);
         self.size += chunk.len() as u64;
     }
 
@@ -262,10 +263,13 @@ struct SignalCollector {
     early_strong: Vec<Signal>,
     early_weak: Vec<Signal>,
     recent: VecDeque<Signal>,
+    /// The current region, lowercased for the prefilter (reused between chunks).
+    lower: Vec<u8>,
 }
 
 impl SignalCollector {
-    fn feed(&mut self, chunk: &[u8]) {
+    /// `newlines`: how many `\n` the chunk holds (already counted by the caller).
+    fn feed(&mut self, chunk: &[u8], newlines: usize) {
         let Some(first_nl) = memchr::memchr(b'\n', chunk) else {
             self.extend_carry(chunk);
             return;
@@ -276,7 +280,8 @@ impl SignalCollector {
         self.complete_line(&carried);
         let last_nl = memchr::memrchr(b'\n', chunk).expect("a newline exists");
         let region = &chunk[first_nl + 1..last_nl + 1];
-        self.scan_region(region);
+        // The region runs from after the first newline through the last one.
+        self.scan_region(region, newlines - 1);
         self.extend_carry(&chunk[last_nl + 1..]);
     }
 
@@ -290,7 +295,7 @@ impl SignalCollector {
     fn complete_line(&mut self, line: &[u8]) {
         self.line_no += 1;
         self.attach_after(line);
-        if signals::PREFILTER.is_match(line) {
+        if signals::prefilter_matches(line) {
             let prev = std::mem::take(&mut self.prev_line);
             self.consider(line, self.line_no, &prev, None);
         }
@@ -298,7 +303,7 @@ impl SignalCollector {
     }
 
     /// Complete lines wholly inside one chunk: only the prefilter's hits are looked at.
-    fn scan_region(&mut self, region: &[u8]) {
+    fn scan_region(&mut self, region: &[u8], newlines: usize) {
         if region.is_empty() {
             return;
         }
@@ -311,10 +316,12 @@ impl SignalCollector {
             let end = memchr::memchr(b'\n', region).expect("region ends with a newline");
             self.attach_after(&region[..end]);
         }
-        while let Some(m) = signals::PREFILTER.find_at(region, start) {
-            let ls = memchr::memrchr(b'\n', &region[..m.start()]).map_or(0, |i| i + 1);
-            let le = m.start()
-                + memchr::memchr(b'\n', &region[m.start()..]).expect("region ends with a newline");
+        let mut lower = std::mem::take(&mut self.lower);
+        signals::lowercase_into(region, &mut lower);
+        while let Some(hit) = signals::prefilter_find(&lower, start) {
+            let ls = memchr::memrchr(b'\n', &region[..hit]).map_or(0, |i| i + 1);
+            let le =
+                hit + memchr::memchr(b'\n', &region[hit..]).expect("region ends with a newline");
             lines_before += count_byte(&region[counted_to..ls], b'\n') as u64;
             counted_to = ls;
             let line_no = base_line + lines_before + 1;
@@ -336,7 +343,8 @@ impl SignalCollector {
                 break;
             }
         }
-        self.line_no = base_line + count_byte(region, b'\n') as u64;
+        self.lower = lower;
+        self.line_no = base_line + newlines as u64;
         let last_start = memchr::memrchr(b'\n', &region[..region.len() - 1]).map_or(0, |i| i + 1);
         self.set_prev(&region[last_start..region.len() - 1]);
     }

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# benches/compare.sh — times spill beside its anchors (cat, jq, jaq, rg) on generated data and
+# prints medians, ratios (spill / anchor), peak RSS and spill's peak heap.
+#
+#   benches/compare.sh [--size 1M|100M|1G] [--rounds N] [--only REGEX] [--skip NAMES] [--static] [--smoke]
+#
+#   --size    data size (default 100M); files go to benches/data/ (gitignored)
+#   --rounds  alternations of each workload (default 3; 1 for the slow jq/jaq workloads at 1G)
+#   --only    run only workloads whose name matches this extended regex
+#   --skip    leave out these anchors (comma-separated names, e.g. jq,jaq: minutes each on 1G)
+#   --static  also time a statically linked build for the 1 KiB wrap workload
+#   --smoke   1M data, each command run once, no hyperfine/jq/jaq needed or installed;
+#             exits 1 if any spill command fails (for CI)
+#   SPILL_BIN=PATH in the environment times that binary instead of this tree's release build
+#
+# Each workload runs spill and its anchors in the same hyperfine invocation, and the whole
+# invocation is repeated --rounds times so that spill and the anchor alternate through the
+# session; the median is over all runs of all rounds. The machine may be shared: ratios from
+# alternated runs are more trustworthy than absolute times.
+set -euo pipefail
+
+SIZE=100M
+ROUNDS=""
+ONLY=""
+SKIP=""
+SMOKE=0
+STATIC=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --size) SIZE=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --skip) SKIP=,$2,; shift 2 ;;
+    --static) STATIC=1; shift ;;
+    --smoke) SMOKE=1; SIZE=1M; shift ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DATA=$ROOT/benches/data
+WORK=$DATA/work-$SIZE
+OUT=$DATA/results-$SIZE
+mkdir -p "$DATA" "$WORK" "$OUT"
+cd "$ROOT"
+
+say() { printf '%s\n' "$*" >&2; }
+
+# ---- tools ---------------------------------------------------------------------------------
+have() { command -v "$1" >/dev/null 2>&1; }
+apt_ready=0
+apt_install() {
+    # Debian packages, installed only when missing (root on the benchmark machines).
+    if [ $apt_ready = 0 ]; then apt-get update -qq >&2 && apt_ready=1; fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+}
+if [ $SMOKE = 0 ]; then
+    have hyperfine || apt_install hyperfine
+    have jq || apt_install jq
+    have rg || apt_install ripgrep
+    [ -x /usr/bin/time ] || apt_install time
+    have jaq || cargo install jaq --locked >&2 || say "warning: jaq could not be installed; its columns stay empty"
+    export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+# ---- build and data ------------------------------------------------------------------------
+# Smoke runs reuse the test profile's build (CI has it already); timings need release.
+if [ $SMOKE = 1 ]; then profile=dev bin=debug; else profile=release bin=release; fi
+say "building spill ($profile) and the data generator…"
+cargo build --profile $profile --quiet --bin spill --example gen >&2
+# SPILL_BIN times another build (say, a branch's) with this script and data.
+SPILL=${SPILL_BIN:-$ROOT/target/$bin/spill}
+SPILL_STATIC=""
+if [ $STATIC = 1 ]; then
+    triple=$(rustc -vV | sed -n 's/^host: //p')
+    RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --quiet --bin spill \
+        --target "$triple" --target-dir "$ROOT/target/static" >&2
+    SPILL_STATIC=$ROOT/target/static/$triple/release/spill
+fi
+"$ROOT/target/$bin/examples/gen" --size "$SIZE" --out "$DATA" >&2
+API=$DATA/api-$SIZE.json
+EVENTS=$DATA/events-$SIZE.json
+NDJSON=$DATA/log-$SIZE.ndjson
+BUILD=$DATA/build-$SIZE.log
+SMALL=$WORK/1k.txt
+head -c 1024 "$BUILD" >"$SMALL"
+STORE=$WORK/store
+COPY=$WORK/copy
+# Store everything: the anchor writes the whole file, so spill must too (no --max-file cap).
+STORE_ARGS="--dir $STORE --quota 64G --max-file 64G"
+
+# ---- what spill supports now -------------------------------------------------------------
+supports() { "$SPILL" help 2>/dev/null | grep -qE "^  $1 "; }
+flag() { "$SPILL" "$1" --help 2>/dev/null | grep -q -- "$2"; }
+
+# ---- measuring ----------------------------------------------------------------------------
+SUMMARY=$OUT/summary.tsv
+: >"$SUMMARY"
+FAILED=0
+
+# Peak RSS (KiB) of a shell command and all its children, from /usr/bin/time -v.
+peak_rss() {
+    /usr/bin/time -v bash -c "$1" 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): //p' | tail -1
+}
+
+# Peak RssAnon (KiB) of the spill processes a command starts, sampled every few milliseconds
+# (heap and other anonymous memory, without the mapped file pages that RSS counts).
+peak_heap() {
+    bash -c "$1" >/dev/null 2>&1 &
+    local pid=$! peak=0 p v k
+    while kill -0 "$pid" 2>/dev/null; do
+        for p in $pid $(pgrep -P "$pid" 2>/dev/null); do
+            [ "$(cat /proc/"$p"/comm 2>/dev/null)" = spill ] || continue
+            while read -r k v _; do
+                if [ "$k" = RssAnon: ] && [ "$v" -gt "$peak" ]; then peak=$v; fi
+            done <"/proc/$p/status" 2>/dev/null || true
+        done
+        sleep 0.002
+    done
+    wait "$pid" || true
+    echo "$peak"
+}
+
+# The median in seconds of every run of command $2 in the hyperfine exports $1/round-*.json.
+median() {
+    jq -s --argjson i "$2" '[.[].results[$i].times[]] | sort
+        | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end' "$1"/round-*.json
+}
+
+fmt_time() { awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'; }
+fmt_kib() { awk -v k="$1" 'BEGIN { if (k == "" || k == 0) print "–"; else if (k < 10240) printf "%.1f MiB", k / 1024; else printf "%.0f MiB", k / 1024 }'; }
+
+# workload NAME RUNS SPILL_CMD [PREPARE] -- ANCHOR_NAME ANCHOR_CMD ...
+# The anchors that need a missing tool are left out.
+workload() {
+    local name=$1 runs=$2 spill_cmd=$3 prepare=$4
+    shift 5
+    if [ -n "$ONLY" ] && ! [[ $name =~ $ONLY ]]; then return; fi
+    local names=(spill) cmds=("$spill_cmd")
+    while [ $# -gt 0 ]; do
+        local tool=${2%% *}
+        if have "$tool" && [[ $SKIP != *,$1,* ]]; then names+=("$1"); cmds+=("$2"); fi
+        shift 2
+    done
+    say ""
+    say "== $name"
+    if [ $SMOKE = 1 ]; then
+        # One run of spill (its failure fails the script) and of each anchor that is present.
+        [ -n "$prepare" ] && bash -c "$prepare"
+        local t0 t1
+        t0=$(date +%s%N)
+        if bash -c "$spill_cmd" >/dev/null 2>"$OUT/$name.err"; then
+            t1=$(date +%s%N)
+            say "   spill ok in $(fmt_time "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print (b - a) / 1e9 }')"): $spill_cmd"
+        else
+            say "   FAILED: $spill_cmd"; sed 's/^/     /' "$OUT/$name.err" >&2
+            FAILED=1
+        fi
+        return
+    fi
+    # Without jq or jaq in the run, a "slow" workload is an ordinary one.
+    if [ "$runs" = slow ] && [[ " ${names[*]} " != *" jq "* ]] && [[ " ${names[*]} " != *" jaq "* ]]; then runs=3; fi
+    local dir=$OUT/$name rounds=${ROUNDS:-3}
+    rm -rf "$dir"; mkdir -p "$dir"
+    # jq and jaq take tens of seconds on 1 GB: one alternation is enough there.
+    if [ -z "$ROUNDS" ] && [ "$runs" = slow ]; then rounds=$([ "$SIZE" = 1G ] && echo 1 || echo 3); fi
+    local warmup=1
+    # The inputs are in the page cache already; a warm-up of jq on 1 GB would only cost time.
+    if [ "$runs" = slow ]; then runs=1 warmup=0; fi
+    local args=(--style none --warmup "$warmup" --runs "$runs")
+    [ -n "$prepare" ] && args+=(--prepare "$prepare")
+    # Without pipes or redirections, run without a shell: less noise on millisecond workloads.
+    [[ "${cmds[*]}" != *[\|\<\>]* ]] && args+=(-N)
+    local r
+    for r in $(seq 1 "$rounds"); do
+        if ! hyperfine "${args[@]}" --export-json "$dir/round-$r.json" "${cmds[@]}" >"$dir/hyperfine-$r.log" 2>&1; then
+            say "   FAILED (see $dir/hyperfine-$r.log)"; tail -5 "$dir/hyperfine-$r.log" >&2
+            printf '%s\tFAILED\n' "$name" >>"$SUMMARY"
+            FAILED=1
+            return
+        fi
+    done
+    local i spill_median
+    spill_median=$(median "$dir" 0)
+    for i in "${!cmds[@]}"; do
+        local m rss heap="" ratio=""
+        m=$(median "$dir" "$i")
+        [ -n "$prepare" ] && bash -c "$prepare"
+        rss=$(peak_rss "${cmds[$i]}")
+        if [ "$i" = 0 ]; then
+            [ -n "$prepare" ] && bash -c "$prepare"
+            heap=$(peak_heap "${cmds[$i]}")
+        else
+            ratio=$(awk -v a="$spill_median" -v b="$m" 'BEGIN { printf "%.3f", a / b }')
+        fi
+        # "-" for empty fields: read would merge adjacent tabs.
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${names[$i]}" "$m" "${ratio:--}" "${rss:--}" "${heap:--}" >>"$SUMMARY"
+        say "   ${names[$i]}: $(fmt_time "$m")${ratio:+  (spill/${names[$i]} = $ratio)}  rss $(fmt_kib "$rss")${heap:+  heap $(fmt_kib "$heap")}"
+    done
+}
+
+# ---- workloads ------------------------------------------------------------------------------
+# Hot cache: read every input once.
+cat "$API" "$EVENTS" "$NDJSON" "$BUILD" >/dev/null
+
+# 200 calls per timed run: hyperfine's correction for the shell's own start-up is as large as
+# a whole call and, on a busy machine, noisy enough to swamp it. The ratio is per call all the same.
+calls() { echo "for i in \$(seq 200); do $1 < $SMALL > /dev/null; done"; }
+workload wrap-1k-x200 5 "$(calls "$SPILL wrap")" "" -- \
+    cat "$(calls cat)"
+if [ -n "$SPILL_STATIC" ]; then
+    workload wrap-1k-x200-static 5 "$(calls "$SPILL_STATIC wrap")" "" -- \
+        cat "$(calls cat)"
+fi
+workload wrap-text 3 "cat $BUILD | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
+    "cat>file" "cat $BUILD | cat > $COPY"
+workload wrap-json 3 "cat $API | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
+    "cat>file" "cat $API | cat > $COPY"
+rm -rf "$STORE" "$COPY"
+
+if supports shape; then
+    workload shape slow "$SPILL shape $API" "" -- \
+        jq "jq -c '[paths]|length' $API" \
+        jaq "jaq -c '[paths]|length' $API" \
+        cat "cat $API > /dev/null"
+else say "(shape: not in this build yet)"; fi
+
+if supports extract; then
+    workload extract-early 10 "$SPILL extract $API '\$.items[5]'" "" -- \
+        cat "cat $API > /dev/null"
+    workload extract-early-jq slow "$SPILL extract $API '\$.items[5]'" "" -- \
+        jq "jq '.items[5]' $API" \
+        jaq "jaq '.items[5]' $API"
+    workload extract-last slow "$SPILL extract $API '\$.meta'" "" -- \
+        jq "jq '.meta' $API" \
+        jaq "jaq '.meta' $API" \
+        cat "cat $API > /dev/null"
+    workload extract-neg slow "$SPILL extract $EVENTS '\$[-1].id'" "" -- \
+        jq "jq '.[-1].id' $EVENTS" \
+        jaq "jaq '.[-1].id' $EVENTS" \
+        cat "cat $EVENTS > /dev/null"
+    # Print every id, like jq does: lift spill's bounds where the flags exist.
+    unbounded=""
+    flag extract --unbounded && unbounded+=" --unbounded"
+    flag extract --compact && unbounded+=" --compact"
+    workload extract-wild slow "$SPILL extract $API '\$.items[*].id'$unbounded" "" -- \
+        jq "jq -c '[.items[].id]' $API" \
+        jaq "jaq -c '[.items[].id]' $API"
+    workload extract-filter slow "$SPILL extract $API '\$.items[?@.score > 99.5].id'$unbounded" "" -- \
+        jq "jq -c '[.items[] | select(.score > 99.5) | .id]' $API" \
+        jaq "jaq -c '[.items[] | select(.score > 99.5) | .id]' $API"
+else say "(extract: not in this build yet)"; fi
+
+if supports search; then
+    workload search-count-pretty 10 "$SPILL search $API timeout --count" "" -- \
+        rg "rg --count-matches timeout $API"
+    workload search-count-line 10 "$SPILL search $EVENTS timeout --count" "" -- \
+        rg "rg --count-matches timeout $EVENTS"
+    workload search-page-pretty 10 "$SPILL search $API timeout -C 2" "" -- \
+        rg "rg -n -C2 timeout $API"
+    workload search-page-log 10 "$SPILL search $BUILD error -C 2" "" -- \
+        rg "rg -n -C2 error $BUILD"
+else say "(search: not in this build yet)"; fi
+
+# ---- table ----------------------------------------------------------------------------------
+if [ $SMOKE = 1 ]; then
+    [ $FAILED = 0 ] && say "smoke: every spill command succeeded" || say "smoke: a spill command failed"
+    exit $FAILED
+fi
+{
+    printf '\n%s data, %s, %s cores, %s\n\n' "$SIZE" "$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)" \
+        "$(nproc)" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+    printf '| workload | command | median | spill / anchor | peak RSS | spill heap |\n'
+    printf '|---|---|---|---|---|---|\n'
+    while IFS=$'\t' read -r name who m ratio rss heap; do
+        if [ "$who" = FAILED ]; then printf '| %s | FAILED | | | | |\n' "$name"; continue; fi
+        [ "$ratio" = - ] && ratio="" || ratio="$ratio×"
+        [ "$heap" = - ] && heap="" || heap=$(fmt_kib "$heap")
+        printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$who" "$(fmt_time "$m")" "$ratio" "$(fmt_kib "${rss#-}")" "$heap"
+    done <"$SUMMARY"
+} | tee "$OUT/table.md"
+exit $FAILED
