@@ -483,10 +483,19 @@ fn an_interrupted_envelope_matches_the_schema() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     assert!(storing(), "wrap never started storing");
+    // Give it time to block in read(2) again, where the signal interrupts it.
+    std::thread::sleep(std::time::Duration::from_millis(200));
     // SAFETY: kill(2) on the child's pid, which has not been waited for.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let out = child.wait_with_output().unwrap();
+    // A signal landing in the instant between wrap's check of its flag and its next read(2)
+    // leaves that read blocked until end of input: end the input after a while rather than
+    // hang. Either way wrap saw the signal before the input ended.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     drop(stdin);
+    let out = child.wait_with_output().unwrap();
     assert_eq!(check_envelope(&v, &out.stdout).interrupted, Some(true));
 }
 

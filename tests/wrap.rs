@@ -560,3 +560,48 @@ fn a_capped_json_payload_is_described_as_text() {
     assert_eq!(env["mimeType"], "text/plain");
     assert!(env["hint"].as_str().unwrap().contains("spill cat "));
 }
+
+#[test]
+fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
+    use std::io::Write;
+    let s = Sandbox::new();
+    let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A producer that never stops: wrap is always busy with data, rarely blocked in read.
+    let producer = std::thread::spawn(move || {
+        let chunk = lines_of_text(1000);
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let scope = s.store_root().join("default");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline
+        && !std::fs::read_dir(&scope).is_ok_and(|mut d| d.any(|e| e.is_ok()))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: kill(2) on the child's pid, which has not been waited for.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let stopped = child.try_wait().unwrap().is_some();
+    if !stopped {
+        child.kill().unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    producer.join().unwrap();
+    assert!(stopped, "wrap kept reading after SIGTERM");
+    assert_eq!(out.status.code(), Some(0));
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["interrupted"], true, "{env}");
+    assert_eq!(
+        std::fs::metadata(stored_path(&env)).unwrap().len(),
+        env["sizeBytes"].as_u64().unwrap()
+    );
+}
