@@ -7,13 +7,12 @@
 //! a time, so memory does not grow with the input. Selected values are copied from the source
 //! (numbers and strings exactly as written) and checked as they are printed.
 
-pub mod doc;
 mod render;
 
 use std::io::Write;
 use std::ops::ControlFlow;
 
-pub use doc::JsonDoc;
+pub use crate::json::path::JsonDoc;
 pub use render::{Bounds, Cuts, json_string, shell_quote};
 
 use crate::error::{Error, Result};
@@ -368,7 +367,7 @@ fn raw_item<'d>(
 ) -> std::result::Result<bool, SyntaxError> {
     let doc = v.doc();
     let at = v.offset();
-    if doc.get(at) != Some(&b'"') || doc::is_records(v) {
+    if doc.get(at) != Some(&b'"') || crate::json::path::is_records(v) {
         let ok = writer.value(out, v, path, 0, first)?;
         if ok {
             out.push(b"\n");
