@@ -73,6 +73,7 @@ pub mod cmd;
 pub mod diag;
 pub mod envelope;
 pub mod error;
+pub mod extract;
 pub mod json;
 pub mod limits;
 pub mod output;

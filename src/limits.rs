@@ -28,6 +28,14 @@ pub const CAT_MAX_BYTES: u64 = 1024 * 1024;
 /// Default `cat --max-columns`: longer lines are cut with a marker unless `--raw`.
 pub const CAT_MAX_COLUMNS: usize = 2000;
 
+/// Default `extract --max-items`: elements or members shown per container, and nodes per list.
+pub const EXTRACT_MAX_ITEMS: usize = 50;
+/// Default `extract --max-depth`: container levels shown below a selected value.
+pub const EXTRACT_MAX_DEPTH: usize = 8;
+/// Default `extract --max-string`: characters shown per string.
+pub const EXTRACT_MAX_STRING: usize = 1000;
+/// Default `extract --max-bytes`: the size of the whole output (0 lifts every bound).
+pub const EXTRACT_MAX_BYTES: u64 = 16 * 1024;
 /// Default `search --limit`: occurrences shown per page.
 pub const SEARCH_LIMIT: u64 = 20;
 /// Default `search --max-columns`: longer lines are shown as a window around the match.

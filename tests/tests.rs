@@ -6,6 +6,7 @@ mod cat;
 mod cli;
 mod color;
 mod concurrency;
+mod extract;
 mod lifecycle;
 mod packaging;
 mod readme;

@@ -561,6 +561,60 @@ fn a_capped_json_payload_is_described_as_text() {
     assert!(env["hint"].as_str().unwrap().contains("spill cat "));
 }
 
+/// Every command of a hint runs verbatim when pasted into a shell, and finds something.
+#[track_caller]
+fn assert_hint_commands_run(s: &Sandbox, env: &serde_json::Value) -> usize {
+    let hint = env["hint"].as_str().expect("a hint");
+    let commands = hint.split_once("Read it with: ").expect("hint prefix").1;
+    let mut n = 0;
+    for command in commands.split(" · ") {
+        let r = s.shell(command);
+        assert_eq!(
+            r.code,
+            Some(0),
+            "{command}\nstdout: {}\nstderr: {}",
+            r.out(),
+            r.stderr
+        );
+        assert!(!r.stdout.is_empty(), "{command} printed nothing");
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn hint_commands_run_as_pasted_for_every_kind() {
+    let s = Sandbox::new();
+    // Text with a strong signal: search by its marker, and cat of the omitted middle.
+    let mut log = lines_of_text(3000);
+    log.extend_from_slice(b"error[E0599]: no method named `x`\n");
+    log.extend(lines_of_text(3000));
+    assert_eq!(
+        assert_hint_commands_run(&s, &s.run(&["wrap"], log).json()),
+        2
+    );
+    // JSON: shape, extract of the dominant array's first items, search.
+    let mut doc = api_document(400);
+    let at = doc.len() - 3;
+    doc.splice(
+        at..at,
+        b", \"status\": \"error: upstream failed\"".iter().copied(),
+    );
+    let env = s.run(&["wrap"], doc).json();
+    assert_eq!(env["mimeType"], "application/json");
+    assert_eq!(assert_hint_commands_run(&s, &env), 3);
+    // NDJSON: extract of the first records, search.
+    let ndjson: String = (0..3000)
+        .map(|i| format!("{{\"seq\":{i},\"msg\":\"request failed\"}}\n"))
+        .collect();
+    let env = s.run(&["wrap"], ndjson).json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    assert_eq!(assert_hint_commands_run(&s, &env), 2);
+    // Binary: hex dumps of the start and the end.
+    let binary: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+    let env = s.run(&["wrap"], binary).json();
+    assert_eq!(assert_hint_commands_run(&s, &env), 2);
+
 #[test]
 fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
     use std::io::Write;

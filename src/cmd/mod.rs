@@ -2,6 +2,7 @@
 //! results. This module resolves the settings every command shares (flag > environment > default).
 
 pub mod cat;
+pub mod extract;
 pub mod gc;
 pub mod ls;
 pub mod rm;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Wrap(args) => wrap::run(&cli.global, args),
         Command::Cat(args) => cat::run(&store_config(&cli.global, false)?, args),
         Command::Shape(args) => shape::run(&store_config(&cli.global, false)?, args),
+        Command::Extract(args) => extract::run(&store_config(&cli.global, false)?, args),
         Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
         Command::Search(args) => search::run(&cli.global, args),

@@ -1,0 +1,104 @@
+//! `spill extract`: a JSONPath query over a source, printed bounded, with the notice of what was
+//! cut (stderr, or the end of stdout with `--footer stdout`).
+
+use crate::cli::ExtractArgs;
+use crate::error::{Error, Result};
+use crate::extract::{self, Bounds, Mode, Options};
+use crate::json::path::Query;
+use crate::limits;
+use crate::store::StoreConfig;
+use crate::{diag, output};
+
+use super::Outcome;
+
+/// Runs `spill extract`.
+pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
+    let footer_to = super::footer_to(args.footer)?;
+    // The query is checked before the source is read: a typo costs nothing.
+    let text = query_text(&args)?;
+    let query = Query::parse_lenient(&text)?;
+    let mode = if args.nodes {
+        Mode::Nodes
+    } else if args.raw {
+        Mode::Raw
+    } else {
+        Mode::Values
+    };
+    if args.offset > 0 && query.is_singular() && mode != Mode::Nodes {
+        return Err(Error::Usage(format!(
+            "--offset pages through a list of nodes, and {:?} is a singular query (it selects at most one)",
+            diag::escape(&text)
+        )));
+    }
+    let max_bytes = args.max_bytes.unwrap_or(limits::EXTRACT_MAX_BYTES);
+    let bounds = (!args.unbounded && max_bytes > 0).then(|| Bounds {
+        max_items: args.max_items,
+        max_depth: args.max_depth,
+        max_string: args.max_string,
+        max_bytes: Some(usize::try_from(max_bytes).unwrap_or(usize::MAX)),
+    });
+    let input = crate::source::open(&args.source, store)?;
+    let opts = Options {
+        source: &args.source,
+        bounds,
+        mode,
+        compact: args.compact,
+        offset: args.offset,
+    };
+    let mut out = output::stdout();
+    let report = extract::extract(&input, &query, &opts, &mut out)?;
+    if let Some(why) = &report.no_match {
+        output::flush(&mut out)?;
+        diag::notice(&format!("spill: {}", diag::escape(why)));
+        return Ok(Outcome::NotFound);
+    }
+    match report.notice() {
+        Some(line) => super::emit_footer(&mut out, footer_to, &diag::escape(&line))?,
+        None if report.shown == 0 && report.selected > 0 => {
+            output::flush(&mut out)?;
+            diag::notice(&format!(
+                "spill: note: nothing past --offset {}: the query selects {} {}",
+                args.offset,
+                limits::group_digits(report.selected),
+                if report.selected == 1 {
+                    "node"
+                } else {
+                    "nodes"
+                }
+            ));
+        }
+        None => output::flush(&mut out)?,
+    }
+    Ok(Outcome::Found)
+}
+
+/// The query as given on the command line or in the `--from-file` file.
+fn query_text(args: &ExtractArgs) -> Result<String> {
+    if let Some(q) = &args.query {
+        return Ok(q.clone());
+    }
+    let Some(path) = &args.from_file else {
+        return Err(Error::Usage(
+            "a QUERY (or --from-file FILE) is required".into(),
+        ));
+    };
+    if super::restricted() {
+        return Err(Error::Usage(
+            "--from-file is refused in restricted mode (SPILL_RESTRICTED=1): give the query on the command line".into(),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::io("read", path, e))?;
+    let mut text = String::from_utf8(bytes).map_err(|_| {
+        Error::Usage(format!(
+            "--from-file {}: the query is not UTF-8",
+            diag::escape(&path.to_string_lossy())
+        ))
+    })?;
+    if text.ends_with('\n') {
+        text.pop();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+    }
+    Ok(text)
+}

@@ -1,0 +1,432 @@
+//! `extract`: select nodes of a JSON or NDJSON source with an RFC 9535 JSONPath query and
+//! write them, bounded (SPEC §5).
+//!
+//! The query is evaluated lazily over the memory-mapped bytes ([`JsonDoc`]): whatever it cannot
+//! reach is jumped over with the engine's SIMD skip, each selected node is written as soon as it
+//! is found, and a singular query stops reading at its node. A filter looks at one candidate at
+//! a time, so memory does not grow with the input. Selected values are copied from the source
+//! (numbers and strings exactly as written) and checked as they are printed.
+
+mod render;
+
+use std::io::Write;
+use std::ops::ControlFlow;
+
+pub use crate::json::path::JsonDoc;
+pub use render::{Bounds, Cuts, json_string, shell_quote};
+
+use crate::error::{Error, Result};
+use crate::json::path::{NormPath, Query, explain_no_match};
+use crate::json::{SyntaxError, Value, validate_value};
+use crate::limits::group_digits;
+use render::{Continue, Out, Writer};
+
+/// How selected nodes are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A singular query prints its value, any other a JSON array of values.
+    Values,
+    /// `[{"path": …, "value": …}]` with RFC 9535 normalized paths, for every query.
+    Nodes,
+    /// Each selected string without quotes on its own line, other values compact (`jq -r`).
+    Raw,
+}
+
+/// What to extract and how to print it.
+#[derive(Debug, Clone)]
+pub struct Options<'a> {
+    /// SOURCE as the user gave it: continuation commands name it.
+    pub source: &'a str,
+    /// The bounds; `None` lifts them all (`--unbounded`, `--max-bytes 0`).
+    pub bounds: Option<Bounds>,
+    /// The output mode.
+    pub mode: Mode,
+    /// One line instead of 2-space indentation.
+    pub compact: bool,
+    /// Nodes of the list skipped before the first one printed.
+    pub offset: usize,
+}
+
+/// What an extraction did.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Nodes the query selected in the whole source.
+    pub selected: u64,
+    /// Nodes printed.
+    pub shown: u64,
+    /// The first node printed, 1-based (after `--offset`).
+    pub first_shown: u64,
+    /// The output was a single value (a singular query without `--nodes`).
+    pub singular: bool,
+    /// The command printing the rest of a cut list (`--offset N`).
+    pub list_next: Option<String>,
+    /// What was cut inside the values printed.
+    pub cuts: Cuts,
+    /// Why nothing was selected, when nothing was.
+    pub no_match: Option<String>,
+}
+
+impl Report {
+    /// The one notice line: what was cut and the command that continues it, or `None`
+    /// when everything selected was printed whole.
+    pub fn notice(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.list_next.is_some() && self.shown == 0 {
+            parts.push(format!("nodes: 0 of {} shown", group_digits(self.selected)));
+        } else if self.list_next.is_some() {
+            parts.push(format!(
+                "nodes {}–{} of {}",
+                group_digits(self.first_shown),
+                group_digits(self.first_shown + self.shown.saturating_sub(1)),
+                group_digits(self.selected)
+            ));
+        }
+        let c = &self.cuts;
+        let mut cut = Vec::new();
+        if c.items > 0 {
+            cut.push(format!(
+                "{} more {}",
+                group_digits(c.items),
+                if c.items == 1 { "item" } else { "items" },
+            ));
+        }
+        if c.members > 0 {
+            cut.push(format!(
+                "{} more {}",
+                group_digits(c.members),
+                if c.members == 1 { "member" } else { "members" },
+            ));
+        }
+        if c.strings > 0 {
+            cut.push(format!(
+                "{} long {}",
+                group_digits(c.strings),
+                if c.strings == 1 { "string" } else { "strings" }
+            ));
+        }
+        if c.deep > 0 {
+            cut.push(format!(
+                "{} deep {}",
+                group_digits(c.deep),
+                if c.deep == 1 {
+                    "container"
+                } else {
+                    "containers"
+                }
+            ));
+        }
+        if !cut.is_empty() {
+            parts.push(format!("cut: {}", cut.join(", ")));
+        }
+        let next = self.list_next.as_ref().or(c.first_next.as_ref())?;
+        parts.push(format!("next: {next}"));
+        Some(parts.join(" · "))
+    }
+}
+
+/// Evaluates `query` on the JSON or NDJSON document `bytes` and writes the result to `w`.
+///
+/// Errors: invalid JSON met on the way (with byte offset and line:column) and write errors.
+/// Selecting nothing is not an error: [`Report::no_match`] explains it.
+pub fn extract(
+    bytes: &[u8],
+    query: &Query,
+    opts: &Options<'_>,
+    w: &mut dyn Write,
+) -> Result<Report> {
+    let (doc, root) = JsonDoc::open(bytes)?;
+    let bounds = opts.bounds.unwrap_or(Bounds {
+        max_items: usize::MAX,
+        max_depth: usize::MAX,
+        max_string: usize::MAX,
+        max_bytes: None,
+    });
+    let pretty = !opts.compact && opts.mode != Mode::Raw;
+    let mut out = Out::new(w, bounds.max_bytes, pretty);
+    let cont = Continue {
+        prefix: format!("spill extract {}", shell_quote(opts.source)),
+    };
+    let mut writer = Writer {
+        doc_len: bytes.len(),
+        records_from: doc.first(),
+        bounds,
+        cont: &cont,
+        cuts: Cuts::default(),
+    };
+    let mut report = Report {
+        singular: query.is_singular() && opts.mode != Mode::Nodes,
+        ..Report::default()
+    };
+    if report.singular {
+        let mut found = None;
+        let _ = query.select(&doc, root, |p, n| {
+            found = Some((p.clone().into_owned(), n));
+            ControlFlow::Break(())
+        })?;
+        match found {
+            Some((mut path, v)) if opts.offset == 0 => {
+                report.selected = 1;
+                report.shown = 1;
+                report.first_shown = 1;
+                if opts.mode == Mode::Raw {
+                    raw_item(&mut out, &mut writer, v, &mut path, true)?;
+                } else {
+                    writer.value(&mut out, v, &mut path, 0, true)?;
+                    out.push(b"\n");
+                }
+            }
+            Some(_) => report.selected = 1,
+            None => report.no_match = Some(explain_no_match(query, &doc, root)?),
+        }
+        report.cuts = writer.cuts;
+        out.finish()
+            .map_err(|e| Error::stream("write to stdout", e))?;
+        return Ok(report);
+    }
+
+    let mut list = List {
+        mode: opts.mode,
+        offset: opts.offset,
+        max_items: bounds.max_items,
+        total: 0,
+        shown: 0,
+        cut: false,
+    };
+    let flags = match opts.mode {
+        Mode::Nodes => " --nodes",
+        Mode::Raw => " -r",
+        Mode::Values => "",
+    };
+    let query_text = shell_quote(query.text());
+    if opts.mode != Mode::Raw {
+        out.push(b"[");
+    }
+    // The list's own marker and closing bracket are reserved like a container's.
+    let list_reserve = out.newline_len(0)
+        + 1
+        + out.newline_len(1)
+        + 2
+        + 2 * group_digits(bytes.len() as u64).len()
+        + 50
+        + json_string(&cont.prefix).len()
+        + json_string(&query_text).len();
+    out.reserve += list_reserve;
+    let mut failure: Option<SyntaxError> = None;
+    let _ = query.select(&doc, root, |p, n| {
+        match list.item(&mut out, &mut writer, p, n) {
+            Ok(()) if !out.failed() => ControlFlow::Continue(()),
+            Ok(()) => ControlFlow::Break(()),
+            Err(e) => {
+                failure = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    out.reserve -= list_reserve;
+    let listed = list.total.saturating_sub(list.offset as u64);
+    let left = listed.saturating_sub(list.shown);
+    if left > 0 {
+        let next_offset = list.offset as u64 + list.shown;
+        let cmd = format!("{} {query_text} --offset {next_offset}{flags}", cont.prefix);
+        let text = format!(
+            "… {} more {}: {cmd}",
+            group_digits(left),
+            if left == 1 { "node" } else { "nodes" }
+        );
+        if opts.mode == Mode::Raw {
+            out.push(text.as_bytes());
+            out.push(b"\n");
+        } else {
+            if list.shown > 0 {
+                out.push(b",");
+            }
+            out.newline(1);
+            out.push(json_string(&text).as_bytes());
+        }
+        report.list_next = Some(cmd);
+    }
+    if opts.mode != Mode::Raw {
+        if list.shown > 0 || left > 0 {
+            out.newline(0);
+        }
+        out.push(b"]\n");
+    }
+    report.selected = list.total;
+    report.shown = list.shown;
+    report.first_shown = list.offset as u64 + 1;
+    report.cuts = writer.cuts;
+    if list.total == 0 {
+        report.no_match = Some(explain_no_match(query, &doc, root)?);
+    }
+    out.finish()
+        .map_err(|e| Error::stream("write to stdout", e))?;
+    Ok(report)
+}
+
+/// The list of selected nodes being written.
+struct List {
+    mode: Mode,
+    offset: usize,
+    max_items: usize,
+    total: u64,
+    shown: u64,
+    /// Set once a node did not fit or `max_items` were shown: the rest is only counted.
+    cut: bool,
+}
+
+impl List {
+    fn item<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        writer: &mut Writer<'_>,
+        p: &NormPath<'_>,
+        v: Value<'d>,
+    ) -> std::result::Result<(), SyntaxError> {
+        self.total += 1;
+        if self.total <= self.offset as u64 || self.cut {
+            return Ok(());
+        }
+        if self.shown >= self.max_items as u64 {
+            self.cut = true;
+            return Ok(());
+        }
+        let first = self.shown == 0;
+        let checkpoint = out.pos();
+        // The path is only needed to name a cut (inside a container or a long string):
+        // numbers and literals go without copying it (a list of a million ids allocates nothing).
+        let mut path: NormPath<'d> = match v.doc().get(v.offset()) {
+            Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => NormPath::root(),
+            _ => p.clone().into_owned(),
+        };
+        let written = match self.mode {
+            Mode::Raw => raw_item(out, writer, v, &mut path, first)?,
+            Mode::Values => {
+                if !first {
+                    out.push(b",");
+                }
+                out.newline(1);
+                writer.value(out, v, &mut path, 1, first)?
+            }
+            Mode::Nodes => {
+                if !first {
+                    out.push(b",");
+                }
+                out.newline(1);
+                out.push(b"{");
+                out.newline(2);
+                out.push(if out.pretty {
+                    b"\"path\": "
+                } else {
+                    b"\"path\":"
+                });
+                out.push(json_string(&p.to_normalized()).as_bytes());
+                out.push(b",");
+                out.newline(2);
+                out.push(if out.pretty {
+                    b"\"value\": "
+                } else {
+                    b"\"value\":"
+                });
+                let close = out.newline_len(1) + 1;
+                if !first && !out.fits(close) {
+                    false
+                } else {
+                    out.reserve += close;
+                    let ok = writer.value(out, v, &mut path, 2, first)?;
+                    out.reserve -= close;
+                    if ok {
+                        out.newline(1);
+                        out.push(b"}");
+                    }
+                    ok
+                }
+            }
+        };
+        if written {
+            self.shown += 1;
+            out.maybe_flush();
+        } else {
+            out.truncate(checkpoint);
+            self.cut = true;
+        }
+        Ok(())
+    }
+}
+
+/// Writes one node for `-r`: a string decoded and unquoted, anything else as compact JSON;
+/// then a line break. Returns false (writing nothing) when it does not fit and is not first.
+fn raw_item<'d>(
+    out: &mut Out<'_>,
+    writer: &mut Writer<'_>,
+    v: Value<'d>,
+    path: &mut NormPath<'d>,
+    first: bool,
+) -> std::result::Result<bool, SyntaxError> {
+    let doc = v.doc();
+    let at = v.offset();
+    if doc.get(at) != Some(&b'"') || crate::json::path::is_records(v) {
+        let ok = writer.value(out, v, path, 0, first)?;
+        if ok {
+            out.push(b"\n");
+        }
+        return Ok(ok);
+    }
+    validate_value(doc, at)?;
+    let text = v.decode_string()?;
+    let total = text.chars().count();
+    let max = writer.bounds.max_string;
+    let whole = total <= max;
+    let cmd = format!(
+        "{} {} -r --unbounded",
+        writer.cont.prefix,
+        shell_quote(&path.to_dot())
+    );
+    let marker = |shown: usize| {
+        format!(
+            "… {} more {}: {cmd}",
+            group_digits((total - shown) as u64),
+            if total - shown == 1 { "char" } else { "chars" }
+        )
+    };
+    let mut keep_chars = total.min(max);
+    let bytes_of = |chars: usize| {
+        text.char_indices()
+            .nth(chars)
+            .map_or(text.len(), |(i, _)| i)
+    };
+    let need = |chars: usize| {
+        bytes_of(chars)
+            + 1
+            + if chars < total {
+                marker(chars).len()
+            } else {
+                0
+            }
+    };
+    if !out.fits(need(keep_chars)) {
+        if !first {
+            return Ok(false);
+        }
+        // The first node: as much of the string as the budget leaves.
+        let room = out
+            .limit()
+            .saturating_sub(out.pos() + out.reserve + 1 + marker(0).len());
+        let mut b = bytes_of(keep_chars).min(room);
+        while !text.is_char_boundary(b) {
+            b -= 1;
+        }
+        keep_chars = text[..b].chars().count();
+    }
+    let b = bytes_of(keep_chars);
+    out.push(text[..b].as_bytes());
+    if keep_chars < total || !whole {
+        out.push(marker(keep_chars).as_bytes());
+        writer.cuts.strings += 1;
+        writer.cuts.next(&cmd, 1);
+    }
+    out.push(b"\n");
+    Ok(true)
+}

@@ -1,0 +1,690 @@
+//! The bounded JSON writer of `extract`: copies selected values from the source (numbers and
+//! strings exactly as written), re-indented, checking everything it prints, and cuts them to the
+//! bounds with in-band `…` markers that name the command continuing each cut.
+//!
+//! The byte bound works with reservations: every open container reserves the bytes of its
+//! closing bracket and of a marker, so a cut can always be closed into valid JSON. When an
+//! element does not fit, the writer rolls back to the start of the outermost element in progress
+//! that is not the first of its container and closes that container with a marker; so the
+//! output shows whole elements where it can and descends into one only when it is the first.
+
+use std::io::Write;
+
+use crate::json::path::{NormPath, PathElem};
+use crate::json::path::{Records, is_records};
+use crate::json::{SyntaxError, Value, validate_value};
+use crate::limits::group_digits;
+
+/// The bounds of one extraction; `None` for `max_bytes` lifts the byte bound.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// Elements or members shown per container, and nodes per list.
+    pub max_items: usize,
+    /// Container levels shown below a selected value.
+    pub max_depth: usize,
+    /// Characters shown per string.
+    pub max_string: usize,
+    /// Bytes of the whole output.
+    pub max_bytes: Option<usize>,
+}
+
+/// What was cut, for the notice line.
+#[derive(Debug, Default, Clone)]
+pub struct Cuts {
+    /// Containers cut short (by `--max-items` or the byte bound).
+    pub containers: u64,
+    /// Array elements left out of them.
+    pub items: u64,
+    /// Object members left out of them.
+    pub members: u64,
+    /// Strings cut (by `--max-string` or the byte bound).
+    pub strings: u64,
+    /// Containers replaced by a summary (deeper than `--max-depth`).
+    pub deep: u64,
+    /// The command continuing the first cut of the most telling kind.
+    pub first_next: Option<String>,
+    /// The kind of that cut: 0 a container, 1 a string, 2 a summarised deep container.
+    next_rank: u8,
+}
+
+impl Cuts {
+    /// True when nothing was cut.
+    pub fn is_empty(&self) -> bool {
+        self.containers == 0 && self.strings == 0 && self.deep == 0
+    }
+
+    /// Offers `command` as the one the notice names: the first cut of a container wins over
+    /// the first long string, which wins over the first summarised container.
+    pub(super) fn next(&mut self, command: &str, rank: u8) {
+        if self.first_next.is_none() || rank < self.next_rank {
+            self.first_next = Some(command.to_string());
+            self.next_rank = rank;
+        }
+    }
+}
+
+/// How the command continuing a cut is spelled: `spill extract SOURCE` with SOURCE quoted for a
+/// shell, and the flags that keep the output mode.
+#[derive(Debug, Clone)]
+pub struct Continue {
+    /// `spill extract 'SOURCE'`, ready to append a query.
+    pub prefix: String,
+}
+
+/// Quotes `s` for a POSIX shell unless it is made only of safe characters.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:@%+=,".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The output buffer: bounded outputs are kept whole (a cut may roll back); unbounded ones
+/// are streamed to the writer in large pieces.
+pub struct Out<'w> {
+    buf: Vec<u8>,
+    flushed: usize,
+    writer: &'w mut dyn Write,
+    limit: usize,
+    pub(super) reserve: usize,
+    failed: Option<std::io::Error>,
+    /// Pretty printing (2-space indentation) rather than compact.
+    pub pretty: bool,
+}
+
+/// Streamed outputs are written out whenever this much is buffered.
+const FLUSH_AT: usize = 1 << 20;
+
+impl<'w> Out<'w> {
+    /// An output buffer in front of `writer`.
+    pub fn new(writer: &'w mut dyn Write, max_bytes: Option<usize>, pretty: bool) -> Self {
+        Out {
+            buf: Vec::new(),
+            flushed: 0,
+            writer,
+            limit: max_bytes.unwrap_or(usize::MAX),
+            reserve: 0,
+            failed: None,
+            pretty,
+        }
+    }
+
+    /// The byte bound (`usize::MAX` when unbounded).
+    pub(super) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    pub(super) fn bounded(&self) -> bool {
+        self.limit != usize::MAX
+    }
+
+    /// Bytes written so far.
+    pub fn pos(&self) -> usize {
+        self.flushed + self.buf.len()
+    }
+
+    pub(super) fn fits(&self, extra: usize) -> bool {
+        !self.bounded() || self.pos() + extra + self.reserve <= self.limit
+    }
+
+    pub(super) fn truncate(&mut self, pos: usize) {
+        self.buf.truncate(pos - self.flushed);
+    }
+
+    /// Appends bytes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    pub(super) fn newline(&mut self, indent: usize) {
+        if self.pretty {
+            self.buf.push(b'\n');
+            for _ in 0..indent {
+                self.buf.extend_from_slice(b"  ");
+            }
+        }
+    }
+
+    pub(super) fn newline_len(&self, indent: usize) -> usize {
+        if self.pretty { 1 + 2 * indent } else { 0 }
+    }
+
+    /// Writes out what is buffered, when streaming (unbounded) and enough has gathered. A
+    /// write error (a closed pipe) is kept for [`Out::finish`] and stops further writing.
+    pub fn maybe_flush(&mut self) {
+        if !self.bounded() && self.buf.len() >= FLUSH_AT {
+            if self.failed.is_none() {
+                if let Err(e) = self.writer.write_all(&self.buf) {
+                    self.failed = Some(e);
+                }
+            }
+            self.flushed += self.buf.len();
+            self.buf.clear();
+        }
+    }
+
+    /// True once writing has failed (the reader went away): evaluation can stop.
+    pub fn failed(&self) -> bool {
+        self.failed.is_some()
+    }
+
+    /// Writes out everything.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        self.writer.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+/// One open container being written.
+struct Frame<'d> {
+    node: Value<'d>,
+    iter: Iter<'d>,
+    /// Elements written completely so far; the one in progress is not counted.
+    shown: usize,
+    /// Where the element in progress started (before its separator).
+    checkpoint: usize,
+    /// The path length of the container itself.
+    path_len: usize,
+    /// The indentation of the container's elements.
+    indent: usize,
+    /// What this frame reserved in [`Out`].
+    reserve: usize,
+}
+
+enum Iter<'d> {
+    Object(crate::json::Members<'d>),
+    Array(crate::json::Elements<'d>),
+    Records(Records<'d>),
+}
+
+impl Frame<'_> {
+    fn is_object(&self) -> bool {
+        matches!(self.iter, Iter::Object(_))
+    }
+}
+
+/// The value writer: bounds, the continuation prefix, and what was cut.
+pub struct Writer<'c> {
+    /// The length of the source: a bound for every count.
+    pub doc_len: usize,
+    /// Where the records of an NDJSON source start (its root is the virtual array of them).
+    pub records_from: usize,
+    /// The bounds in force.
+    pub bounds: Bounds,
+    /// How continuation commands start.
+    pub cont: &'c Continue,
+    /// What was cut so far.
+    pub cuts: Cuts,
+}
+
+impl<'c> Writer<'c> {
+    /// Writes the value `v` (whose location is `path`) at the current position, `indent`
+    /// levels deep. `first` says whether it is the first element of the list it belongs to;
+    /// if it is not and it does not fit, nothing is written and the result is `false`.
+    pub fn value<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &mut NormPath<'d>,
+        indent: usize,
+        first: bool,
+    ) -> Result<bool, SyntaxError> {
+        let entry = out.pos();
+        let base_path = path.len();
+        let base_reserve = out.reserve;
+        let mut stack: Vec<Frame<'d>> = Vec::new();
+        // The value to write next, if any, and whether it is forced (written even when it
+        // does not fit, because there is nothing left to cut).
+        let mut pending: Option<(Value<'d>, bool)> = Some((v, false));
+        loop {
+            if let Some((value, force)) = pending.take() {
+                let depth = stack.len();
+                let ind = indent + depth;
+                match self.begin(out, value, path, ind, depth, force)? {
+                    Begin::Done => {
+                        if let Some(parent) = stack.last_mut() {
+                            parent.shown += 1;
+                        }
+                    }
+                    Begin::Open(frame) => stack.push(frame),
+                    Begin::Overflow => {
+                        // Roll back to the outermost element in progress that is not the first
+                        // of its container, so that whole elements are shown where possible.
+                        if !first {
+                            out.truncate(entry);
+                            out.reserve = base_reserve;
+                            path.truncate(base_path);
+                            return Ok(false);
+                        } else if let Some(i) = stack.iter().position(|f| f.shown > 0) {
+                            while stack.len() > i + 1 {
+                                let f = stack.pop().expect("frames above i");
+                                out.reserve -= f.reserve;
+                            }
+                            let f = stack.last_mut().expect("frame i");
+                            out.truncate(f.checkpoint);
+                            path.truncate(f.path_len);
+                            self.cut_frame(out, f, path)?;
+                            let f = stack.pop().expect("frame i");
+                            self.close(out, f);
+                        } else if value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty()
+                        {
+                            // Nothing shown anywhere yet: show this value, cut to fit.
+                            pending = Some((value, true));
+                            continue;
+                        } else {
+                            let f = stack.last_mut().expect("non-empty");
+                            out.truncate(f.checkpoint);
+                            path.truncate(f.path_len);
+                            self.cut_frame(out, f, path)?;
+                            let f = stack.pop().expect("non-empty");
+                            self.close(out, f);
+                        }
+                        // The parent's element in progress is complete (cut or closed).
+                        if let Some(parent) = stack.last_mut() {
+                            parent.shown += 1;
+                        }
+                    }
+                }
+            }
+            out.maybe_flush();
+            // Advance the innermost open container.
+            let Some(f) = stack.last_mut() else {
+                path.truncate(base_path);
+                return Ok(true);
+            };
+            path.truncate(f.path_len);
+            let next = match &mut f.iter {
+                Iter::Array(e) => e.next().map(|r| r.map(|(i, v)| (None, i, v))),
+                Iter::Object(m) => m.next().map(|r| r.map(|m| (Some(m), 0, m.value))),
+                Iter::Records(r) => {
+                    let index = f.shown as u64;
+                    r.next().map(|r| r.map(|v| (None, index, v)))
+                }
+            };
+            match next {
+                None => {
+                    let f = stack.pop().expect("innermost");
+                    let end = match &f.iter {
+                        Iter::Object(m) => m.end(),
+                        Iter::Array(e) => e.end(),
+                        Iter::Records(_) => None,
+                    };
+                    self.close(out, f);
+                    if let Some(parent) = stack.last_mut() {
+                        parent.shown += 1;
+                        // The child was walked to its end: the parent need not skip it again
+                        // (without this a deep document is read once per level).
+                        if let Some(end) = end {
+                            match &mut parent.iter {
+                                Iter::Object(m) => m.resume_at(end),
+                                Iter::Array(e) => e.resume_at(end),
+                                Iter::Records(r) => r.resume_at(end),
+                            }
+                        }
+                    }
+                }
+                Some(Err(e)) => return Err(e),
+                Some(Ok((member, index, value))) => {
+                    if f.shown >= self.bounds.max_items {
+                        self.cut_frame(out, f, path)?;
+                        let f = stack.pop().expect("innermost");
+                        self.close(out, f);
+                        if let Some(parent) = stack.last_mut() {
+                            parent.shown += 1;
+                        }
+                        continue;
+                    }
+                    f.checkpoint = out.pos();
+                    if f.shown > 0 {
+                        out.push(b",");
+                    }
+                    out.newline(f.indent);
+                    match member {
+                        Some(m) => {
+                            let key_end = validate_value(value.doc(), m.key_at)?;
+                            out.push(&value.doc()[m.key_at..key_end]);
+                            out.push(if out.pretty { b": " } else { b":" });
+                            path.push(PathElem::Name(m.key()));
+                        }
+                        None => path.push(PathElem::Index(index as usize)),
+                    }
+                    pending = Some((value, false));
+                }
+            }
+        }
+    }
+
+    /// Starts writing `v`: a scalar is written whole, a container is opened (or summarised
+    /// when too deep).
+    fn begin<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &NormPath<'d>,
+        indent: usize,
+        depth: usize,
+        force: bool,
+    ) -> Result<Begin<'d>, SyntaxError> {
+        let doc = v.doc();
+        let at = v.offset();
+        let records = is_records(v);
+        let first = if records {
+            Some(b'[')
+        } else {
+            doc.get(at).copied()
+        };
+        match first {
+            Some(b'{' | b'[') => {
+                let object = first == Some(b'{');
+                if depth >= self.bounds.max_depth {
+                    let n = self.count(v)?;
+                    let what = if object {
+                        format!("object({} {})", group_digits(n), plural(n, "key", "keys"))
+                    } else {
+                        format!("array[{n}]")
+                    };
+                    let cmd = format!("{} {}", self.cont.prefix, shell_quote(&path.to_dot()));
+                    let text = json_string(&format!("… {what}: {cmd}"));
+                    if !force && !out.fits(text.len()) {
+                        return Ok(Begin::Overflow);
+                    }
+                    out.push(text.as_bytes());
+                    self.cuts.deep += 1;
+                    self.cuts.next(&cmd, 2);
+                    return Ok(Begin::Done);
+                }
+                // An empty container is written whole.
+                let empty = if records {
+                    self.records(v).next().is_none()
+                } else {
+                    let close = if object { b'}' } else { b']' };
+                    doc.get(skip_ws(doc, at + 1)) == Some(&close)
+                };
+                if empty {
+                    if !force && !out.fits(2) {
+                        return Ok(Begin::Overflow);
+                    }
+                    out.push(if object { b"{}" } else { b"[]" });
+                    return Ok(Begin::Done);
+                }
+                // Unbounded output needs no reservation (nor the cost of spelling the path).
+                let reserve = if out.bounded() {
+                    out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object)
+                } else {
+                    0
+                };
+                if !force && !out.fits(1 + reserve) {
+                    return Ok(Begin::Overflow);
+                }
+                out.push(if object { b"{" } else { b"[" });
+                out.reserve += reserve;
+                let iter = if records {
+                    Iter::Records(self.records(v))
+                } else if object {
+                    Iter::Object(v.members())
+                } else {
+                    Iter::Array(v.elements())
+                };
+                Ok(Begin::Open(Frame {
+                    node: v,
+                    iter,
+                    shown: 0,
+                    checkpoint: out.pos(),
+                    path_len: path.len(),
+                    indent: indent + 1,
+                    reserve,
+                }))
+            }
+            Some(b'"') => {
+                let end = validate_value(doc, at)?;
+                let raw = &doc[at + 1..end - 1];
+                let (keep, kept, total) = scan_chars(raw, self.bounds.max_string, usize::MAX);
+                if keep == raw.len() {
+                    if force || out.fits(end - at) {
+                        out.push(&doc[at..end]);
+                        return Ok(Begin::Done);
+                    }
+                    return Ok(Begin::Overflow);
+                }
+                let cmd = format!(
+                    "{} {} -r --unbounded",
+                    self.cont.prefix,
+                    shell_quote(&path.to_dot())
+                );
+                let mut keep = keep;
+                let mut kept = kept;
+                if !out.fits(keep + 2 + marker_suffix(total - kept, &cmd).len()) {
+                    if !force {
+                        return Ok(Begin::Overflow);
+                    }
+                    // Nothing else can be cut: as much of the string as the budget leaves.
+                    let room = out.limit.saturating_sub(
+                        out.pos() + out.reserve + 2 + marker_suffix(total, &cmd).len(),
+                    );
+                    (keep, kept, _) = scan_chars(raw, self.bounds.max_string, room);
+                }
+                out.push(b"\"");
+                out.push(&raw[..keep]);
+                out.push(marker_suffix(total - kept, &cmd).as_bytes());
+                out.push(b"\"");
+                self.cuts.strings += 1;
+                self.cuts.next(&cmd, 1);
+                Ok(Begin::Done)
+            }
+            _ => {
+                let end = validate_value(doc, at)?;
+                if !force && !out.fits(end - at) {
+                    return Ok(Begin::Overflow);
+                }
+                out.push(&doc[at..end]);
+                Ok(Begin::Done)
+            }
+        }
+    }
+
+    /// An upper bound of the bytes a marker of a container at `path` takes.
+    fn marker_bound(
+        &self,
+        out: &Out<'_>,
+        path: &NormPath<'_>,
+        indent: usize,
+        object: bool,
+    ) -> usize {
+        let query = shell_quote(&format!("{}[:]", path.to_dot()));
+        // No count exceeds the document's length in bytes: its digits bound every number.
+        let width = group_digits(self.doc_len as u64).len();
+        // `,` newline indent `"…": ` then the string: two counts (three for a slice) and the
+        // fixed words (`… `, ` more members: `, ` --nodes --offset `).
+        1 + out.newline_len(indent)
+            + if object { 7 } else { 0 }
+            + 3 * width
+            + 40
+            + json_string(&self.cont.prefix).len()
+            + json_string(&query).len()
+    }
+
+    /// Closes container `f` early with a marker naming what is left and how to read it.
+    fn cut_frame(
+        &mut self,
+        out: &mut Out<'_>,
+        f: &mut Frame<'_>,
+        path: &NormPath<'_>,
+    ) -> Result<(), SyntaxError> {
+        let total = self.count(f.node)? as usize;
+        let left = total.saturating_sub(f.shown);
+        if left == 0 {
+            return Ok(());
+        }
+        let container = path.to_dot();
+        let (text, cmd) = if f.is_object() {
+            let q = if container == "$" {
+                "$.*".to_string()
+            } else {
+                format!("{container}.*")
+            };
+            let cmd = format!(
+                "{} {} --nodes --offset {}",
+                self.cont.prefix,
+                shell_quote(&q),
+                f.shown
+            );
+            (
+                format!(
+                    "… {} more {}: {cmd}",
+                    group_digits(left as u64),
+                    plural(left as u64, "member", "members")
+                ),
+                cmd,
+            )
+        } else {
+            let page = self.bounds.max_items.max(1);
+            let q = format!("{container}[{}:{}]", f.shown, f.shown + page);
+            let cmd = format!("{} {}", self.cont.prefix, shell_quote(&q));
+            (
+                format!(
+                    "… {} more {}: {cmd}",
+                    group_digits(left as u64),
+                    plural(left as u64, "item", "items")
+                ),
+                cmd,
+            )
+        };
+        out.reserve -= f.reserve;
+        f.reserve = 0;
+        if f.shown > 0 {
+            out.push(b",");
+        }
+        out.newline(f.indent);
+        if f.is_object() {
+            out.push(if out.pretty {
+                "\"…\": ".as_bytes()
+            } else {
+                "\"…\":".as_bytes()
+            });
+        }
+        out.push(json_string(&text).as_bytes());
+        // The marker counts as shown so that the closing bracket goes on its own line.
+        f.shown += 1;
+        self.cuts.containers += 1;
+        if f.is_object() {
+            self.cuts.members += left as u64;
+        } else {
+            self.cuts.items += left as u64;
+        }
+        self.cuts.next(&cmd, 0);
+        Ok(())
+    }
+
+    /// The number of members or elements of a container (records of the virtual root).
+    fn count(&self, v: Value<'_>) -> Result<u64, SyntaxError> {
+        if !is_records(v) {
+            return v.count();
+        }
+        let mut n = 0;
+        for r in self.records(v) {
+            r?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn records<'d>(&self, v: Value<'d>) -> Records<'d> {
+        Records::new(v.doc(), self.records_from)
+    }
+
+    /// Writes the closing bracket of `f` and releases its reservation.
+    fn close(&mut self, out: &mut Out<'_>, f: Frame<'_>) {
+        out.reserve -= f.reserve;
+        if f.shown > 0 {
+            out.newline(f.indent - 1);
+        }
+        out.push(if f.is_object() { b"}" } else { b"]" });
+    }
+}
+
+enum Begin<'d> {
+    Done,
+    Open(Frame<'d>),
+    Overflow,
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// `s` as a JSON string literal.
+pub fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// The text appended inside a cut string (JSON-escaped, without quotes).
+fn marker_suffix(more: usize, cmd: &str) -> String {
+    let text = format!(
+        "… {} more {}: {cmd}",
+        group_digits(more as u64),
+        plural(more as u64, "char", "chars")
+    );
+    let quoted = json_string(&text);
+    quoted[1..quoted.len() - 1].to_string()
+}
+
+#[inline]
+fn skip_ws(doc: &[u8], mut i: usize) -> usize {
+    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The length in bytes of one character of a raw (escaped) JSON string starting at `i`.
+fn char_len(raw: &[u8], i: usize) -> usize {
+    let hex = |from: usize| {
+        raw.get(from..from + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    match raw[i] {
+        // A surrogate pair written as two escapes is one character.
+        b'\\' if raw.get(i + 1) == Some(&b'u') => {
+            let pair = hex(i + 2).is_some_and(|u| (0xD800..0xDC00).contains(&u))
+                && raw.get(i + 6..i + 8) == Some(b"\\u")
+                && hex(i + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+            if pair { 12 } else { 6 }
+        }
+        b'\\' => 2,
+        b if b < 0x80 => 1,
+        b if b >= 0xF0 => 4,
+        b if b >= 0xE0 => 3,
+        _ => 2,
+    }
+    .min(raw.len() - i)
+}
+
+/// Walks the characters of a raw JSON string: the byte length and character count of the
+/// longest prefix with at most `max_chars` characters and `max_bytes` bytes, and the total
+/// number of characters.
+fn scan_chars(raw: &[u8], max_chars: usize, max_bytes: usize) -> (usize, usize, usize) {
+    let (mut i, mut n) = (0, 0);
+    let (mut keep, mut kept) = (0, 0);
+    let mut open = true;
+    while i < raw.len() {
+        let len = char_len(raw, i);
+        i += len;
+        n += 1;
+        if open && n <= max_chars && i <= max_bytes {
+            keep = i;
+            kept = n;
+        } else {
+            open = false;
+        }
+    }
+    (keep, kept, n)
+}

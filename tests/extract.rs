@@ -1,0 +1,793 @@
+//! `spill extract` through the real binary: the JSONPath Compliance Test Suite, every output
+//! mode and bound, exact numbers, NDJSON, no-match explanations and errors.
+// The CTS pass count is the test's report: it goes to the test output.
+#![allow(clippy::print_stderr)]
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::common::Sandbox;
+
+#[derive(Deserialize)]
+struct Suite {
+    tests: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    selector: String,
+    #[serde(default)]
+    invalid_selector: bool,
+    /// Kept as written: member order matters and serde_json's map would sort it.
+    document: Option<Box<RawValue>>,
+    result: Option<Vec<Value>>,
+    result_paths: Option<Vec<String>>,
+    results: Option<Vec<Vec<Value>>>,
+    results_paths: Option<Vec<Vec<String>>>,
+}
+
+/// JSON equality with numbers compared by value (`1` and `1.0` are the same number).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// `spill extract - QUERY --nodes --compact --unbounded` on `document`; a query holding a NUL
+/// (which no command line can carry) goes through `--from-file`.
+fn run_case(s: &Sandbox, index: usize, selector: &str, document: &str) -> crate::common::Run {
+    let flags = ["--nodes", "--compact", "--unbounded"];
+    if selector.contains('\0') {
+        let file = s.file(&format!("query-{index}"), selector);
+        let mut args = vec!["extract", "-", "--from-file", file.to_str().unwrap()];
+        args.extend(flags);
+        s.run(&args, document)
+    } else {
+        let mut args = vec!["extract", "-", selector];
+        args.extend(flags);
+        s.run(&args, document)
+    }
+}
+
+fn check(s: &Sandbox, index: usize, case: &Case) -> Result<(), String> {
+    let Some(document) = &case.document else {
+        if !case.invalid_selector {
+            return Err("no document".into());
+        }
+        let r = run_case(s, index, &case.selector, "{}");
+        return match r.code {
+            Some(2) if r.stderr.starts_with("spill: invalid query: ") && r.stdout.is_empty() => {
+                Ok(())
+            }
+            _ => Err(format!("accepted an invalid selector: {r:?}")),
+        };
+    };
+    let r = run_case(s, index, &case.selector, document.get());
+    let nodes: Vec<Value> = match serde_json::from_slice::<Value>(&r.stdout) {
+        Ok(Value::Array(a)) => a,
+        _ => return Err(format!("not a JSON array: {r:?}")),
+    };
+    let expected: Vec<(Vec<Value>, Vec<String>)> = match (&case.result, &case.result_paths) {
+        (Some(v), Some(p)) => vec![(v.clone(), p.clone())],
+        _ => case
+            .results
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .zip(case.results_paths.clone().unwrap_or_default())
+            .collect(),
+    };
+    let want_code = if expected.first().is_some_and(|(v, _)| v.is_empty()) {
+        1
+    } else {
+        0
+    };
+    if r.code != Some(want_code) {
+        return Err(format!("exit {:?}, expected {want_code}: {r:?}", r.code));
+    }
+    let paths: Vec<&str> = nodes.iter().filter_map(|n| n["path"].as_str()).collect();
+    let values: Vec<&Value> = nodes.iter().map(|n| &n["value"]).collect();
+    let ok = expected.iter().any(|(v, p)| {
+        p.len() == paths.len()
+            && p.iter().zip(&paths).all(|(a, b)| a == b)
+            && v.len() == values.len()
+            && v.iter().zip(&values).all(|(a, b)| same(a, b))
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("got {}", r.out()))
+    }
+}
+
+/// Every case of the JSONPath Compliance Test Suite, one process each, with
+/// `--nodes --compact --unbounded`: values and normalized paths must match, and every invalid
+/// selector must be rejected with exit 2.
+#[test]
+fn compliance_test_suite_through_the_binary() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/jsonpath-cts/cts.json"
+    );
+    let text = std::fs::read_to_string(path).expect("the CTS is at ../shared/data/jsonpath-cts");
+    let suite: Suite = serde_json::from_str(&text).expect("cts.json parses");
+    assert_eq!(suite.tests.len(), 703, "the suite has 703 cases");
+    let s = Sandbox::new();
+    let cases = &suite.tests;
+    // Two workers: the machine (and CI) has two cores.
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let s = &s;
+                scope.spawn(move || {
+                    cases
+                        .iter()
+                        .enumerate()
+                        .skip(w)
+                        .step_by(2)
+                        .filter_map(|(i, case)| {
+                            check(s, i, case)
+                                .err()
+                                .map(|why| format!("{} [{}]: {why}", case.name, case.selector))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("worker"))
+            .collect()
+    });
+    let passed = cases.len() - failures.len();
+    eprintln!(
+        "JSONPath CTS through the binary: {passed}/{} passed",
+        cases.len()
+    );
+    for f in failures.iter().take(40) {
+        eprintln!("  FAIL {f}");
+    }
+    assert!(failures.is_empty(), "{} CTS cases failed", failures.len());
+}
+
+const DOC: &str = r#"{"items":[{"id":1,"name":"a","tags":["x","y"]},{"id":2,"name":"b\u00e9"}],"meta":{"count":2,"next":null}}"#;
+
+#[test]
+fn a_singular_query_prints_the_value_pretty_by_default() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$.items[0]"], DOC);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "{\n  \"id\": 1,\n  \"name\": \"a\",\n  \"tags\": [\n    \"x\",\n    \"y\"\n  ]\n}\n"
+    );
+    assert_eq!(r.stderr, "");
+    // Convenience forms read as if they started with `$`.
+    for q in ["items[0].id", ".items[0].id", "$['items'][0]['id']"] {
+        let r = s.run(&["extract", "-", q, "--compact"], DOC);
+        r.status(0);
+        assert_eq!(r.out(), "1\n", "{q}");
+    }
+}
+
+#[test]
+fn other_queries_print_an_array_in_document_order() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$..name", "--compact"], DOC);
+    r.status(0);
+    assert_eq!(r.out(), "[\"a\",\"b\\u00e9\"]\n");
+    let r = s.run(&["extract", "-", "$.items[*].id"], DOC);
+    r.status(0);
+    assert_eq!(r.out(), "[\n  1,\n  2\n]\n");
+    // Empty containers stay on one line.
+    let r = s.run(&["extract", "-", "$"], r#"{"a":[],"b":{}}"#);
+    assert_eq!(r.out(), "{\n  \"a\": [],\n  \"b\": {}\n}\n");
+}
+
+#[test]
+fn nodes_print_normalized_paths() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$..id", "--nodes", "--compact"], DOC);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        r#"[{"path":"$['items'][0]['id']","value":1},{"path":"$['items'][1]['id']","value":2}]"#
+            .to_string()
+            + "\n"
+    );
+    // A singular query with --nodes is a list too.
+    let r = s.run(&["extract", "-", "$.meta.count", "--nodes"], DOC);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "[\n  {\n    \"path\": \"$['meta']['count']\",\n    \"value\": 2\n  }\n]\n"
+    );
+    let r = s.run(
+        &["extract", "-", r"$['it\'s']", "--nodes", "--compact"],
+        r#"{"it's":1}"#,
+    );
+    assert_eq!(r.out(), "[{\"path\":\"$['it\\\\'s']\",\"value\":1}]\n");
+}
+
+#[test]
+fn raw_prints_strings_decoded_one_per_line() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$..[?@.id].name", "-r"], DOC);
+    r.status(0);
+    assert_eq!(r.out(), "a\nbé\n");
+    let r = s.run(&["extract", "-", "$.items[0].*", "-r"], DOC);
+    assert_eq!(r.out(), "1\na\n[\"x\",\"y\"]\n");
+    let r = s.run(&["extract", "-", "$.items[1].name", "-r"], DOC);
+    assert_eq!(r.out(), "bé\n");
+}
+
+#[test]
+fn numbers_and_strings_are_copied_exactly() {
+    let s = Sandbox::new();
+    let doc = r#"[1e400, -0.0, 12345678901234567890123, 1.50e-10, 4114452039933388467, "\u00e9\n", 1E+2]"#;
+    let r = s.run(&["extract", "-", "$[*]", "--compact"], doc);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "[1e400,-0.0,12345678901234567890123,1.50e-10,4114452039933388467,\"\\u00e9\\n\",1E+2]\n"
+    );
+    // Filters compare numbers exactly, without float rounding.
+    let r = s.run(&["extract", "-", "$[?@ == 12345678901234567890123]"], doc);
+    assert_eq!(r.out(), "[\n  12345678901234567890123\n]\n");
+    let r = s.run(&["extract", "-", "$[?@ > 1e399]", "--compact"], doc);
+    assert_eq!(r.out(), "[1e400]\n");
+}
+
+fn big_doc(n: usize) -> String {
+    let items: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"id":{i},"name":"item {i}","tags":["a","b"]}}"#))
+        .collect();
+    format!(
+        r#"{{"items":[{}],"meta":{{"count":{n}}}}}"#,
+        items.join(",")
+    )
+}
+
+#[test]
+fn max_items_cuts_with_a_marker_naming_the_next_slice() {
+    let s = Sandbox::new();
+    let f = s.file("big.json", big_doc(2000));
+    let f = f.to_str().unwrap();
+    let r = s.run(
+        &["extract", f, "$.items", "--compact", "--max-depth", "1"],
+        "",
+    );
+    r.status(0);
+    let v = r.json();
+    let a = v.as_array().unwrap();
+    assert_eq!(a.len(), 51);
+    let marker = format!("… 1,950 more items: spill extract {f} '$.items[50:100]'");
+    assert_eq!(a[50], Value::String(marker));
+    assert_eq!(
+        r.stderr,
+        format!(
+            "cut: 1,950 more items, 50 deep containers · next: spill extract {f} '$.items[50:100]'\n"
+        )
+    );
+    // The named continuation works and starts at item 50.
+    let r = s.run(&["extract", f, "$.items[50:100]", "--compact"], "");
+    r.status(0);
+    assert_eq!(r.json()[0]["id"], 50);
+    // Depth: containers below --max-depth become a summary naming their path.
+    let r = s.run(
+        &["extract", f, "$.items[0]", "--max-depth", "1", "--compact"],
+        "",
+    );
+    assert_eq!(
+        r.json()["tags"],
+        Value::String(format!("… array[2]: spill extract {f} '$.items[0].tags'"))
+    );
+    let r = s.run(&["extract", f, "$", "--max-depth", "1", "--compact"], "");
+    assert_eq!(
+        r.json()["meta"],
+        Value::String(format!("… object(1 key): spill extract {f} '$.meta'"))
+    );
+}
+
+#[test]
+fn node_lists_continue_with_offset() {
+    let s = Sandbox::new();
+    let f = s.file("big.json", big_doc(120));
+    let f = f.to_str().unwrap();
+    let r = s.run(&["extract", f, "$.items[*].id", "--compact"], "");
+    r.status(0);
+    let v = r.json();
+    assert_eq!(v.as_array().unwrap().len(), 51);
+    assert_eq!(v[49], 49);
+    let marker = format!("… 70 more nodes: spill extract {f} '$.items[*].id' --offset 50");
+    assert_eq!(v[50], Value::String(marker));
+    assert_eq!(
+        r.stderr,
+        format!("nodes 1–50 of 120 · next: spill extract {f} '$.items[*].id' --offset 50\n")
+    );
+    let r = s.run(
+        &[
+            "extract",
+            f,
+            "$.items[*].id",
+            "--compact",
+            "--offset",
+            "100",
+        ],
+        "",
+    );
+    r.status(0);
+    assert_eq!(r.json(), serde_json::json!((100..120).collect::<Vec<_>>()));
+    assert_eq!(r.stderr, "");
+    // --nodes and -r keep their mode in the continuation.
+    let r = s.run(
+        &["extract", f, "$.items[*].id", "-r", "--max-items", "2"],
+        "",
+    );
+    assert_eq!(
+        r.out(),
+        format!("0\n1\n… 118 more nodes: spill extract {f} '$.items[*].id' --offset 2 -r\n")
+    );
+    // Past the end: an empty list, exit 0 (the query did select nodes), and a note.
+    let r = s.run(&["extract", f, "$.items[*].id", "--offset", "500"], "");
+    r.status(0);
+    assert_eq!(r.out(), "[]\n");
+    assert!(
+        r.stderr.contains("nothing past --offset 500"),
+        "{}",
+        r.stderr
+    );
+    // --offset on a singular query is a usage error.
+    s.run(&["extract", f, "$.items[0]", "--offset", "1"], "")
+        .status(2);
+}
+
+#[test]
+fn long_strings_are_cut_by_characters() {
+    let s = Sandbox::new();
+    let doc = format!(r#"{{"s":"{}\u00e9{}"}}"#, "a".repeat(9), "b".repeat(20));
+    let r = s.run(&["extract", "-", "$.s", "--max-string", "10"], doc.clone());
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "\"aaaaaaaaa\\u00e9… 20 more chars: spill extract - '$.s' -r --unbounded\"\n"
+    );
+    assert_eq!(
+        r.stderr,
+        "cut: 1 long string · next: spill extract - '$.s' -r --unbounded\n"
+    );
+    let r = s.run(
+        &["extract", "-", "$.s", "-r", "--max-string", "10"],
+        doc.clone(),
+    );
+    assert_eq!(
+        r.out(),
+        "aaaaaaaaaé… 20 more chars: spill extract - '$.s' -r --unbounded\n"
+    );
+    let r = s.run(&["extract", "-", "$.s", "-r", "--unbounded"], doc);
+    assert_eq!(r.out(), format!("aaaaaaaaaé{}\n", "b".repeat(20)));
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn the_byte_bound_holds_and_the_output_stays_json() {
+    let s = Sandbox::new();
+    let f = s.file("big.json", big_doc(5000));
+    let f = f.to_str().unwrap();
+    for q in ["$", "$.items", "$..name", "$..*", "$.items[*]"] {
+        for max in ["1K", "4K", "16KiB"] {
+            for extra in [&[][..], &["--compact"][..], &["--nodes"][..]] {
+                // Enough items that the byte bound is the one that binds.
+                let mut args = vec!["extract", f, q, "--max-bytes", max, "--max-items", "9999"];
+                args.extend_from_slice(extra);
+                let r = s.run(&args, "");
+                r.status(0);
+                let limit = spill::limits::parse_size(max).unwrap() as usize;
+                assert!(
+                    r.stdout.len() <= limit,
+                    "{q} {max} {extra:?}: {} bytes",
+                    r.stdout.len()
+                );
+                r.json();
+                assert!(
+                    r.stdout.len() > limit / 3,
+                    "{q} {max}: only {}",
+                    r.stdout.len()
+                );
+                assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+            }
+        }
+    }
+    // Lifting the bounds prints everything.
+    for args in [&["--unbounded"][..], &["--max-bytes", "0"][..]] {
+        let mut argv = vec!["extract", f, "$.items[*].id", "--compact"];
+        argv.extend_from_slice(args);
+        let r = s.run(&argv, "");
+        r.status(0);
+        assert_eq!(r.json().as_array().unwrap().len(), 5000);
+        assert_eq!(r.stderr, "");
+    }
+}
+
+#[test]
+fn the_notice_can_go_to_stdout() {
+    let s = Sandbox::new();
+    let f = s.file("big.json", big_doc(100));
+    let f = f.to_str().unwrap();
+    let want_tail = format!("nodes 1–50 of 100 · next: spill extract {f} '$..id' --offset 50\n");
+    let r = s.run(
+        &["extract", f, "$..id", "--compact", "--footer", "stdout"],
+        "",
+    );
+    r.status(0);
+    assert!(r.out().ends_with(&format!("]\n{want_tail}")), "{}", r.out());
+    assert_eq!(r.stderr, "");
+    let r = s
+        .cmd(&["extract", f, "$..id", "--compact"])
+        .env("SPILL_FOOTER", "stdout")
+        .run();
+    assert!(r.out().ends_with(&want_tail));
+}
+
+#[test]
+fn ndjson_is_an_array_of_records() {
+    let s = Sandbox::new();
+    let doc = "{\"a\":1}\n{\"a\":2,\"b\":[1,2]}\n\n{\"c\":3}\n";
+    let r = s.run(&["extract", "-", "$[1]", "--compact"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "{\"a\":2,\"b\":[1,2]}\n");
+    let r = s.run(&["extract", "-", "$[*].a", "--compact"], doc);
+    assert_eq!(r.out(), "[1,2]\n");
+    let r = s.run(&["extract", "-", "$[-1]", "--nodes", "--compact"], doc);
+    assert_eq!(r.out(), "[{\"path\":\"$[2]\",\"value\":{\"c\":3}}]\n");
+    let r = s.run(&["extract", "-", "$", "--compact", "--max-items", "2"], doc);
+    assert_eq!(
+        r.out(),
+        "[{\"a\":1},{\"a\":2,\"b\":[1,2]},\"… 1 more item: spill extract - '$[2:4]'\"]\n"
+    );
+    let r = s.run(&["extract", "-", "$[5]"], doc);
+    r.status(1);
+    assert_eq!(r.stderr, "spill: index 5 out of range for $ (length 3)\n");
+}
+
+#[test]
+fn no_match_explains_and_exits_1() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$.itmes"], DOC);
+    r.status(1);
+    assert_eq!(r.out(), "");
+    assert_eq!(
+        r.stderr,
+        "spill: no key \"itmes\" in $ (an object with keys: items, meta) — did you mean \"items\"?\n"
+    );
+    let r = s.run(&["extract", "-", "items[2]"], DOC);
+    r.status(1);
+    assert_eq!(
+        r.stderr,
+        "spill: index 2 out of range for $.items (length 2)\n"
+    );
+    let r = s.run(&["extract", "-", "$.items[*].nmae"], DOC);
+    r.status(1);
+    assert_eq!(r.out(), "[]\n");
+    assert!(r.stderr.contains("did you mean \"name\"?"), "{}", r.stderr);
+    let r = s.run(&["extract", "-", "$..zzz", "-r"], DOC);
+    r.status(1);
+    assert_eq!(r.out(), "");
+}
+
+#[test]
+fn syntax_errors_point_at_the_character() {
+    let s = Sandbox::new();
+    let r = s.run(&["extract", "-", "$.items[?@.id >]"], DOC);
+    r.status(2);
+    assert_eq!(r.out(), "");
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.stderr);
+    assert!(
+        lines[0].starts_with("spill: invalid query: "),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[1], "  $.items[?@.id >]");
+    assert_eq!(lines[2], "                 ^");
+    // Surrounding whitespace is rejected, as the RFC says.
+    s.run(&["extract", "-", " $.a"], DOC).status(2);
+}
+
+#[test]
+fn invalid_json_is_an_error_with_its_position() {
+    let s = Sandbox::new();
+    let doc = "{\"a\":\n  [1, 2,, 3], \"b\": 1}";
+    let r = s.run(&["extract", "-", "$.a"], doc);
+    r.status(2);
+    assert_eq!(r.out(), "");
+    assert!(
+        r.stderr
+            .starts_with("spill: invalid JSON at byte 14 (line 2:9)"),
+        "{}",
+        r.stderr
+    );
+    // Navigation is lenient in what it jumps over: `$.b` never reads the array's inside.
+    s.run(&["extract", "-", "$.b"], doc).status(0);
+    // What is printed is checked even where navigation is lenient.
+    let r = s.run(&["extract", "-", "$.a"], "{\"a\": [1, tru], \"b\": 2}");
+    r.status(2);
+    assert!(
+        r.stderr.contains("invalid JSON at byte 10 (line 1:11)"),
+        "{}",
+        r.stderr
+    );
+    let r = s.run(&["extract", "-", "$"], "{\"a\": 1");
+    r.status(2);
+    s.run(&["extract", "-", "$"], "").status(2);
+}
+
+#[test]
+fn a_singular_query_reads_only_the_prefix_holding_its_node() {
+    let s = Sandbox::new();
+    // Everything after item 5 is garbage: never read.
+    let doc = r#"{"items":[0,1,2,3,4,{"id":5},6, this is not JSON"#;
+    let r = s.run(&["extract", "-", "$.items[5].id"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "5\n");
+}
+
+#[test]
+fn a_million_levels_deep() {
+    let s = Sandbox::new();
+    let depth = 1_000_000;
+    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let r = s.run(&["extract", "-", "$", "--compact"], doc.clone());
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        format!(
+            "{}\"… array[1]: spill extract - '$[0][0][0][0][0][0][0][0]'\"{}\n",
+            "[".repeat(8),
+            "]".repeat(8)
+        )
+    );
+    let r = s.run(
+        &["extract", "-", "$", "--compact", "--unbounded"],
+        doc.clone(),
+    );
+    r.status(0);
+    assert_eq!(r.stdout.len(), 2 * depth + 1);
+    // The descendant segment reaches the bottom without recursion, in one pass.
+    let r = s.run(
+        &["extract", "-", "$..[0]", "--compact", "--max-items", "0"],
+        doc,
+    );
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "[\"… 999,999 more nodes: spill extract - '$..[0]' --offset 0\"]\n"
+    );
+    assert_eq!(
+        r.stderr,
+        "nodes: 0 of 999,999 shown · next: spill extract - '$..[0]' --offset 0\n"
+    );
+}
+
+#[test]
+fn refs_stdin_and_restricted_mode() {
+    let s = Sandbox::new();
+    let doc = big_doc(2000);
+    let w = s.run(&["wrap"], doc.clone());
+    w.status(0);
+    let reference = w.json()["ref"].as_str().expect("a ref").to_string();
+    let r = s.run(&["extract", &reference, "$.items[1999].id"], "");
+    r.status(0);
+    assert_eq!(r.out(), "1999\n");
+    let r = s.run(&["extract", &reference, "$.items", "--max-depth", "0"], "");
+    assert_eq!(
+        r.json(),
+        Value::String(format!(
+            "… array[2000]: spill extract {reference} '$.items'"
+        ))
+    );
+    let f = s.file("doc.json", DOC);
+    let restricted = |args: &[&str], stdin: &str| {
+        s.cmd(args)
+            .env("SPILL_RESTRICTED", "1")
+            .stdin(stdin.as_bytes().to_vec())
+            .run()
+    };
+    let r = restricted(&["extract", f.to_str().unwrap(), "$.meta"], "");
+    r.status(2);
+    assert!(r.stderr.contains("restricted mode"), "{}", r.stderr);
+    restricted(&["extract", "-", "$.meta.count"], DOC).status(0);
+    restricted(&["extract", &reference, "$.meta.count"], "").status(0);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let s = Sandbox::new();
+    let f = s.file("big.json", big_doc(200_000));
+    let mut child = s
+        .cmd(&["extract", f.to_str().unwrap(), "$.items[*]", "--unbounded"])
+        .into_command()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(stderr, "");
+}
+
+mod props {
+    //! Property tests of the library's extraction: the streaming evaluator against
+    //! `serde_json_path` (an independent RFC 9535 implementation, used only as an oracle),
+    //! and the bounded writer's promises on random documents and bounds.
+
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::same;
+    use spill::extract::{Bounds, Mode, Options, extract};
+    use spill::json::path::Query;
+
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-3i64..4).prop_map(Value::from),
+            prop_oneof![Just(0.5f64), Just(-2.25), Just(1e20)].prop_map(Value::from),
+            prop_oneof![Just("a"), Just("b"), Just("ab"), Just("é\n"), Just("")]
+                .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 48, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c")], inner), 0..4)
+                    .prop_map(|kv| Value::Object(
+                        kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+                    )),
+            ]
+        })
+    }
+
+    fn query() -> impl Strategy<Value = String> {
+        let segment = prop_oneof![
+            Just(".a"),
+            Just(".b"),
+            Just("['c']"),
+            Just("[0]"),
+            Just("[1]"),
+            Just("[-1]"),
+            Just("[*]"),
+            Just(".*"),
+            Just("..a"),
+            Just("..*"),
+            Just("..[0]"),
+            Just("[1:]"),
+            Just("[::-1]"),
+            Just("[-2:]"),
+            Just("[0:3:2]"),
+            Just("[0,'a',-1]"),
+            Just("[?@.a]"),
+            Just("[?@.a == 1]"),
+            Just("[?@ > 0]"),
+            Just("[?@ <= 'ab']"),
+            Just("[?@.b == 'a']"),
+            Just("[?length(@) > 1]"),
+            Just("[?count(@.*) == 2]"),
+            Just("[?match(@, 'a.*')]"),
+            Just("[?search(@.a, 'b')]"),
+            Just("[?!@.c]"),
+            Just("[?value(@..a) == 1]"),
+            Just("[?@.a < @.b || @.c]"),
+            Just("[?@ == $[0]]"),
+            Just("[?@.a == null && @.b != true]"),
+        ];
+        prop::collection::vec(segment, 0..4).prop_map(|v| format!("${}", v.concat()))
+    }
+
+    fn run(
+        text: &str,
+        query: &str,
+        mode: Mode,
+        bounds: Option<Bounds>,
+    ) -> (Vec<u8>, spill::extract::Report) {
+        let query = Query::parse(query).expect("generated queries are valid");
+        let opts = Options {
+            source: "-",
+            bounds,
+            mode,
+            compact: false,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        let report = extract(text.as_bytes(), &query, &opts, &mut out).expect("valid document");
+        (out, report)
+    }
+
+    fn sorted(mut nodes: Vec<(String, Value)>) -> Vec<(String, Value)> {
+        nodes.sort_by(|a, b| a.0.cmp(&b.0));
+        nodes
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn the_streaming_evaluator_agrees_with_serde_json_path(doc in json(), q in query()) {
+            let text = serde_json::to_string(&doc).unwrap();
+            let oracle = serde_json_path::JsonPath::parse(&q).expect("the oracle parses it");
+            let want: Vec<(String, Value)> = oracle
+                .query_located(&doc)
+                .into_iter()
+                .map(|n| (n.location().to_string(), n.node().clone()))
+                .collect();
+            let (out, report) = run(&text, &q, Mode::Nodes, None);
+            let got: Vec<(String, Value)> = match serde_json::from_slice::<Value>(&out).unwrap() {
+                Value::Array(a) => a
+                    .into_iter()
+                    .map(|n| (n["path"].as_str().unwrap().to_string(), n["value"].clone()))
+                    .collect(),
+                other => panic!("not a list: {other}"),
+            };
+            prop_assert_eq!(report.selected as usize, want.len());
+            let (got, want) = (sorted(got), sorted(want));
+            prop_assert_eq!(got.len(), want.len(), "{} on {}", q, text);
+            for (g, w) in got.iter().zip(&want) {
+                prop_assert_eq!(&g.0, &w.0, "{} on {}", q, text);
+                prop_assert!(same(&g.1, &w.1), "{} on {}: {} vs {}", q, text, g.1, w.1);
+            }
+        }
+
+        #[test]
+        fn bounded_output_is_json_within_its_bounds(
+            doc in json(),
+            q in prop_oneof![Just("$".to_string()), query()],
+            max_items in 0usize..4,
+            max_depth in 0usize..4,
+            max_string in 0usize..3,
+            max_bytes in prop_oneof![Just(300usize), Just(600), Just(2000), Just(100_000)],
+            nodes in any::<bool>(),
+        ) {
+            let text = serde_json::to_string_pretty(&doc).unwrap();
+            let mode = if nodes { Mode::Nodes } else { Mode::Values };
+            let bounds = Bounds { max_items, max_depth, max_string, max_bytes: Some(max_bytes) };
+            let (out, report) = run(&text, &q, mode, Some(bounds));
+            if report.no_match.is_some() && report.singular {
+                prop_assert!(out.is_empty());
+                return Ok(());
+            }
+            let parsed: Result<Value, _> = serde_json::from_slice(&out);
+            prop_assert!(parsed.is_ok(), "not JSON: {}", String::from_utf8_lossy(&out));
+            if max_bytes >= 600 {
+                prop_assert!(out.len() <= max_bytes, "{} > {}", out.len(), max_bytes);
+            }
+            let (whole, _) = run(&text, &q, mode, None);
+            if report.cuts.is_empty() && report.list_next.is_none() {
+                prop_assert_eq!(&out, &whole);
+            } else {
+                prop_assert!(report.notice().is_some());
+            }
+        }
+    }
+}
