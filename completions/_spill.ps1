@@ -33,6 +33,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
             [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
@@ -74,6 +75,30 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;extract' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many selected nodes (to page through a long list)')
+            [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'Elements or members shown per container, and nodes per list')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"')
+            [CompletionResult]::new('--max-string', '--max-string', [CompletionResultType]::ParameterName, 'Characters shown per string')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]')
+            [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print selected strings without quotes, one per line; other values compact')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print selected strings without quotes, one per line; other values compact')
+            [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'Print JSON on one line instead of indenting by 2 spaces')
+            [CompletionResult]::new('--unbounded', '--unbounded', [CompletionResultType]::ParameterName, 'Lift every bound: print everything selected')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -183,6 +208,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
         'spill;help' {
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
             [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
             [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
@@ -196,6 +222,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;shape' {
+            break
+        }
+        'spill;help;extract' {
             break
         }
         'spill;help;search' {

@@ -19,6 +19,9 @@ _spill() {
             spill,cat)
                 cmd="spill__subcmd__cat"
                 ;;
+            spill,extract)
+                cmd="spill__subcmd__extract"
+                ;;
             spill,gc)
                 cmd="spill__subcmd__gc"
                 ;;
@@ -45,6 +48,9 @@ _spill() {
                 ;;
             spill__subcmd__help,cat)
                 cmd="spill__subcmd__help__subcmd__cat"
+                ;;
+            spill__subcmd__help,extract)
+                cmd="spill__subcmd__help__subcmd__extract"
                 ;;
             spill__subcmd__help,gc)
                 cmd="spill__subcmd__help__subcmd__gc"
@@ -77,7 +83,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape search cat ls rm gc schema help"
+            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -172,6 +178,76 @@ _spill() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        spill__subcmd__extract)
+            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --footer --dir --scope --ttl --quota --max-file --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-items)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-string)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --footer)
+                    COMPREPLY=($(compgen -W "stderr stdout" -- "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         spill__subcmd__gc)
             opts="-h --dry-run --all-scopes --json --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -211,7 +287,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape search cat ls rm gc schema help"
+            opts="wrap shape extract search cat ls rm gc schema help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -225,6 +301,20 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help__subcmd__cat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__extract)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -427,7 +517,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape search ls rm gc"
+            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape extract search ls rm gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -30,6 +30,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --version 'Print version'
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand extract 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
             cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
             cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
@@ -69,6 +70,29 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
             cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;extract'= {
+            cand -f 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry'
+            cand --from-file 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry'
+            cand --offset 'Skip this many selected nodes (to page through a long list)'
+            cand --max-items 'Elements or members shown per container, and nodes per list'
+            cand --max-depth 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"'
+            cand --max-string 'Characters shown per string'
+            cand --max-bytes 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]'
+            cand --footer 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --nodes 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
+            cand -r 'Print selected strings without quotes, one per line; other values compact'
+            cand --raw 'Print selected strings without quotes, one per line; other values compact'
+            cand --compact 'Print JSON on one line instead of indenting by 2 spaces'
+            cand --unbounded 'Lift every bound: print everything selected'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -171,6 +195,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand extract 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
             cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
             cand cat 'Print part of a stored output or a file, bounded and paged.'
             cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
@@ -182,6 +207,8 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;wrap'= {
         }
         &'spill;help;shape'= {
+        }
+        &'spill;help;extract'= {
         }
         &'spill;help;search'= {
         }

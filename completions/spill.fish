@@ -36,6 +36,7 @@ complete -c spill -n "__fish_spill_needs_command" -s h -l help -d 'Print help (s
 complete -c spill -n "__fish_spill_needs_command" -s V -l version -d 'Print version'
 complete -c spill -n "__fish_spill_needs_command" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
@@ -75,6 +76,27 @@ always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
 complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s f -l from-file -d 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l offset -d 'Skip this many selected nodes (to page through a long list)' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-items -d 'Elements or members shown per container, and nodes per list' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-depth -d 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-string -d 'Characters shown per string' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l footer -d 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
+stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand extract" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand extract" -l nodes -d 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s r -l raw -d 'Print selected strings without quotes, one per line; other values compact'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l compact -d 'Print JSON on one line instead of indenting by 2 spaces'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l unbounded -d 'Lift every bound: print everything selected'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand search" -s e -l regexp -d 'A pattern to search for; repeat to find any of several' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -s A -l after-context -d 'Show N lines after each match' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -s B -l before-context -d 'Show N lines before each match' -r
@@ -160,12 +182,13 @@ complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to
 always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape search cat ls rm gc schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

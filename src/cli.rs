@@ -512,6 +512,8 @@ pub enum SchemaName {
     Envelope,
     /// The skeleton of `spill shape`.
     Shape,
+    /// `spill extract --nodes`.
+    Extract,
     /// `spill search --json` (and `--count --json`).
     Search,
     /// `spill ls --json`.

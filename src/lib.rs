@@ -11,6 +11,7 @@
 //! |---|---|
 //! | `wrap` | [`wrap::capture`] reads an output to its end, passes it back or stores it; [`wrap::envelope`] describes a stored one ([`envelope::Envelope`]) |
 //! | `shape` | [`json::shape::shape`] (the skeleton), [`json::shape::shape_paths`] (`--paths`) |
+//! | `extract` | [`json::path::Query::parse_lenient`] then [`extract::extract`], which writes the bounded selection and reports what it cut |
 //! | `search` | [`search::search_slice`] (a page of occurrences with the exact total), [`search::count_slice`], [`search::attach_paths`] (`--paths`); [`search::printer`] renders |
 //! | reading back | [`source::open`] opens a ref, a path or `-` as bytes; [`store::Store`] lists, finds and removes entries |
 //! | schemas | [`cmd::schema::schema`]: the JSON Schema of each JSON output |

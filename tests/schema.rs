@@ -252,6 +252,22 @@ struct SearchCount {
     pattern_mode: Option<String>,
 }
 
+/// One node of `spill extract --nodes`, or the continuation string that ends a cut list.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ExtractItem {
+    Node(ExtractNode),
+    More(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ExtractNode {
+    path: String,
+    value: Value,
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inputs.
 
@@ -353,7 +369,7 @@ fn every_schema_is_listed_and_valid() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
-    for want in ["envelope", "shape", "search", "ls", "rm", "gc"] {
+    for want in ["envelope", "shape", "extract", "search", "ls", "rm", "gc"] {
         assert!(
             names.iter().any(|n| n == want),
             "{want} not listed: {names:?}"
@@ -709,6 +725,95 @@ fn search_json_matches_the_schema() {
         assert_valid(&v, &value);
         let _: SearchCount = serde_json::from_value(value).unwrap();
     }
+}
+
+#[test]
+fn extract_nodes_match_the_schema() {
+    let s = Sandbox::new();
+    let v = schema(&s, "extract");
+    let stored = s.run(&["wrap"], api_document(400)).json();
+    let reference = stored["ref"].as_str().unwrap();
+    let records = s.file("records.ndjson", ndjson(80));
+    let records = records.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, i32, usize, bool)> = vec![
+        // (arguments, exit status, nodes shown, ends with a continuation)
+        (vec![reference, "$.items[0]"], 0, 1, false),
+        (vec![reference, "$.items[*].id"], 0, 50, true),
+        (
+            vec![reference, "$.items[*].id", "--offset", "380"],
+            0,
+            20,
+            false,
+        ),
+        (
+            vec![reference, "$.items[0:3]", "--max-items", "2", "--compact"],
+            0,
+            2,
+            true,
+        ),
+        (
+            vec![
+                reference,
+                "$..tags",
+                "--max-items",
+                "1",
+                "--max-string",
+                "1",
+            ],
+            0,
+            1,
+            true,
+        ),
+        (
+            vec![
+                reference,
+                "$.items[?@.email == null].name",
+                "--max-items",
+                "5",
+            ],
+            0,
+            5,
+            true,
+        ),
+        (vec![reference, "$['meta']"], 0, 1, false),
+        (vec![reference, "$.nothing"], 1, 0, false),
+        (vec![records, "$[*].msg", "--max-items", "3"], 0, 3, true),
+        (vec![records, "$[7]"], 0, 1, false),
+        (
+            vec![reference, "$", "--max-depth", "1", "--max-bytes", "300"],
+            0,
+            1,
+            false,
+        ),
+    ];
+    for (args, status, shown, cut) in &cases {
+        let mut full = vec!["extract", "--nodes"];
+        full.extend(args);
+        let r = s.run(&full, "");
+        r.status(*status);
+        let value: Value = serde_json::from_slice(&r.stdout)
+            .unwrap_or_else(|e| panic!("{full:?}: {e}: {}", r.out()));
+        assert_valid(&v, &value);
+        let items: Vec<ExtractItem> = serde_json::from_value(value).unwrap();
+        let nodes = items
+            .iter()
+            .filter(|i| matches!(i, ExtractItem::Node(_)))
+            .count();
+        assert_eq!(nodes, *shown, "{full:?}: {}", r.out());
+        assert_eq!(
+            matches!(items.last(), Some(ExtractItem::More(_))),
+            *cut,
+            "{full:?}"
+        );
+        for item in &items {
+            if let ExtractItem::Node(node) = item {
+                assert!(node.path.starts_with('$'), "{full:?}: {}", node.path);
+            }
+        }
+    }
+    assert!(!v.is_valid(&serde_json::json!([{"path": "$['a']", "value": 1, "extra": 2}])));
+    assert!(!v.is_valid(&serde_json::json!(["… 1 more node", "… 2 more nodes"])));
+    assert!(!v.is_valid(&serde_json::json!([{"path": "items[0]", "value": 1}])));
 }
 
 #[test]

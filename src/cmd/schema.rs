@@ -14,6 +14,7 @@ use super::Outcome;
 pub const ALL: &[SchemaName] = &[
     SchemaName::Envelope,
     SchemaName::Shape,
+    SchemaName::Extract,
     SchemaName::Search,
     SchemaName::Ls,
     SchemaName::Rm,
@@ -25,6 +26,7 @@ pub fn name(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => "envelope",
         SchemaName::Shape => "shape",
+        SchemaName::Extract => "extract",
         SchemaName::Search => "search",
         SchemaName::Ls => "ls",
         SchemaName::Rm => "rm",
@@ -37,6 +39,7 @@ pub fn describes(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => "the envelope of `spill wrap` (--format json)",
         SchemaName::Shape => "the skeleton printed by `spill shape` (without --paths)",
+        SchemaName::Extract => "`spill extract --nodes` (selected values and their paths)",
         SchemaName::Search => "`spill search --json` (a page, or the --count total)",
         SchemaName::Ls => "`spill ls --json`",
         SchemaName::Rm => "`spill rm --json`",
@@ -58,6 +61,7 @@ pub fn schema(which: SchemaName) -> &'static str {
     match which {
         SchemaName::Envelope => include_str!("../../schemas/envelope.json"),
         SchemaName::Shape => include_str!("../../schemas/shape.json"),
+        SchemaName::Extract => include_str!("../../schemas/extract.json"),
         SchemaName::Search => include_str!("../../schemas/search.json"),
         SchemaName::Ls => include_str!("../../schemas/ls.json"),
         SchemaName::Rm => include_str!("../../schemas/rm.json"),
