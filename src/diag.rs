@@ -41,6 +41,11 @@ pub fn usage(text: &str) {
     emit_prefixed(ERROR, None, &escape_keep_newlines(text));
 }
 
+/// Writes `spill: MESSAGE` for an outcome that is not an error (extract selected nothing).
+pub fn message(msg: &str) {
+    emit_prefixed(PREFIX, None, &format!("{msg}\n"));
+}
+
 /// Writes `spill: warning: MESSAGE`.
 pub fn warning(msg: &str) {
     emit_prefixed(PREFIX, Some(("warning:", WARNING)), &format!("{msg}\n"));

@@ -255,6 +255,7 @@ struct SearchCount {
 /// One node of `spill extract --nodes`, or the continuation string that ends a cut list.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
+#[allow(dead_code)]
 enum ExtractItem {
     Node(ExtractNode),
     More(String),

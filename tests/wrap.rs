@@ -614,6 +614,7 @@ fn hint_commands_run_as_pasted_for_every_kind() {
     let binary: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
     let env = s.run(&["wrap"], binary).json();
     assert_eq!(assert_hint_commands_run(&s, &env), 2);
+}
 
 #[test]
 fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
