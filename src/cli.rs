@@ -1,5 +1,12 @@
 //! The command line, declared with clap derive. This is the only file that knows clap: the first
 //! doc line of each item is its `-h` text, the whole doc comment its `--help`.
+// These doc comments are terminal help first (shown verbatim by clap and in the man pages), so
+// the Markdown reading of `<uid>`, `[REDACTED]` and bare URLs does not apply to them.
+#![allow(
+    rustdoc::invalid_html_tags,
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links
+)]
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -8,22 +15,47 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::limits;
 
-const EXIT_CODES: &str = "\
+/// The end of `spill --help`: exit statuses, streams, environment and examples.
+pub const EXIT_CODES: &str = "\
 Exit status:
-  0  success, or something was found
-  1  nothing found (extract selected no node, search found no match)
+  0  success, or something was found; also when a bound was hit (the output says what was cut)
+  1  nothing found: extract selected no node, search found no match, search --count counted 0
   2  an error: usage, bad query, bad input, unknown or expired ref, store error
-  wrap -- CMD exits with CMD's status (128+signal when killed).
+  wrap -- CMD exits with CMD's status: 128+signal when killed, 127 not found, 126 not
+  executable, 124 after --timeout.
 
-Data goes to stdout; notices (truncation, `next:` lines) and warnings go to stderr after stdout
-has been flushed, so `2>&1` shows them in order.";
+Streams:
+  Data goes to stdout. Notices (truncation, `next:` lines) and warnings go to stderr after
+  stdout has been flushed, so `2>&1` shows them in order; `--footer stdout` moves `next:` lines
+  to the end of stdout. With --json, notices go inside the JSON object and stderr stays silent
+  on success. Errors are one `spill: ...` line on stderr. `spill ... | head -1` exits quietly
+  with 0. JSON output is never coloured; --color applies to human text on a terminal only.
+
+Environment (a flag wins over its variable):
+  SPILL_DIR  SPILL_SCOPE  SPILL_TTL  SPILL_QUOTA  SPILL_MAX_FILE  SPILL_MAX_INLINE  SPILL_FORMAT
+  SPILL_FOOTER  SPILL_REDACT=1  SPILL_TURN  SPILL_TURN_BUDGET  NO_COLOR
+  SPILL_RESTRICTED=1 (no flag): refs and stdin only, no store flags, no paths in envelopes.
+
+Examples:
+  cargo test 2>&1 | spill wrap
+  spill wrap -- make check
+  spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+  spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
+  spill schema envelope
+  spill wrap --help          # every command explains its options, with examples";
 
 /// spill: keep oversized command output out of a model's context, without losing any of it.
 ///
 /// Small output passes through byte for byte; large output is stored under a ref and replaced by
 /// a compact envelope. Read the stored output with bounded commands.
 #[derive(Debug, Parser)]
-#[command(name = "spill", version, arg_required_else_help = true, after_long_help = EXIT_CODES)]
+#[command(
+    name = "spill",
+    version,
+    arg_required_else_help = true,
+    after_long_help = EXIT_CODES,
+    after_help = "Exit status: 0 found, 1 nothing found, 2 error. `spill --help` says more."
+)]
 pub struct Cli {
     /// Options shared by every command.
     #[command(flatten)]
@@ -74,25 +106,14 @@ pub enum ColorWhen {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Wrap(WrapArgs),
-    Cat(CatArgs),
     Shape(ShapeArgs),
     Extract(ExtractArgs),
+    Search(SearchArgs),
+    Cat(CatArgs),
     Ls(LsArgs),
     Rm(RmArgs),
-    Search(SearchArgs),
-    /// Remove expired entries and stale temporary files, then enforce the quota
-    ///
-    /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
-    /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
-    /// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
-    /// overrides the lifetime for this run.
-    ///
-    /// Examples:
-    ///   spill gc --dry-run
-    ///   spill gc --all-scopes --ttl 1h
-    ///   spill gc --json
-    #[command(verbatim_doc_comment)]
     Gc(GcArgs),
+    Schema(SchemaArgs),
 }
 
 /// `--format` values of `wrap`.
@@ -109,14 +130,16 @@ pub enum WrapFormat {
 /// Output up to --max-inline bytes (inclusive) is copied to stdout byte for byte. Larger output
 /// is streamed into the store and replaced by an envelope: its ref, size, kind, a preview of the
 /// head and the tail, failure signals, and the exact commands that read the rest.
-///
-/// Examples:
-///   cargo test 2>&1 | spill wrap
-///   spill wrap -- cargo build --release
-///   curl -s https://api.example.com/items | spill wrap --label 'items API'
-///   make 2>&1 | spill wrap --format text --max-inline 4K
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  cargo test 2>&1 | spill wrap
+  spill wrap -- cargo build --release
+  curl -s https://api.example.com/items | spill wrap --label 'items API'
+  make 2>&1 | spill wrap --format text --max-inline 4K"
+)]
 pub struct WrapArgs {
     /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -171,14 +194,16 @@ pub enum FooterTo {
 ///
 /// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
 /// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
-///
-/// Examples:
-///   spill cat sp_9f2c4a1b7e3d0c55
-///   spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
-///   spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
-///   spill cat build.log --lines 100:
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill cat sp_9f2c4a1b7e3d0c55
+  spill cat sp_9f2c4a1b7e3d0c55 --lines 4800:4900
+  spill cat sp_9f2c4a1b7e3d0c55 --bytes 0:512 --hex
+  spill cat build.log --lines 100:"
+)]
 pub struct CatArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -213,13 +238,16 @@ pub struct CatArgs {
 /// with `|`, arrays merge all their elements (`{"array[1250]": {…}}`, `"array[3] of string"`),
 /// id-keyed objects collapse to `{"map[N]": …}`. The output never exceeds --max-bytes and is
 /// always valid JSON. Text input gets a line summary, binary input its size.
-///
-/// Examples:
-///   spill shape sp_9f2c4a1b7e3d0c55
-///   spill shape sp_9f2c4a1b7e3d0c55 --depth 2
-///   spill shape sp_9f2c4a1b7e3d0c55 --paths
-///   curl -s https://api.example.com/items | spill shape -
 #[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill shape sp_9f2c4a1b7e3d0c55
+  spill shape sp_9f2c4a1b7e3d0c55 --depth 2
+  spill shape sp_9f2c4a1b7e3d0c55 --paths
+  curl -s https://api.example.com/items | spill shape -"
+)]
 pub struct ShapeArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -248,15 +276,17 @@ pub struct ShapeArgs {
 ///
 /// Exit status 1 when the query selects nothing, with a message naming the deepest part of the
 /// query that resolved and what is there.
-///
-/// Examples:
-///   spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
-///   spill extract sp_9f2c4a1b7e3d0c55 'items[?@.status >= 500].id' --compact
-///   spill extract sp_9f2c4a1b7e3d0c55 '$..error' --nodes
-///   spill extract sp_9f2c4a1b7e3d0c55 '$.items[*].name' -r
-///   kubectl get pods -o json | spill extract - '$.items[*].metadata.name' -r
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
+  spill extract sp_9f2c4a1b7e3d0c55 'items[?@.status >= 500].id' --compact
+  spill extract sp_9f2c4a1b7e3d0c55 '$..error' --nodes
+  spill extract sp_9f2c4a1b7e3d0c55 '$.items[*].name' -r
+  kubectl get pods -o json | spill extract - '$.items[*].metadata.name' -r"
+)]
 pub struct ExtractArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -305,12 +335,14 @@ pub struct ExtractArgs {
 }
 
 /// List stored outputs: ref, size, kind, age, label, summary; newest first.
-///
-/// Examples:
-///   spill ls
-///   spill ls --json --all-scopes
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill ls
+  spill ls --json --all-scopes"
+)]
 pub struct LsArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -321,12 +353,14 @@ pub struct LsArgs {
 }
 
 /// Remove stored outputs by ref, or all outputs of the current scope.
-///
-/// Examples:
-///   spill rm sp_9f2c4a1b7e3d0c55
-///   spill rm --all          # a harness calls this when a conversation ends
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill rm sp_9f2c4a1b7e3d0c55
+  spill rm --all          # a harness calls this when a conversation ends"
+)]
 pub struct RmArgs {
     /// The refs to remove.
     #[arg(
@@ -352,15 +386,17 @@ pub struct RmArgs {
 /// stderr says which matches were shown and how to get the next page
 /// (`matches 21–40 of 342 · next: --offset 40`). A PATTERN that is not a valid regex is searched
 /// as a literal string, with a note. Binary sources are searched too.
-///
-/// Examples:
-///   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
-///   spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
-///   spill search build.log -F '[E0308]' --count
-///   spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
-///   spill search sp_9f2c4a1b7e3d0c55 '"status":"error"' --paths
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+  spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
+  spill search build.log -F '[E0308]' --count
+  spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
+  spill search sp_9f2c4a1b7e3d0c55 '\"status\":\"error\"' --paths"
+)]
 pub struct SearchArgs {
     /// A ref (sp_…), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
@@ -421,8 +457,21 @@ pub struct SearchArgs {
     pub footer: Option<FooterTo>,
 }
 
-/// `spill gc` options (the help text is on [`Command::Gc`]).
+/// Remove expired entries and stale temporary files, then enforce the quota.
+///
+/// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
+/// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
+/// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
+/// overrides the lifetime for this run.
 #[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill gc --dry-run
+  spill gc --all-scopes --ttl 1h
+  spill gc --json"
+)]
 pub struct GcArgs {
     /// Report what would be removed; remove nothing.
     #[arg(long)]
@@ -433,6 +482,46 @@ pub struct GcArgs {
     /// Print one JSON object instead of lines.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Print the JSON Schema (draft 2020-12) of one of spill's JSON outputs.
+///
+/// Each schema describes exactly what this version prints (closed objects, required fields),
+/// so a script can validate what it reads. Fields are only ever added, never renamed or
+/// retyped; read unknown fields as a newer spill's additions. Without OUTPUT, lists the
+/// schemas.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill schema
+  spill schema envelope > spill-envelope.schema.json
+  spill schema ls"
+)]
+pub struct SchemaArgs {
+    /// The output whose schema to print.
+    #[arg(value_name = "OUTPUT", value_enum)]
+    pub output: Option<SchemaName>,
+}
+
+/// The machine-readable outputs that have a schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaName {
+    /// The envelope of `spill wrap` (--format json).
+    Envelope,
+    /// The skeleton of `spill shape`.
+    Shape,
+    /// `spill extract --nodes`.
+    Extract,
+    /// `spill search --json` (and `--count --json`).
+    Search,
+    /// `spill ls --json`.
+    Ls,
+    /// `spill rm --json`.
+    Rm,
+    /// `spill gc --json`.
+    Gc,
 }
 
 /// clap value parser for sizes.

@@ -1,32 +1,76 @@
 //! The only writer to stderr: `spill: …` error lines, warnings, notes, query carets, and the
 //! escaping that keeps untrusted text from reaching a terminal as control sequences.
+//!
+//! Colour: the `spill:` prefix (and `warning:`/`note:`) is styled through anstream, which
+//! decides from `--color` ([`set_color`]), `NO_COLOR`, `CLICOLOR_FORCE`, `TERM` and whether
+//! stderr is a terminal. Messages are escaped before they get here, so stripping styles (when
+//! colour is off) can never remove bytes that belong to the message.
 
 use std::io::{self, Write};
 
+use anstyle::{AnsiColor, Style};
+
 use crate::error::Error;
+
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const WARNING: Style = AnsiColor::Yellow.on_default().bold();
+const NOTE: Style = AnsiColor::Cyan.on_default().bold();
+const PREFIX: Style = Style::new().bold();
+
+/// Sets when human text is coloured, for this process: `Auto` colours only on a terminal (and
+/// not with `NO_COLOR`); `Always` colours even through a pipe and despite `NO_COLOR`, as an
+/// explicit `--color always` asks; `Never` never does. Called once, after the command line
+/// parses. It also governs `search`'s highlights, which ask anstream the same question.
+pub fn set_color(choice: anstream::ColorChoice) {
+    choice.write_global();
+}
 
 /// Writes `spill: MESSAGE` for an error; query errors add the query and a caret line.
 pub fn error(err: &Error) {
-    let mut text = format!("spill: {err}\n");
+    let mut text = format!("{err}\n");
     if let Error::Query { query, offset, .. } = err {
         text.push_str(&caret_lines(query, *offset));
     }
-    emit(&text);
+    emit_prefixed(ERROR, None, &text);
+}
+
+/// Writes a usage error from the command-line parser: `spill: MESSAGE` (the text may span
+/// several lines and already ends with a newline).
+pub fn usage(text: &str) {
+    // clap echoes the offending argument as typed: escape it like any untrusted text.
+    emit_prefixed(ERROR, None, &escape_keep_newlines(text));
+}
+
+/// Writes `spill: MESSAGE` for an outcome that is not an error (extract selected nothing).
+pub fn message(msg: &str) {
+    emit_prefixed(PREFIX, None, &format!("{msg}\n"));
 }
 
 /// Writes `spill: warning: MESSAGE`.
 pub fn warning(msg: &str) {
-    emit(&format!("spill: warning: {msg}\n"));
+    emit_prefixed(PREFIX, Some(("warning:", WARNING)), &format!("{msg}\n"));
 }
 
 /// Writes `spill: note: MESSAGE`.
 pub fn note(msg: &str) {
-    emit(&format!("spill: note: {msg}\n"));
+    emit_prefixed(PREFIX, Some(("note:", NOTE)), &format!("{msg}\n"));
 }
 
 /// Writes a plain notice line (pagination footers such as `lines 1–200 of 48,213 · next: …`).
 pub fn notice(msg: &str) {
     emit(&format!("{msg}\n"));
+}
+
+/// `spill:` in `prefix_style`, then an optional styled word, then the (already escaped) body.
+fn emit_prefixed(prefix_style: Style, word: Option<(&str, Style)>, body: &str) {
+    let mut text = format!("{prefix_style}spill:{prefix_style:#} ");
+    if let Some((word, style)) = word {
+        text.push_str(&format!("{style}{word}{style:#} "));
+    }
+    text.push_str(body);
+    // One write through anstream: it strips the styles unless colour is on for stderr.
+    let mut err = anstream::AutoStream::auto(io::stderr().lock());
+    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
 
 /// The two lines under a query error: the query indented by two spaces, and a caret under the

@@ -4,7 +4,68 @@
 //! Small output passes through byte for byte; large output is streamed into a private,
 //! content-addressed [store] and replaced by a compact envelope. The reading commands then
 //! take it back in bounded pieces. Every capability is a library function over readers and
-//! byte slices; the `spill` binary is a thin layer over [`run`].
+//! byte slices that returns typed results and never prints; the `spill` binary is a thin layer
+//! over [`run`].
+//!
+//! | capability | functions |
+//! |---|---|
+//! | `wrap` | [`wrap::capture`] reads an output to its end, passes it back or stores it; [`wrap::envelope`] describes a stored one ([`envelope::Envelope`]) |
+//! | `shape` | [`json::shape::shape`] (the skeleton), [`json::shape::shape_paths`] (`--paths`) |
+//! | `extract` | [`json::path::Query::parse_lenient`] then [`extract::extract`], which writes the bounded selection and reports what it cut |
+//! | `search` | [`search::search_slice`] (a page of occurrences with the exact total), [`search::count_slice`], [`search::attach_paths`] (`--paths`); [`search::printer`] renders |
+//! | reading back | [`source::open`] opens a ref, a path or `-` as bytes; [`store::Store`] lists, finds and removes entries |
+//! | schemas | [`cmd::schema::schema`]: the JSON Schema of each JSON output |
+//!
+//! # Example: spill an output and read it back
+//!
+//! ```
+//! use spill::store::StoreConfig;
+//! use spill::wrap::{self, Capture, WrapOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = StoreConfig::new(dir.path().join("store"), "default".to_string());
+//! let output = "building…\n".repeat(10_000);
+//! let opts = WrapOptions::default();
+//!
+//! // 110,000 bytes is more than `--max-inline` (16 KiB): stored, and described.
+//! let Capture::Spilled(spilled) = wrap::capture(&mut output.as_bytes(), &opts, &store, &|| false)?
+//! else {
+//!     unreachable!("larger than --max-inline")
+//! };
+//! let envelope = wrap::envelope(&spilled, &opts, None, false);
+//! assert!(envelope.spilled);
+//! assert_eq!(envelope.lines, 10_000);
+//! assert!(envelope.to_json().starts_with(r#"{"spilled":true,"ref":"sp_"#));
+//!
+//! // The ref reads back exactly the bytes that were stored.
+//! let reference = envelope.reference.as_deref().unwrap();
+//! let stored = spill::source::open(reference, &store)?;
+//! assert_eq!(&stored[..], output.as_bytes());
+//!
+//! // Small output comes back as it is, and nothing touches the store.
+//! let small = wrap::capture(&mut &b"ok\n"[..], &opts, &store, &|| false)?;
+//! assert!(matches!(small, Capture::Inline(bytes) if bytes == b"ok\n"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Example: the shape of a JSON document
+//!
+//! ```
+//! use spill::json::shape::{shape, ShapeOptions};
+//!
+//! let doc = br#"{"items":[{"id":1,"tags":["a"]},{"id":2,"email":null,"tags":[]}],"next":null}"#;
+//! let skeleton = shape(doc, &ShapeOptions::default());
+//! assert_eq!(
+//!     skeleton.json,
+//!     r#"{"items":{"array[2]":{"id":"integer","tags":"array[0..1] of string","email?":"null"}},"next":"null"}"#
+//! );
+//! ```
+//!
+//! The command-line layer ([`cli`], [`cmd`], [`diag`], [`output`]) is public so that the
+//! binary stays thin and the tests can render completions and man pages from the same
+//! definition; embedders need only the functions above.
 #![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -34,10 +95,18 @@ use clap::Parser;
 /// Runs spill with these arguments (the first is the program name) and returns the exit status.
 /// Errors are reported on stderr as `spill: …` lines; a closed stdout ends quietly with 0.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => return usage_error(e),
+        Err(e) => {
+            // The line did not parse, but its --color still decides how the error looks.
+            if let Some(when) = color_flag(&args) {
+                diag::set_color(color_choice(when));
+            }
+            return usage_error(e);
+        }
     };
+    diag::set_color(color_choice(cli.global.color));
     match cmd::dispatch(cli) {
         Ok(outcome) => outcome.code(),
         Err(e) if e.is_broken_pipe() => 0,
@@ -46,6 +115,34 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
             2
         }
     }
+}
+
+fn color_choice(when: cli::ColorWhen) -> anstream::ColorChoice {
+    match when {
+        cli::ColorWhen::Auto => anstream::ColorChoice::Auto,
+        cli::ColorWhen::Always => anstream::ColorChoice::Always,
+        cli::ColorWhen::Never => anstream::ColorChoice::Never,
+    }
+}
+
+/// The last valid `--color WHEN` / `--color=WHEN` of a command line that failed to parse
+/// (arguments after `--` belong to a wrapped command).
+fn color_flag(args: &[OsString]) -> Option<cli::ColorWhen> {
+    use clap::ValueEnum;
+    let mut found = None;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            Some("--") => break,
+            Some("--color") => words.next().flatten(),
+            Some(w) => w.strip_prefix("--color="),
+            None => None,
+        };
+        if let Some(when) = value.and_then(|v| cli::ColorWhen::from_str(v, false).ok()) {
+            found = Some(when);
+        }
+    }
+    found
 }
 
 /// Help and version go to stdout with status 0; `spill` alone prints help with status 2;
@@ -64,10 +161,7 @@ fn usage_error(e: clap::Error) -> u8 {
             2
         }
         _ => {
-            let body = text.strip_prefix("error: ").unwrap_or(&text);
-            let _ = std::io::stderr()
-                .lock()
-                .write_all(format!("spill: {body}").as_bytes());
+            diag::usage(text.strip_prefix("error: ").unwrap_or(&text));
             2
         }
     }

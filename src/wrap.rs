@@ -195,6 +195,11 @@ fn read_some(
     stop: &dyn Fn() -> bool,
 ) -> io::Result<Option<usize>> {
     loop {
+        // A signal that arrived while wrap was busy (writing, hashing) interrupted no read:
+        // without this check a producer that keeps writing would never let wrap stop.
+        if stop() {
+            return Ok(None);
+        }
         match input.read(buf) {
             Ok(n) => return Ok(Some(n)),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {

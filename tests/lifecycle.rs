@@ -266,7 +266,13 @@ fn gc_dry_run_reports_and_changes_nothing_then_gc_removes() {
         s.run(&["gc"], "").status(0).out(),
         "freed 0 bytes (0.0 MiB)\n"
     );
-    // Unlocked, it is stale at once.
+    // Unlocked, it is stale at once. Unlock explicitly: a child forked by a parallel test may
+    // still share this open file description (until it execs), so closing ours would not
+    // release the lock in time.
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&live), libc::LOCK_UN) },
+        0
+    );
     drop(live);
     assert!(
         s.run(&["gc"], "")

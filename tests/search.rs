@@ -662,3 +662,36 @@ fn paths_on_other_sources_are_ignored_with_a_note() {
         "--paths ignored: the source looks like JSON but is invalid at byte 6 (line 1:7): expected a JSON value"
     );
 }
+
+#[test]
+fn paths_round_trip_through_extract() {
+    let s = Sandbox::new();
+    let doc = r#"{"items":[{"id":1,"msg":"ok"},{"id":2,"msg":"timeout after 30s","tags":["net","timeout"]}],"meta":{"timeout key":{"x":1}}}"#;
+    let f = s.file("doc.json", doc);
+    let source = f.to_str().unwrap();
+    let r = s.run(&["search", source, "timeout", "--paths", "--json"], "");
+    r.status(0);
+    let result = r.json();
+    let matches = result["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 3);
+    for m in matches {
+        let path = m["path"].as_str().unwrap();
+        let extracted = s.run(&["extract", source, path, "--compact"], "");
+        extracted.status(0);
+        let text = extracted.out();
+        let in_key = m.get("inKey").and_then(|v| v.as_bool()).unwrap_or(false);
+        if in_key {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(&text)
+                    .unwrap()
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .any(|k| k.contains("timeout")),
+                "{path}: {text}"
+            );
+        } else {
+            assert!(text.contains("timeout"), "{path} selects {text}");
+        }
+    }
+}

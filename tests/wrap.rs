@@ -560,3 +560,103 @@ fn a_capped_json_payload_is_described_as_text() {
     assert_eq!(env["mimeType"], "text/plain");
     assert!(env["hint"].as_str().unwrap().contains("spill cat "));
 }
+
+/// Every command of a hint runs verbatim when pasted into a shell, and finds something.
+#[track_caller]
+fn assert_hint_commands_run(s: &Sandbox, env: &serde_json::Value) -> usize {
+    let hint = env["hint"].as_str().expect("a hint");
+    let commands = hint.split_once("Read it with: ").expect("hint prefix").1;
+    let mut n = 0;
+    for command in commands.split(" · ") {
+        let r = s.shell(command);
+        assert_eq!(
+            r.code,
+            Some(0),
+            "{command}\nstdout: {}\nstderr: {}",
+            r.out(),
+            r.stderr
+        );
+        assert!(!r.stdout.is_empty(), "{command} printed nothing");
+        n += 1;
+    }
+    n
+}
+
+#[test]
+fn hint_commands_run_as_pasted_for_every_kind() {
+    let s = Sandbox::new();
+    // Text with a strong signal: search by its marker, and cat of the omitted middle.
+    let mut log = lines_of_text(3000);
+    log.extend_from_slice(b"error[E0599]: no method named `x`\n");
+    log.extend(lines_of_text(3000));
+    assert_eq!(
+        assert_hint_commands_run(&s, &s.run(&["wrap"], log).json()),
+        2
+    );
+    // JSON: shape, extract of the dominant array's first items, search.
+    let mut doc = api_document(400);
+    let at = doc.len() - 3;
+    doc.splice(
+        at..at,
+        b", \"status\": \"error: upstream failed\"".iter().copied(),
+    );
+    let env = s.run(&["wrap"], doc).json();
+    assert_eq!(env["mimeType"], "application/json");
+    assert_eq!(assert_hint_commands_run(&s, &env), 3);
+    // NDJSON: extract of the first records, search.
+    let ndjson: String = (0..3000)
+        .map(|i| format!("{{\"seq\":{i},\"msg\":\"request failed\"}}\n"))
+        .collect();
+    let env = s.run(&["wrap"], ndjson).json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    assert_eq!(assert_hint_commands_run(&s, &env), 2);
+    // Binary: hex dumps of the start and the end.
+    let binary: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+    let env = s.run(&["wrap"], binary).json();
+    assert_eq!(assert_hint_commands_run(&s, &env), 2);
+}
+
+#[test]
+fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
+    use std::io::Write;
+    let s = Sandbox::new();
+    let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A producer that never stops: wrap is always busy with data, rarely blocked in read.
+    let producer = std::thread::spawn(move || {
+        let chunk = lines_of_text(1000);
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let scope = s.store_root().join("default");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline
+        && !std::fs::read_dir(&scope).is_ok_and(|mut d| d.any(|e| e.is_ok()))
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    // SAFETY: kill(2) on the child's pid, which has not been waited for.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let stopped = child.try_wait().unwrap().is_some();
+    if !stopped {
+        child.kill().unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    producer.join().unwrap();
+    assert!(stopped, "wrap kept reading after SIGTERM");
+    assert_eq!(out.status.code(), Some(0));
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["interrupted"], true, "{env}");
+    assert_eq!(
+        std::fs::metadata(stored_path(&env)).unwrap().len(),
+        env["sizeBytes"].as_u64().unwrap()
+    );
+}

@@ -49,15 +49,15 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     let report = extract::extract(&input, &query, &opts, &mut out)?;
     if let Some(why) = &report.no_match {
         output::flush(&mut out)?;
-        diag::notice(&format!("spill: {}", diag::escape(why)));
+        diag::message(&diag::escape(why));
         return Ok(Outcome::NotFound);
     }
     match report.notice() {
         Some(line) => super::emit_footer(&mut out, footer_to, &diag::escape(&line))?,
         None if report.shown == 0 && report.selected > 0 => {
             output::flush(&mut out)?;
-            diag::notice(&format!(
-                "spill: note: nothing past --offset {}: the query selects {} {}",
+            diag::note(&format!(
+                "nothing past --offset {}: the query selects {} {}",
                 args.offset,
                 limits::group_digits(report.selected),
                 if report.selected == 1 {

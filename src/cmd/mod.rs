@@ -6,6 +6,7 @@ pub mod extract;
 pub mod gc;
 pub mod ls;
 pub mod rm;
+pub mod schema;
 pub mod search;
 pub mod shape;
 pub mod wrap;
@@ -50,6 +51,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
         Command::Search(args) => search::run(&cli.global, args),
         Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),
+        Command::Schema(args) => schema::run(args),
     }
 }
 

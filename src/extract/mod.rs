@@ -7,13 +7,12 @@
 //! a time, so memory does not grow with the input. Selected values are copied from the source
 //! (numbers and strings exactly as written) and checked as they are printed.
 
-pub mod doc;
 mod render;
 
 use std::io::Write;
 use std::ops::ControlFlow;
 
-pub use doc::JsonDoc;
+pub use crate::json::path::JsonDoc;
 pub use render::{Bounds, Cuts, json_string, shell_quote};
 
 use crate::error::{Error, Result};
@@ -129,6 +128,35 @@ impl Report {
 ///
 /// Errors: invalid JSON met on the way (with byte offset and line:column) and write errors.
 /// Selecting nothing is not an error: [`Report::no_match`] explains it.
+///
+/// ```
+/// use spill::extract::{extract, Bounds, Mode, Options};
+/// use spill::json::path::Query;
+///
+/// let doc = br#"{"items":[{"id":1,"n":12345678901234567890123},{"id":2},{"id":3}]}"#;
+/// let query = Query::parse_lenient("items[*].id").unwrap(); // read as $.items[*].id
+/// let opts = Options {
+///     source: "items.json",
+///     bounds: Some(Bounds { max_items: 2, max_depth: 8, max_string: 1000, max_bytes: None }),
+///     mode: Mode::Values,
+///     compact: true,
+///     offset: 0,
+/// };
+/// let mut out = Vec::new();
+/// let report = extract(doc, &query, &opts, &mut out).unwrap();
+/// // Two of three nodes shown; the cut says how to continue (with the query as typed).
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "[1,2,\"… 1 more node: spill extract items.json 'items[*].id' --offset 2\"]\n"
+/// );
+/// assert_eq!((report.selected, report.shown), (3, 2));
+///
+/// // Numbers are copied exactly as written; a singular query prints the value itself.
+/// let big = Query::parse_lenient("$.items[0].n").unwrap();
+/// let mut out = Vec::new();
+/// extract(doc, &big, &Options { bounds: None, ..opts }, &mut out).unwrap();
+/// assert_eq!(out, b"12345678901234567890123\n");
+/// ```
 pub fn extract(
     bytes: &[u8],
     query: &Query,
@@ -368,7 +396,7 @@ fn raw_item<'d>(
 ) -> std::result::Result<bool, SyntaxError> {
     let doc = v.doc();
     let at = v.offset();
-    if doc.get(at) != Some(&b'"') || doc::is_records(v) {
+    if doc.get(at) != Some(&b'"') || crate::json::path::is_records(v) {
         let ok = writer.value(out, v, path, 0, first)?;
         if ok {
             out.push(b"\n");

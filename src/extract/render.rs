@@ -10,8 +10,8 @@
 
 use std::io::Write;
 
-use super::doc::{Records, is_records};
 use crate::json::path::{NormPath, PathElem};
+use crate::json::path::{Records, is_records};
 use crate::json::{SyntaxError, Value, validate_value};
 use crate::limits::group_digits;
 

@@ -126,6 +126,24 @@ const SNIFF_BYTES: usize = 64 * 1024;
 const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 
 /// Searches `haystack` (a buffer or a memory map) for one page of occurrences.
+///
+/// ```
+/// use spill::search::{search_slice, Page, Pattern, PatternOptions};
+///
+/// let log = b"ok\nerror: disk full\nok\nerror: timeout, error again\n";
+/// let pattern = Pattern::new(&PatternOptions {
+///     patterns: vec!["error".to_string()],
+///     ..PatternOptions::default()
+/// })
+/// .unwrap();
+/// let page = Page { limit: 2, ..Page::default() };
+/// let result = search_slice(log, &pattern, &page).unwrap();
+/// // Three occurrences in all (two on line 4), the first two returned.
+/// assert_eq!(result.total_matches, 3);
+/// let found: Vec<(u64, u64)> = result.matches.iter().map(|m| (m.line, m.column)).collect();
+/// assert_eq!(found, [(2, 1), (4, 1)]);
+/// assert_eq!(result.next_offset(), Some(2));
+/// ```
 pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
     let (matches, seen, resume_at) = if page.limit == 0 {
         (Vec::new(), 0, Some(0))

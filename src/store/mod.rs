@@ -99,6 +99,36 @@ pub fn current_uid() -> u32 {
 }
 
 /// An opened view of one scope of the store.
+///
+/// What `spill ls` and `spill rm` do, from Rust:
+///
+/// ```
+/// use spill::store::{Store, StoreConfig};
+/// use spill::wrap::{self, WrapOptions};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let config = StoreConfig::new(dir.path().join("store"), "conv-42".to_string());
+/// let opts = WrapOptions { label: Some("make test".into()), ..WrapOptions::default() };
+/// let output = "test ok\n".repeat(5_000);
+/// wrap::capture(&mut output.as_bytes(), &opts, &config, &|| false)?;
+///
+/// let store = Store::new(config);
+/// let entries = store.entries()?;
+/// assert_eq!(entries.len(), 1);
+/// assert_eq!(entries[0].scope, "conv-42");
+/// assert_eq!(entries[0].meta.label.as_deref(), Some("make test"));
+/// assert_eq!(entries[0].meta.size_bytes, 40_000);
+///
+/// // Reading a ref finds its payload file; removing it leaves a tombstone that says so.
+/// let reference = entries[0].reference;
+/// assert!(store.find(&reference)?.is_file());
+/// assert!(store.remove(&reference, "removed")?);
+/// let gone = store.find(&reference).unwrap_err().to_string();
+/// assert!(gone.contains("has been removed"), "{gone}");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct Store {
     config: StoreConfig,

@@ -143,6 +143,29 @@ impl Sandbox {
         }
     }
 
+    /// Runs a command line as a user would paste it into a shell (`sh -c`), with `spill` on
+    /// the PATH and the same scrubbed environment.
+    pub fn shell(&self, line: &str) -> Run {
+        let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_spill"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let mut path = std::ffi::OsString::from(bin_dir);
+        path.push(":");
+        path.push(std::env::var_os("PATH").unwrap_or_default());
+        let mut command = Command::new("sh");
+        command.args(["-c", line]).env_clear().env("PATH", path);
+        command
+            .env("HOME", self.path())
+            .env("TMPDIR", self.path())
+            .env("LANG", "C.UTF-8");
+        Cmd {
+            command,
+            stdin: None,
+        }
+        .run()
+    }
+
     /// Shorthand: run `spill ARGS…` with `stdin`.
     pub fn run(&self, args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
         self.cmd(args).stdin(stdin).run()

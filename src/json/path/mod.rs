@@ -2,9 +2,9 @@
 //! [`Doc`].
 //!
 //! ```text
-//! let doc = JsonDoc::new(&bytes);                          // the engine, lazily
+//! let (doc, root) = JsonDoc::open(&bytes)?;                 // the engine, lazily
 //! let query = Query::parse_lenient("items[0].name")?;     // read as $.items[0].name
-//! query.select(&doc, doc.root()?, |path, node| { …; ControlFlow::Continue(()) })?;
+//! query.select(&doc, root, |path, node| { …; ControlFlow::Continue(()) })?;
 //! ```
 //!
 //! - Parsing ([`Query::parse`], [`Query::parse_lenient`]) follows RFC 9535 exactly, including
@@ -43,7 +43,7 @@ use std::fmt;
 use std::ops::ControlFlow;
 
 pub use doc::{Doc, Kind};
-pub use engine::{JsonDoc, JsonElements, JsonMembers};
+pub use engine::{JsonDoc, JsonElements, JsonMembers, RECORDS, Records, is_records};
 pub use eval::Flow;
 pub use explain::explain_no_match;
 pub use fuzz::fuzz_query;

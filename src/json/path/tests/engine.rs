@@ -8,8 +8,7 @@ use crate::json::path::{JsonDoc, Query, explain_no_match};
 
 /// (normalized path, raw text) of each selected node.
 fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json::SyntaxError> {
-    let doc = JsonDoc::new(bytes.as_bytes());
-    let root = doc.root()?;
+    let (doc, root) = JsonDoc::open(bytes.as_bytes())?;
     let q = Query::parse_lenient(query).expect("query parses");
     let mut out = Vec::new();
     let mut failed = None;
@@ -33,8 +32,7 @@ fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json
 fn compliance_test_suite_on_the_engine() {
     run_suite("engine", &|query, document| {
         let text = document.to_json();
-        let doc = JsonDoc::new(text.as_bytes());
-        let root = doc.root().expect("CTS documents are valid");
+        let (doc, root) = JsonDoc::open(text.as_bytes()).expect("CTS documents are valid");
         let mut out = Vec::new();
         let _ = query
             .select(&doc, root, |p, v| {
@@ -102,8 +100,7 @@ fn escaped_keys_match_decoded_names() {
 #[test]
 fn no_match_explanations_on_the_engine() {
     let text = r#"{"items":[1,2,3],"meta":{"count":3}}"#;
-    let doc = JsonDoc::new(text.as_bytes());
-    let root = doc.root().unwrap();
+    let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
     let explain =
         |q: &str| explain_no_match(&Query::parse_lenient(q).unwrap(), &doc, root).unwrap();
     assert_eq!(
@@ -120,8 +117,7 @@ fn no_match_explanations_on_the_engine() {
 fn a_million_levels_deep() {
     let depth = 1_000_000;
     let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-    let doc = JsonDoc::new(text.as_bytes());
-    let root = doc.root().unwrap();
+    let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
     let q = Query::parse("$..[0]").unwrap();
     let mut n = 0usize;
     let _ = q

@@ -1,0 +1,255 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'spill'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'spill' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
+            [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
+            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
+            [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'spill;wrap' {
+            [CompletionResult]::new('--max-inline', '--max-inline', [CompletionResultType]::ParameterName, 'Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Envelope format [env: SPILL_FORMAT] [default: json]')
+            [CompletionResult]::new('--preview', '--preview', [CompletionResultType]::ParameterName, 'Budget shared by the preview and the signals')
+            [CompletionResult]::new('--head-lines', '--head-lines', [CompletionResultType]::ParameterName, 'Lines shown from the start of a text preview (overrides the 1/3 head budget)')
+            [CompletionResult]::new('--tail-lines', '--tail-lines', [CompletionResultType]::ParameterName, 'Lines shown from the end of a text preview (overrides the 2/3 tail budget)')
+            [CompletionResult]::new('--label', '--label', [CompletionResultType]::ParameterName, 'A free-form label (e.g. the command), stored and echoed in the envelope')
+            [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]')
+            [CompletionResult]::new('--turn-budget', '--turn-budget', [CompletionResultType]::ParameterName, 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With CMD: kill it after this long and exit 124, like timeout(1)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;shape' {
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
+            [CompletionResult]::new('--depth', '--depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The skeleton never exceeds this size (at least 256 bytes)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;extract' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry')
+            [CompletionResult]::new('--from-file', '--from-file', [CompletionResultType]::ParameterName, 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many selected nodes (to page through a long list)')
+            [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'Elements or members shown per container, and nodes per list')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"')
+            [CompletionResult]::new('--max-string', '--max-string', [CompletionResultType]::ParameterName, 'Characters shown per string')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]')
+            [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print selected strings without quotes, one per line; other values compact')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print selected strings without quotes, one per line; other values compact')
+            [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'Print JSON on one line instead of indenting by 2 spaces')
+            [CompletionResult]::new('--unbounded', '--unbounded', [CompletionResultType]::ParameterName, 'Lift every bound: print everything selected')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;search' {
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'A pattern to search for; repeat to find any of several')
+            [CompletionResult]::new('--regexp', '--regexp', [CompletionResultType]::ParameterName, 'A pattern to search for; repeat to find any of several')
+            [CompletionResult]::new('-A', '-A ', [CompletionResultType]::ParameterName, 'Show N lines after each match')
+            [CompletionResult]::new('--after-context', '--after-context', [CompletionResultType]::ParameterName, 'Show N lines after each match')
+            [CompletionResult]::new('-B', '-B ', [CompletionResultType]::ParameterName, 'Show N lines before each match')
+            [CompletionResult]::new('--before-context', '--before-context', [CompletionResultType]::ParameterName, 'Show N lines before each match')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Show N lines before and after each match (-A and -B take precedence)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'Show N lines before and after each match (-A and -B take precedence)')
+            [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many matches (the footer''s `next:` gives the next page''s offset)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many matches')
+            [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Lines longer than this many characters are shown as a window around the match (0: whole)')
+            [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('-F', '-F ', [CompletionResultType]::ParameterName, 'Treat the patterns as literal strings, not regexes')
+            [CompletionResult]::new('--fixed-strings', '--fixed-strings', [CompletionResultType]::ParameterName, 'Treat the patterns as literal strings, not regexes')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('--ignore-case', '--ignore-case', [CompletionResultType]::ParameterName, 'Match case-insensitively')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Match only whole words')
+            [CompletionResult]::new('--word-regexp', '--word-regexp', [CompletionResultType]::ParameterName, 'Match only whole words')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of matches (exit 1 when 0)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the matches, the total and the pagination')
+            [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the source text as is on a terminal, without escaping control characters')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;cat' {
+            [CompletionResult]::new('--lines', '--lines', [CompletionResultType]::ParameterName, 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)')
+            [CompletionResult]::new('--bytes', '--bytes', [CompletionResultType]::ParameterName, 'Bytes A to B, 0-based and end-exclusive; either side may be omitted')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Cap on an explicit range')
+            [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Lines longer than this many characters are cut with a marker (unless --raw)')
+            [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print bytes exactly as stored: no line cutting, no escaping on a terminal')
+            [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Print a hexdump -C style dump')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;ls' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of a table')
+            [CompletionResult]::new('--all-scopes', '--all-scopes', [CompletionResultType]::ParameterName, 'List every scope of the root, not only the current one')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;rm' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Remove every entry of the current scope')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of lines')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;gc' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Report what would be removed; remove nothing')
+            [CompletionResult]::new('--all-scopes', '--all-scopes', [CompletionResultType]::ParameterName, 'Expire entries and sweep temporary files in every scope of the root')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of lines')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;schema' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;help' {
+            [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
+            [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.')
+            [CompletionResult]::new('cat', 'cat', [CompletionResultType]::ParameterValue, 'Print part of a stored output or a file, bounded and paged.')
+            [CompletionResult]::new('ls', 'ls', [CompletionResultType]::ParameterValue, 'List stored outputs: ref, size, kind, age, label, summary; newest first.')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
+            [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
+            [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'spill;help;wrap' {
+            break
+        }
+        'spill;help;shape' {
+            break
+        }
+        'spill;help;extract' {
+            break
+        }
+        'spill;help;search' {
+            break
+        }
+        'spill;help;cat' {
+            break
+        }
+        'spill;help;ls' {
+            break
+        }
+        'spill;help;rm' {
+            break
+        }
+        'spill;help;gc' {
+            break
+        }
+        'spill;help;schema' {
+            break
+        }
+        'spill;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

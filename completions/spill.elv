@@ -1,0 +1,229 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[spill] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'spill'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'spill'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+            cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand extract 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+            cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+            cand cat 'Print part of a stored output or a file, bounded and paged.'
+            cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+            cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
+            cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
+            cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;wrap'= {
+            cand --max-inline 'Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]'
+            cand --format 'Envelope format [env: SPILL_FORMAT] [default: json]'
+            cand --preview 'Budget shared by the preview and the signals'
+            cand --head-lines 'Lines shown from the start of a text preview (overrides the 1/3 head budget)'
+            cand --tail-lines 'Lines shown from the end of a text preview (overrides the 2/3 tail budget)'
+            cand --label 'A free-form label (e.g. the command), stored and echoed in the envelope'
+            cand --turn 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]'
+            cand --turn-budget 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]'
+            cand --timeout 'With CMD: kill it after this long and exit 124, like timeout(1)'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --redact 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;shape'= {
+            cand --max-depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
+            cand --depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
+            cand --max-bytes 'The skeleton never exceeds this size (at least 256 bytes)'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;extract'= {
+            cand -f 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry'
+            cand --from-file 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry'
+            cand --offset 'Skip this many selected nodes (to page through a long list)'
+            cand --max-items 'Elements or members shown per container, and nodes per list'
+            cand --max-depth 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"'
+            cand --max-string 'Characters shown per string'
+            cand --max-bytes 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]'
+            cand --footer 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --nodes 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
+            cand -r 'Print selected strings without quotes, one per line; other values compact'
+            cand --raw 'Print selected strings without quotes, one per line; other values compact'
+            cand --compact 'Print JSON on one line instead of indenting by 2 spaces'
+            cand --unbounded 'Lift every bound: print everything selected'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;search'= {
+            cand -e 'A pattern to search for; repeat to find any of several'
+            cand --regexp 'A pattern to search for; repeat to find any of several'
+            cand -A 'Show N lines after each match'
+            cand --after-context 'Show N lines after each match'
+            cand -B 'Show N lines before each match'
+            cand --before-context 'Show N lines before each match'
+            cand -C 'Show N lines before and after each match (-A and -B take precedence)'
+            cand --context 'Show N lines before and after each match (-A and -B take precedence)'
+            cand --offset 'Skip this many matches (the footer''s `next:` gives the next page''s offset)'
+            cand --limit 'Show at most this many matches'
+            cand --max-columns 'Lines longer than this many characters are shown as a window around the match (0: whole)'
+            cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -F 'Treat the patterns as literal strings, not regexes'
+            cand --fixed-strings 'Treat the patterns as literal strings, not regexes'
+            cand -i 'Match case-insensitively'
+            cand --ignore-case 'Match case-insensitively'
+            cand -w 'Match only whole words'
+            cand --word-regexp 'Match only whole words'
+            cand --count 'Print only the number of matches (exit 1 when 0)'
+            cand --json 'Print one JSON object: the matches, the total and the pagination'
+            cand --paths 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+            cand --raw 'Print the source text as is on a terminal, without escaping control characters'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;cat'= {
+            cand --lines 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)'
+            cand --bytes 'Bytes A to B, 0-based and end-exclusive; either side may be omitted'
+            cand --max-bytes 'Cap on an explicit range'
+            cand --max-columns 'Lines longer than this many characters are cut with a marker (unless --raw)'
+            cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --raw 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
+            cand --hex 'Print a hexdump -C style dump'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;ls'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --json 'Print one JSON object instead of a table'
+            cand --all-scopes 'List every scope of the root, not only the current one'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;rm'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --all 'Remove every entry of the current scope'
+            cand --json 'Print one JSON object instead of lines'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;gc'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --dry-run 'Report what would be removed; remove nothing'
+            cand --all-scopes 'Expire entries and sweep temporary files in every scope of the root'
+            cand --json 'Print one JSON object instead of lines'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;schema'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;help'= {
+            cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+            cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+            cand extract 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+            cand search 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+            cand cat 'Print part of a stored output or a file, bounded and paged.'
+            cand ls 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+            cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
+            cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
+            cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;help;wrap'= {
+        }
+        &'spill;help;shape'= {
+        }
+        &'spill;help;extract'= {
+        }
+        &'spill;help;search'= {
+        }
+        &'spill;help;cat'= {
+        }
+        &'spill;help;ls'= {
+        }
+        &'spill;help;rm'= {
+        }
+        &'spill;help;gc'= {
+        }
+        &'spill;help;schema'= {
+        }
+        &'spill;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,194 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_spill_global_optspecs
+    string join \n dir= scope= ttl= quota= max-file= color= h/help V/version
+end
+
+function __fish_spill_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_spill_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_spill_using_subcommand
+    set -l cmd (__fish_spill_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c spill -n "__fish_spill_needs_command" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_needs_command" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_needs_command" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_needs_command" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_needs_command" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_needs_command" -s V -l version -d 'Print version'
+complete -c spill -n "__fish_spill_needs_command" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-inline -d 'Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l format -d 'Envelope format [env: SPILL_FORMAT] [default: json]' -r -f -a "json\t'One JSON object on one line'
+text\t'The same facts for a person'"
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l preview -d 'Budget shared by the preview and the signals' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l head-lines -d 'Lines shown from the start of a text preview (overrides the 1/3 head budget)' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l tail-lines -d 'Lines shown from the end of a text preview (overrides the 2/3 tail budget)' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l label -d 'A free-form label (e.g. the command), stored and echoed in the envelope' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn -d 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn-budget -d 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l timeout -d 'With CMD: kill it after this long and exit 124, like timeout(1)' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l redact -d 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s f -l from-file -d 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l offset -d 'Skip this many selected nodes (to page through a long list)' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-items -d 'Elements or members shown per container, and nodes per list' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-depth -d 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-string -d 'Characters shown per string' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l footer -d 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
+stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand extract" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand extract" -l nodes -d 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s r -l raw -d 'Print selected strings without quotes, one per line; other values compact'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l compact -d 'Print JSON on one line instead of indenting by 2 spaces'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l unbounded -d 'Lift every bound: print everything selected'
+complete -c spill -n "__fish_spill_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand search" -s e -l regexp -d 'A pattern to search for; repeat to find any of several' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s A -l after-context -d 'Show N lines after each match' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s B -l before-context -d 'Show N lines before each match' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -s C -l context -d 'Show N lines before and after each match (-A and -B take precedence)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l offset -d 'Skip this many matches (the footer\'s `next:` gives the next page\'s offset)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l limit -d 'Show at most this many matches' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-columns -d 'Lines longer than this many characters are shown as a window around the match (0: whole)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
+stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand search" -s F -l fixed-strings -d 'Treat the patterns as literal strings, not regexes'
+complete -c spill -n "__fish_spill_using_subcommand search" -s i -l ignore-case -d 'Match case-insensitively'
+complete -c spill -n "__fish_spill_using_subcommand search" -s w -l word-regexp -d 'Match only whole words'
+complete -c spill -n "__fish_spill_using_subcommand search" -l count -d 'Print only the number of matches (exit 1 when 0)'
+complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print one JSON object: the matches, the total and the pagination'
+complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Print the source text as is on a terminal, without escaping control characters'
+complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l bytes -d 'Bytes A to B, 0-based and end-exclusive; either side may be omitted' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l max-bytes -d 'Cap on an explicit range' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Lines longer than this many characters are cut with a marker (unless --raw)' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
+stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand cat" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand cat" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
+complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
+complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand ls" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand ls" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand ls" -l json -d 'Print one JSON object instead of a table'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l all-scopes -d 'List every scope of the root, not only the current one'
+complete -c spill -n "__fish_spill_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand rm" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand rm" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand rm" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand rm" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand rm" -l all -d 'Remove every entry of the current scope'
+complete -c spill -n "__fish_spill_using_subcommand rm" -l json -d 'Print one JSON object instead of lines'
+complete -c spill -n "__fish_spill_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand gc" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand gc" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand gc" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand gc" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand gc" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand gc" -l dry-run -d 'Report what would be removed; remove nothing'
+complete -c spill -n "__fish_spill_using_subcommand gc" -l all-scopes -d 'Expire entries and sweep temporary files in every scope of the root'
+complete -c spill -n "__fish_spill_using_subcommand gc" -l json -d 'Print one JSON object instead of lines'
+complete -c spill -n "__fish_spill_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand schema" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand schema" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand schema" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand schema" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand schema" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
