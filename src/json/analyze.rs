@@ -183,7 +183,12 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         );
     } else {
         if root_kind == Kind::Object {
-            let _ = write!(summary, "; {} top-level keys", group_digits(dom.root_keys));
+            let unit = if dom.root_keys == 1 {
+                "top-level key"
+            } else {
+                "top-level keys"
+            };
+            let _ = write!(summary, "; {} {unit}", group_digits(dom.root_keys));
             total_items = Some(dom.root_keys);
         } else {
             total_items = None;
@@ -516,7 +521,8 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                 }
                 Ok(Kind::Object) => {
                     let n = v.members().count();
-                    push_json_string(out, &format!("object({n} keys)"));
+                    let unit = if n == 1 { "key" } else { "keys" };
+                    push_json_string(out, &format!("object({n} {unit})"));
                 }
                 Ok(Kind::Array) => {
                     let n = v.elements().count();
@@ -734,7 +740,7 @@ mod tests {
         assert!(s.ends_with("…[+250 chars]"), "{s}");
         assert_eq!(s.chars().count(), 200 + "…[+250 chars]".chars().count());
         assert!(
-            f.preview.contains(r#""c":"object(1 keys)""#),
+            f.preview.contains(r#""c":"object(1 key)""#),
             "{}",
             f.preview
         );

@@ -847,7 +847,12 @@ impl Builder {
         }
         if t.mask & T_OBJECT != 0 {
             let o = &self.objs[t.obj as usize];
-            parts.push(format!("object({} keys)", range(o.min_keys, o.max_keys)));
+            let unit = if o.max_keys == 1 && o.min_keys == 1 {
+                "key"
+            } else {
+                "keys"
+            };
+            parts.push(format!("object({} {unit})", range(o.min_keys, o.max_keys)));
         }
         if t.mask & T_ARRAY != 0 {
             let a = &self.arrs[t.arr as usize];
@@ -1338,8 +1343,8 @@ mod tests {
             sk(doc),
             r#"{"a":{"b":{"c":{"d":"object(2 keys)","g":"array[3]"}}}}"#
         );
-        assert_eq!(sk_with(doc, 1, 1024), r#"{"a":"object(1 keys)"}"#);
-        assert_eq!(sk_with(doc, 0, 1024), r#""object(1 keys)""#);
+        assert_eq!(sk_with(doc, 1, 1024), r#"{"a":"object(1 key)"}"#);
+        assert_eq!(sk_with(doc, 0, 1024), r#""object(1 key)""#);
         assert_eq!(
             sk_with(r#"[{"a":1},{"a":1,"b":2}]"#, 1, 1024),
             r#""array[2] of object(1..2 keys)""#
