@@ -149,9 +149,15 @@ fn compliance_test_suite_through_the_binary() {
             .collect()
     });
     let passed = cases.len() - failures.len();
-    eprintln!(
-        "JSONPath CTS through the binary: {passed}/{} passed",
-        cases.len()
+    // Written to the stderr descriptor directly, not with eprintln!, so that the count shows in
+    // the test output even when the test passes (libtest captures only the print macros).
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!(
+            "JSONPath CTS through the binary: {passed}/{} passed\n",
+            cases.len()
+        )
+        .as_bytes(),
     );
     for f in failures.iter().take(40) {
         eprintln!("  FAIL {f}");
