@@ -115,7 +115,7 @@ pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -128,9 +128,9 @@ pub fn human_duration(d: Duration) -> String {
     let s = d.as_secs();
     match s {
         0 => "0s".to_string(),
-        _ if s % 86400 == 0 => format!("{}d", s / 86400),
-        _ if s % 3600 == 0 => format!("{}h", s / 3600),
-        _ if s % 60 == 0 => format!("{}m", s / 60),
+        _ if s.is_multiple_of(86400) => format!("{}d", s / 86400),
+        _ if s.is_multiple_of(3600) => format!("{}h", s / 3600),
+        _ if s.is_multiple_of(60) => format!("{}m", s / 60),
         _ => format!("{s}s"),
     }
 }

@@ -57,10 +57,10 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     } else {
         let mut result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
         let mut notes = Vec::new();
-        if args.paths {
-            if let Err(e) = search::attach_paths(&input, &mut result) {
-                notes.push(paths_ignored(&input, &e));
-            }
+        if args.paths
+            && let Err(e) = search::attach_paths(&input, &mut result)
+        {
+            notes.push(paths_ignored(&input, &e));
         }
         if args.json {
             printer::write_json(&mut out, &result, &notes).map_err(writing)?;

@@ -157,10 +157,10 @@ impl<'w> Out<'w> {
     /// write error (a closed pipe) is kept for [`Out::finish`] and stops further writing.
     pub fn maybe_flush(&mut self) {
         if !self.bounded() && self.buf.len() >= FLUSH_AT {
-            if self.failed.is_none() {
-                if let Err(e) = self.writer.write_all(&self.buf) {
-                    self.failed = Some(e);
-                }
+            if self.failed.is_none()
+                && let Err(e) = self.writer.write_all(&self.buf)
+            {
+                self.failed = Some(e);
             }
             self.flushed += self.buf.len();
             self.buf.clear();

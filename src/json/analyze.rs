@@ -394,15 +394,15 @@ impl Visitor for Dominant<'_> {
     }
 
     fn scalar(&mut self, kind: Scalar, _: &[u8], _: usize) -> Flow {
-        if let Some(c) = &mut self.current {
-            if c.nest == 0 {
-                c.mask |= match kind {
-                    Scalar::String => E_STRING,
-                    Scalar::Integer | Scalar::Number => E_NUMBER,
-                    Scalar::Boolean => E_BOOLEAN,
-                    Scalar::Null => E_NULL,
-                };
-            }
+        if let Some(c) = &mut self.current
+            && c.nest == 0
+        {
+            c.mask |= match kind {
+                Scalar::String => E_STRING,
+                Scalar::Integer | Scalar::Number => E_NUMBER,
+                Scalar::Boolean => E_BOOLEAN,
+                Scalar::Null => E_NULL,
+            };
         }
         Flow::Continue
     }

@@ -486,12 +486,8 @@ impl<'a> Parser<'a> {
             non_ascii |= na;
             match doc.get(j) {
                 Some(b'"') => {
-                    if non_ascii {
-                        if let Err(e) = std::str::from_utf8(&doc[at + 1..j]) {
-                            return Err(
-                                self.err(at + 1 + e.valid_up_to(), "invalid UTF-8 in a string")
-                            );
-                        }
+                    if non_ascii && let Err(e) = std::str::from_utf8(&doc[at + 1..j]) {
+                        return Err(self.err(at + 1 + e.valid_up_to(), "invalid UTF-8 in a string"));
                     }
                     self.pos = j + 1;
                     return Ok(j + 1);

@@ -135,10 +135,10 @@ impl Visitor for PathFinder<'_> {
         // containers are small, and checking there would rescan nested levels repeatedly.)
         if self.open.len() < SKIP_DEPTH {
             let next = self.targets.get(self.next).map_or(u64::MAX, |t| t.0);
-            if let Ok(end) = super::scan::skip_value(self.doc, at) {
-                if next >= end as u64 {
-                    return Flow::Skip;
-                }
+            if let Ok(end) = super::scan::skip_value(self.doc, at)
+                && next >= end as u64
+            {
+                return Flow::Skip;
             }
         }
         self.open.push(seg);

@@ -50,20 +50,20 @@ impl<'d> JsonDoc<'d> {
             first: at,
             ndjson: false,
         };
-        if let Some(nl) = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i) {
-            if let Ok(end) = skip_value(&bytes[..nl], at) {
-                let next = skip_ws(bytes, end);
-                if next < nl {
-                    return Err(SyntaxError::new(
-                        bytes,
-                        next,
-                        "unexpected data after the JSON value",
-                    ));
-                }
-                if next < bytes.len() {
-                    doc.ndjson = true;
-                    return Ok((doc, Value::new(bytes, RECORDS)));
-                }
+        if let Some(nl) = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i)
+            && let Ok(end) = skip_value(&bytes[..nl], at)
+        {
+            let next = skip_ws(bytes, end);
+            if next < nl {
+                return Err(SyntaxError::new(
+                    bytes,
+                    next,
+                    "unexpected data after the JSON value",
+                ));
+            }
+            if next < bytes.len() {
+                doc.ndjson = true;
+                return Ok((doc, Value::new(bytes, RECORDS)));
             }
         }
         Ok((doc, root))

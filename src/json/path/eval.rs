@@ -301,10 +301,10 @@ impl<'a, D: Doc> Eval<'a, D> {
         };
         while let Some(next) = children.next() {
             let (elem, child) = next?;
-            if let Some(f) = filter {
-                if !self.test(f, child)? {
-                    continue;
-                }
+            if let Some(f) = filter
+                && !self.test(f, child)?
+            {
+                continue;
             }
             path.truncate(base);
             path.push(elem);

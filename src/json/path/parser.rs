@@ -87,15 +87,13 @@ pub(crate) fn parse_query(src: &str) -> SynResult<PathQuery> {
         relative: false,
         segments,
     };
-    if let Some(at) = p.too_many_segments_at {
-        if !query.is_singular() {
-            return p.cur.err(
-                at,
-                format!(
-                    "query too long: more than {MAX_SEGMENTS} segments in a non-singular query"
-                ),
-            );
-        }
+    if let Some(at) = p.too_many_segments_at
+        && !query.is_singular()
+    {
+        return p.cur.err(
+            at,
+            format!("query too long: more than {MAX_SEGMENTS} segments in a non-singular query"),
+        );
     }
     Ok(query)
 }
