@@ -11,26 +11,7 @@ const RED_PREFIX: &str = "\x1b[1m\x1b[31mspill:\x1b[0m ";
 
 /// Runs `spill ARGS…` with stderr on a pseudo-terminal; returns what the terminal received.
 fn stderr_on_terminal(s: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> String {
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty writes two new descriptors into the integers we pass; both are then
-    // owned by `File`s, which close them.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty failed");
-    let (mut master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::common::openpty();
     let mut cmd = s.cmd(args);
     for (k, v) in env {
         cmd = cmd.env(k, v);

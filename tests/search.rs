@@ -456,26 +456,7 @@ fn a_closed_pipe_ends_quietly_with_status_0() {
 /// Runs `spill ARGS…` with stdout on a pseudo-terminal; returns what the terminal received
 /// (with the terminal's `\r\n` turned back into `\n`).
 fn on_terminal(s: &Sandbox, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> String {
-    use std::os::fd::FromRawFd;
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty writes two new descriptors into the integers we pass; both are then
-    // owned by `File`s, which close them.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(rc, 0, "openpty failed");
-    let (mut master, slave) = unsafe {
-        (
-            std::fs::File::from_raw_fd(master),
-            std::fs::File::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::common::openpty();
     let mut cmd = s.cmd(args).stdin(stdin);
     for (k, v) in env {
         cmd = cmd.env(k, v);
