@@ -617,31 +617,13 @@ fn refs_stdin_and_restricted_mode() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    use std::io::Read;
-    use std::process::Stdio;
     let s = Sandbox::new();
     let f = s.file("big.json", big_doc(200_000));
-    let mut child = s
+    let r = s
         .cmd(&["extract", f.to_str().unwrap(), "$.items[*]", "--unbounded"])
-        .into_command()
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 16];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    assert_eq!(stderr, "");
+        .run_closing_stdout_after(16);
+    r.status(0);
+    assert_eq!(r.stderr, "");
 }
 
 mod props {

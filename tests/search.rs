@@ -430,27 +430,11 @@ fn colour_only_when_asked_or_on_a_terminal() {
 fn a_closed_pipe_ends_quietly_with_status_0() {
     let s = Sandbox::new();
     let f = s.file("many.txt", "match this line\n".repeat(200_000));
-    let mut child = s
+    let r = s
         .cmd(&["search", f.to_str().unwrap(), "match", "--limit", "200000"])
-        .into_command()
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 16];
-    stdout.read_exact(&mut first).unwrap();
-    drop(stdout);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "stderr: {stderr}");
-    assert_eq!(stderr, "");
+        .run_closing_stdout_after(16);
+    r.status(0);
+    assert_eq!(r.stderr, "");
 }
 
 /// Runs `spill ARGS…` with stdout on a pseudo-terminal; returns what the terminal received

@@ -91,6 +91,40 @@ impl Cmd {
         }
     }
 
+    /// Runs with stdout closed by the reader after its first `n` bytes, as `spill … | head -c N`
+    /// does; returns the exit status and stderr (stdout holds the bytes read).
+    pub fn run_closing_stdout_after(self, n: usize) -> Run {
+        use std::io::Read;
+        let mut child = self.command_with_pipes().spawn().expect("spawn spill");
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = vec![0u8; n];
+        stdout
+            .read_exact(&mut first)
+            .expect("the first bytes of stdout");
+        drop(stdout);
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let status = child.wait().unwrap();
+        Run {
+            code: status.code(),
+            stdout: first,
+            stderr,
+        }
+    }
+
+    fn command_with_pipes(mut self) -> Command {
+        self.command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.command
+    }
+
     /// The underlying command, for tests that need more control.
     pub fn into_command(self) -> Command {
         self.command
