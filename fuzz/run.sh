@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Runs cargo-fuzz targets for a while each: fuzz/run.sh TARGET|all SECONDS
+# Runs cargo-fuzz targets for a while each: fuzz/run.sh TARGET|all SECONDS [RUNS]
+#
+# Each target stops after SECONDS of wall time or, when RUNS is given, after RUNS executions,
+# whichever comes first (`fuzz/run.sh all 7200 10000000` for the 10-million goal).
 #
 # Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz --locked`). Each run starts
 # from the committed minimal corpus (tests/fuzz-cases/TARGET) plus the working corpus
@@ -9,11 +12,13 @@
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
-    echo "usage: fuzz/run.sh TARGET|all SECONDS" >&2
+    echo "usage: fuzz/run.sh TARGET|all SECONDS [RUNS]" >&2
     exit 2
 fi
 target=$1
 seconds=$2
+runs_flag=()
+[[ $# -ge 3 ]] && runs_flag=(-runs="$3")
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cd "$root"
@@ -41,15 +46,16 @@ for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t" "tests/fuzz-cases/$t"
     log="fuzz/artifacts/$t/last-run.log"
     status=0
+    started=$(date +%s)
     # One process per target (run several scripts for parallelism): -jobs would make libFuzzer
     # write fuzz-N.log files into the working directory, where concurrent runs collide.
     # The targets stretch short inputs themselves (filler, repetition) where size matters.
     cargo +nightly fuzz run -s "$san" "${dir_flag[@]}" "$t" "fuzz/corpus/$t" "tests/fuzz-cases/$t" -- \
         -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
-        -print_final_stats=1 >"$log" 2>&1 || status=$?
+        -print_final_stats=1 "${runs_flag[@]}" >"$log" 2>&1 || status=$?
     execs=$(awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}' "$log")
     crashes=$(find "fuzz/artifacts/$t" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
-    line="$(date -u +%FT%TZ) $t ${seconds}s sanitizer=$san executions=$execs crashes=$crashes exit=$status"
+    line="$(date -u +%FT%TZ) $t limit=${seconds}s elapsed=$(($(date +%s) - started))s sanitizer=$san executions=$execs crashes=$crashes exit=$status"
     echo "$line"
     echo "$line" >>fuzz/runs.log
 done
