@@ -31,6 +31,17 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// Valid JSON nested deeper than a walk allows (a descendant segment's depth limit).
+    TooDeep {
+        /// 0-based byte offset of the value too deep.
+        offset: u64,
+        /// 1-based line.
+        line: u64,
+        /// 1-based column (in bytes).
+        column: u64,
+        /// The limit and how to get past it.
+        message: String,
+    },
     /// A JSONPath query could not be parsed.
     Query {
         /// What was wrong.
@@ -111,6 +122,15 @@ impl fmt::Display for Error {
                     "invalid JSON at byte {offset} (line {line}:{column}): {message}"
                 )
             }
+            Error::TooDeep {
+                offset,
+                line,
+                column,
+                message,
+            } => write!(
+                f,
+                "nested too deeply at byte {offset} (line {line}:{column}): {message}"
+            ),
             Error::Query { message, .. } => write!(f, "invalid query: {message}"),
             Error::UnknownRef(r) => write!(
                 f,

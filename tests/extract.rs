@@ -568,19 +568,56 @@ fn a_million_levels_deep() {
     );
     r.status(0);
     assert_eq!(r.stdout.len(), 2 * depth + 1);
-    // The descendant segment reaches the bottom without recursion, in one pass.
+    // A descendant segment walks at most 1,000 levels (MAX_DESCENT): deeper, a clear error
+    // at once instead of reading each byte once per level above it (and a stack of a million
+    // frames).
+    let r = s.run(&["extract", "-", "$..[0]", "--compact"], doc.clone());
+    r.status(2);
+    assert_eq!(r.out(), "");
+    assert_eq!(
+        r.stderr,
+        "spill: nested too deeply at byte 1001 (line 1:1002): a descendant segment (..) walks at \
+         most 1,000 levels below where it starts; reach deeper values with an explicit path\n"
+    );
+    // Where it starts counts: below an explicit prefix the limit is relative to it.
+    let r = s.run(&["extract", "-", "$[0][0]..*", "--compact"], doc.clone());
+    r.status(2);
+    assert!(r.stderr.contains("at byte 1003 "), "{}", r.stderr);
+    // Other queries go down any depth (30,000 segments: an argument is at most 128 KiB).
+    let deep_path = format!("${}", "[0]".repeat(30_000));
+    let r = s.run(
+        &["extract", "-", &deep_path, "--compact", "--unbounded"],
+        doc,
+    );
+    r.status(0);
+    assert_eq!(r.stdout.len(), 2 * (depth - 30_000) + 1);
+}
+
+#[test]
+fn a_descendant_segment_walks_a_thousand_levels() {
+    let s = Sandbox::new();
+    // 1,001 arrays: the innermost is 1,000 levels below the root, the limit exactly.
+    let depth = 1001;
+    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
     let r = s.run(
         &["extract", "-", "$..[0]", "--compact", "--max-items", "0"],
-        doc,
+        doc.clone(),
     );
     r.status(0);
     assert_eq!(
         r.out(),
-        "[\"… 999,999 more nodes: spill extract - '$..[0]' --offset 0\"]\n"
+        "[\"… 1,000 more nodes: spill extract - '$..[0]' --offset 0\"]\n"
     );
-    assert_eq!(
-        r.stderr,
-        "nodes: 0 of 999,999 shown · next: spill extract - '$..[0]' --offset 0\n"
+    // One level more is refused, with the offset of the container too deep (1,001 levels
+    // below the root: byte 1,001).
+    let doc = format!("[{doc}]");
+    let r = s.run(&["extract", "-", "$..*", "--compact"], doc);
+    r.status(2);
+    assert!(
+        r.stderr
+            .starts_with("spill: nested too deeply at byte 1001 (line 1:1002): "),
+        "{}",
+        r.stderr
     );
 }
 

@@ -114,6 +114,9 @@ pub struct SyntaxError {
     pub column: u64,
     /// What was wrong, lower-case (`expected ',' or '}' after an object member`).
     pub message: String,
+    /// The bytes read were valid, but they nest deeper than the walk in progress allows (see
+    /// [`path::MAX_DESCENT`]): a limit of spill, not a fault of the document.
+    pub too_deep: bool,
 }
 
 impl SyntaxError {
@@ -129,15 +132,29 @@ impl SyntaxError {
             line,
             column: (offset - line_start) as u64 + 1,
             message: message.to_string(),
+            too_deep: false,
+        }
+    }
+
+    /// The error for a value at `offset` nested deeper than a walk allows.
+    pub fn too_deep(doc: &[u8], offset: usize, message: &str) -> SyntaxError {
+        SyntaxError {
+            too_deep: true,
+            ..SyntaxError::new(doc, offset, message)
         }
     }
 }
 
 impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = if self.too_deep {
+            "nested too deeply"
+        } else {
+            "invalid JSON"
+        };
         write!(
             f,
-            "invalid JSON at byte {} (line {}:{}): {}",
+            "{what} at byte {} (line {}:{}): {}",
             self.offset, self.line, self.column, self.message
         )
     }
@@ -147,6 +164,14 @@ impl std::error::Error for SyntaxError {}
 
 impl From<SyntaxError> for crate::error::Error {
     fn from(e: SyntaxError) -> Self {
+        if e.too_deep {
+            return crate::error::Error::TooDeep {
+                offset: e.offset,
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            };
+        }
         crate::error::Error::InvalidJson {
             offset: e.offset,
             line: e.line,

@@ -91,6 +91,13 @@ pub trait Doc {
         Ok(n)
     }
 
+    /// Called before a descendant segment (`..`) walks into container `node`, `depth` levels
+    /// below the node the segment started from; an error stops the evaluation. The default
+    /// allows any depth; the engine refuses more than [`MAX_DESCENT`] levels.
+    fn check_descent(&self, _node: Self::Node, _depth: usize) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// Where an exhausted members iterator stopped (for the engine: the offset just past the
     /// closing brace); `None` when unknown. With [`Doc::resume_members`] and its element twins,
     /// this lets a descendant walk (`..`) tell a parent iterator where the child it just walked
@@ -153,3 +160,16 @@ pub trait Doc {
 /// Above this many elements from the end, `element_from_end` counts then seeks instead of
 /// buffering.
 pub(crate) const RING_LIMIT: usize = 4096;
+
+/// How many levels below its starting node a descendant segment (`..`) walks in a document of
+/// the engine; deeper containers stop the evaluation with [`crate::json::SyntaxError::too_deep`].
+///
+/// Why a limit: a descendant segment applies its selectors to every node it passes, and
+/// listing a node's children means skipping over each child, so every byte is read once per
+/// level above it. For ordinary documents (tens of levels) that is nothing; for a 2 MB array
+/// nested 1,000,000 deep, `$..*` read 10^12 bytes (294 s), and its explicit stack used ~94 MiB.
+/// With the limit, the stack stays under 100 KiB and the worst case reads each byte at most
+/// 1,000 times (0.6 s on that file) before the clear error. Paths without `..` reach any
+/// depth; 1,000 is above any document seen in practice (serde_json refuses more than 128
+/// levels by default, Python's json about 1,000, jq 10,000).
+pub const MAX_DESCENT: usize = 1000;

@@ -14,6 +14,7 @@ use std::marker::PhantomData;
 
 use super::{Doc, Kind};
 use crate::json::{self, SyntaxError, Value, skip_value};
+use crate::limits::group_digits;
 
 /// The offset of the virtual root array of an NDJSON document.
 pub const RECORDS: usize = usize::MAX;
@@ -190,6 +191,21 @@ impl<'d> Doc for JsonDoc<'d> {
         = JsonElements<'d>
     where
         Self: 'a;
+
+    fn check_descent(&self, n: Value<'d>, depth: usize) -> Result<(), SyntaxError> {
+        if depth <= super::MAX_DESCENT {
+            return Ok(());
+        }
+        Err(SyntaxError::too_deep(
+            self.bytes,
+            n.offset(),
+            &format!(
+                "a descendant segment (..) walks at most {} levels below where it starts; \
+                 reach deeper values with an explicit path",
+                group_digits(super::MAX_DESCENT as u64)
+            ),
+        ))
+    }
 
     fn kind(&self, n: Value<'d>) -> Result<Kind, SyntaxError> {
         if is_records(n) {

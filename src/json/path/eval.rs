@@ -240,6 +240,8 @@ impl<'a, D: Doc> Eval<'a, D> {
             }
             path.truncate(plen + 1);
             if let Some(c) = Children::of(self.doc, child)? {
+                // `stack.len()` is the child's depth below `node` (the stack holds its ancestors).
+                self.doc.check_descent(child, stack.len())?;
                 stack.push((c, plen + 1));
             }
         }

@@ -114,17 +114,30 @@ fn no_match_explanations_on_the_engine() {
 }
 
 #[test]
-fn a_million_levels_deep() {
-    let depth = 1_000_000;
-    let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-    let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
-    let q = Query::parse("$..[0]").unwrap();
-    let mut n = 0usize;
-    let _ = q
-        .select(&doc, root, |_, _| {
+fn a_descendant_segment_stops_at_max_descent() {
+    use crate::json::path::MAX_DESCENT;
+    let count = |depth: usize| {
+        let text = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
+        let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
+        let q = Query::parse("$..[0]").unwrap();
+        let mut n = 0usize;
+        q.select(&doc, root, |_, _| {
             n += 1;
             ControlFlow::Continue(())
         })
-        .unwrap();
-    assert_eq!(n, depth - 1);
+        .map(|_| n)
+    };
+    // The innermost array exactly MAX_DESCENT levels down: every level walked.
+    assert_eq!(count(MAX_DESCENT), Ok(MAX_DESCENT));
+    // One more, or a million more: stopped at the first container too deep, without
+    // recursion, reading each byte at most MAX_DESCENT times.
+    for depth in [MAX_DESCENT + 1, 1_000_000] {
+        let e = count(depth).unwrap_err();
+        assert!(e.too_deep, "{e}");
+        assert_eq!(e.offset, MAX_DESCENT as u64 + 1);
+        assert!(
+            e.to_string().starts_with("nested too deeply at byte 1001 "),
+            "{e}"
+        );
+    }
 }
