@@ -338,24 +338,6 @@ pub fn search_windows(data: &[u8]) {
     }
 }
 
-/// The longest run of bytes inside double quotes (escaped quotes do not end a string).
-fn longest_string(doc: &[u8]) -> usize {
-    let (mut longest, mut start, mut escaped) = (0, None, false);
-    for (i, &b) in doc.iter().enumerate() {
-        match (start, b) {
-            (Some(_), _) if escaped => escaped = false,
-            (Some(_), b'\\') => escaped = true,
-            (Some(s), b'"') => {
-                longest = longest.max(i - s);
-                start = None;
-            }
-            (None, b'"') => start = Some(i + 1),
-            _ => {}
-        }
-    }
-    start.map_or(longest, |s| longest.max(doc.len() - s))
-}
-
 /// Queries for the extract target: singular and not, filters, descendants, slices.
 const EXTRACT_QUERIES: &[&str] = &[
     "$",
@@ -414,7 +396,8 @@ pub fn extract_eval(data: &[u8]) {
         list.count().expect("--nodes prints a list"),
         report.selected
     );
-    let max_bytes = 600 + usize::from(bytes) * 16;
+    // From the floor up: the smallest bounds are where markers and long paths crowd out values.
+    let max_bytes = crate::extract::MIN_MAX_BYTES + usize::from(bytes) * 16;
     let bounds = Bounds {
         max_items: usize::from(items % 6),
         max_depth: usize::from(depth % 6),
@@ -430,13 +413,7 @@ pub fn extract_eval(data: &[u8]) {
             assert!(out.is_empty());
             continue;
         }
-        // Known gap (tests/fuzz_cases.rs `extract_byte_bound_with_a_long_key`): a node whose
-        // path and continuation marker alone exceed --max-bytes overflows it. Asserted where
-        // every string is short, until the extract module fixes it.
-        let short_strings = longest_string(doc) <= 32;
-        if short_strings {
-            assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
-        }
+        assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
         if let Err(e) = crate::json::validate(&out) {
             panic!(
                 "bounded output is not JSON ({e:?}): {}",

@@ -816,3 +816,42 @@ mod props {
         }
     }
 }
+
+#[test]
+fn a_byte_bound_below_the_floor_is_refused_and_the_floor_holds() {
+    let s = Sandbox::new();
+    let floor = spill::extract::MIN_MAX_BYTES.to_string();
+    let below = (spill::extract::MIN_MAX_BYTES - 1).to_string();
+    let r = s.run(&["extract", "-", "$.a", "--max-bytes", &below], DOC);
+    r.status(2);
+    assert_eq!(r.out(), "");
+    assert!(
+        r.stderr.starts_with(&format!(
+            "spill: --max-bytes {below}: extract needs at least {floor} bytes"
+        )),
+        "{}",
+        r.stderr
+    );
+    // At the floor, a long key in the path and the markers still fits, with the command in the
+    // notice.
+    let key = r#"k'\"\u0000é"#.repeat(100);
+    let doc = format!(r#"{{"{key}": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}}"#);
+    for mode in [&[][..], &["--nodes"][..], &["--compact"][..]] {
+        let mut args = vec!["extract", "-", "$.*", "--max-bytes", &floor];
+        args.extend_from_slice(mode);
+        let r = s.run(&args, doc.as_str());
+        r.status(0);
+        assert!(
+            r.stdout.len() <= spill::extract::MIN_MAX_BYTES,
+            "{mode:?}: {}",
+            r.out()
+        );
+        r.json();
+        assert!(r.out().contains('…'), "{mode:?}: {}", r.out());
+        assert!(
+            r.stderr.contains("next: spill extract - "),
+            "{mode:?}: {}",
+            r.stderr
+        );
+    }
+}

@@ -31,6 +31,12 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         )));
     }
     let max_bytes = args.max_bytes.unwrap_or(limits::EXTRACT_MAX_BYTES);
+    if max_bytes > 0 && !args.unbounded && max_bytes < extract::MIN_MAX_BYTES as u64 {
+        return Err(Error::Usage(format!(
+            "--max-bytes {max_bytes}: extract needs at least {} bytes for the list and a marker (0 lifts every bound)",
+            extract::MIN_MAX_BYTES
+        )));
+    }
     let bounds = (!args.unbounded && max_bytes > 0).then(|| Bounds {
         max_items: args.max_items,
         max_depth: args.max_depth,

@@ -13,7 +13,7 @@ use std::io::Write;
 use std::ops::ControlFlow;
 
 pub use crate::json::path::JsonDoc;
-pub use render::{Bounds, Cuts, json_string, shell_quote};
+pub use render::{Bounds, Cuts, MIN_MAX_BYTES, json_string, shell_quote};
 
 use crate::error::{Error, Result};
 use crate::json::path::{NormPath, Query, explain_no_match};
@@ -200,7 +200,11 @@ pub fn extract(
                 if opts.mode == Mode::Raw {
                     raw_item(&mut out, &mut writer, v, &mut path, true)?;
                 } else {
+                    // The final line break is part of the output: reserved like a bracket. The
+                    // value always fits in its smallest form above the floor (MIN_MAX_BYTES).
+                    out.reserve += 1;
                     writer.value(&mut out, v, &mut path, 0, true)?;
+                    out.reserve -= 1;
                     out.push(b"\n");
                 }
             }
@@ -220,6 +224,8 @@ pub fn extract(
         total: 0,
         shown: 0,
         cut: false,
+        reserve: 0,
+        short_reserve: 0,
     };
     let flags = match opts.mode {
         Mode::Nodes => " --nodes",
@@ -230,16 +236,26 @@ pub fn extract(
     if opts.mode != Mode::Raw {
         out.push(b"[");
     }
-    // The list's own marker and closing bracket are reserved like a container's.
-    let list_reserve = out.newline_len(0)
+    // The list's own marker and closing bracket are reserved like a container's: with its
+    // command when that fits the bound, else without it (a long query or SOURCE).
+    let list_close = out.newline_len(0) + 2;
+    let digits = group_digits(bytes.len() as u64).len();
+    let full_reserve = list_close
         + 1
         + out.newline_len(1)
-        + 2
-        + 2 * group_digits(bytes.len() as u64).len()
+        + 2 * digits
         + 50
         + json_string(&cont.prefix).len()
         + json_string(&query_text).len();
+    let short_reserve = list_close + 1 + out.newline_len(1) + digits + 20;
+    let list_reserve = if out.fits(full_reserve) {
+        full_reserve
+    } else {
+        short_reserve
+    };
     out.reserve += list_reserve;
+    list.reserve = list_reserve;
+    list.short_reserve = short_reserve;
     let mut failure: Option<SyntaxError> = None;
     let _ = query.select(&doc, root, |p, n| {
         match list.item(&mut out, &mut writer, p, n) {
@@ -254,7 +270,7 @@ pub fn extract(
     if let Some(e) = failure {
         return Err(e.into());
     }
-    out.reserve -= list_reserve;
+    out.reserve -= list.reserve;
     let listed = list.total.saturating_sub(list.offset as u64);
     let left = listed.saturating_sub(list.shown);
     if left > 0 {
@@ -273,7 +289,12 @@ pub fn extract(
                 out.push(b",");
             }
             out.newline(1);
-            out.push(json_string(&text).as_bytes());
+            // Without its command when that does not fit (the notice names it).
+            let mut marker = json_string(&text);
+            if !out.fits(marker.len() + out.newline_len(0) + 2) {
+                marker = json_string(&text[..text.find(": ").unwrap_or(text.len())]);
+            }
+            out.push(marker.as_bytes());
         }
         report.list_next = Some(cmd);
     }
@@ -304,6 +325,10 @@ struct List {
     shown: u64,
     /// Set once a node did not fit or `max_items` were shown: the rest is only counted.
     cut: bool,
+    /// What the list's marker and closing bracket hold in reserve now, and at the least
+    /// (a marker without its command).
+    reserve: usize,
+    short_reserve: usize,
 }
 
 impl List {
@@ -330,49 +355,62 @@ impl List {
             Some(b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => NormPath::root(),
             _ => p.clone().into_owned(),
         };
-        let written = match self.mode {
-            Mode::Raw => raw_item(out, writer, v, &mut path, first)?,
-            Mode::Values => {
-                if !first {
-                    out.push(b",");
-                }
-                out.newline(1);
-                writer.value(out, v, &mut path, 1, first)?
-            }
-            Mode::Nodes => {
-                if !first {
-                    out.push(b",");
-                }
-                out.newline(1);
-                out.push(b"{");
-                out.newline(2);
-                out.push(if out.pretty {
-                    b"\"path\": "
-                } else {
-                    b"\"path\":"
-                });
-                out.push(json_string(&p.to_normalized()).as_bytes());
-                out.push(b",");
-                out.newline(2);
-                out.push(if out.pretty {
-                    b"\"value\": "
-                } else {
-                    b"\"value\":"
-                });
-                let close = out.newline_len(1) + 1;
-                if !first && !out.fits(close) {
-                    false
-                } else {
-                    out.reserve += close;
-                    let ok = writer.value(out, v, &mut path, 2, first)?;
-                    out.reserve -= close;
-                    if ok {
-                        out.newline(1);
-                        out.push(b"}");
+        let written = loop {
+            let written = match self.mode {
+                Mode::Raw => raw_item(out, writer, v, &mut path, first)?,
+                Mode::Values => {
+                    if !first {
+                        out.push(b",");
                     }
-                    ok
+                    out.newline(1);
+                    writer.value(out, v, &mut path, 1, first)?
                 }
+                Mode::Nodes => {
+                    if !first {
+                        out.push(b",");
+                    }
+                    out.newline(1);
+                    out.push(b"{");
+                    out.newline(2);
+                    out.push(if out.pretty {
+                        b"\"path\": "
+                    } else {
+                        b"\"path\":"
+                    });
+                    out.push(json_string(&p.to_normalized()).as_bytes());
+                    out.push(b",");
+                    out.newline(2);
+                    out.push(if out.pretty {
+                        b"\"value\": "
+                    } else {
+                        b"\"value\":"
+                    });
+                    // The path is not cut (it would no longer name the node): a node whose path
+                    // leaves no room for its value is not shown, even the first (the list's marker
+                    // then says that it and the rest are left).
+                    let close = out.newline_len(1) + 1;
+                    if !out.fits(close) {
+                        false
+                    } else {
+                        out.reserve += close;
+                        let ok = writer.value(out, v, &mut path, 2, first)?;
+                        out.reserve -= close;
+                        if ok {
+                            out.newline(1);
+                            out.push(b"}");
+                        }
+                        ok
+                    }
+                }
+            };
+            if written || !first || self.reserve == self.short_reserve {
+                break written;
             }
+            // The first node did not fit beside the list's marker with its command: the
+            // marker without it (the notice names it) leaves the node more room.
+            out.truncate(checkpoint);
+            out.reserve -= self.reserve - self.short_reserve;
+            self.reserve = self.short_reserve;
         };
         if written {
             self.shown += 1;

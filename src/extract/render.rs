@@ -7,6 +7,12 @@
 //! element does not fit, the writer rolls back to the start of the outermost element in progress
 //! that is not the first of its container and closes that container with a marker; so the
 //! output shows whole elements where it can and descends into one only when it is the first.
+//!
+//! A marker's command spells the path, so a long key (escaped once in the path, again in the
+//! shell quoting, again in the JSON string) can make it longer than the whole bound. Where the
+//! full marker does not fit, a marker keeps only what was cut (`"… 12 more items"`), whose size
+//! does not depend on the path, and the notice still names the command. Above the floor
+//! ([`MIN_MAX_BYTES`]) the bound then holds for every input.
 
 use std::io::Write;
 
@@ -14,6 +20,11 @@ use crate::json::path::{NormPath, PathElem};
 use crate::json::path::{Records, is_records};
 use crate::json::{SyntaxError, Value, validate_value};
 use crate::limits::group_digits;
+
+/// The smallest `--max-bytes` honoured: room for the list, its closing bracket and a marker
+/// without its command (`["… 18,446,744,073,709,551,615 more nodes"]`), or for a single value
+/// in its smallest form. A smaller bound is raised to it (the command line refuses it).
+pub const MIN_MAX_BYTES: usize = 128;
 
 /// The bounds of one extraction; `None` for `max_bytes` lifts the byte bound.
 #[derive(Debug, Clone, Copy)]
@@ -106,7 +117,7 @@ impl<'w> Out<'w> {
             buf: Vec::new(),
             flushed: 0,
             writer,
-            limit: max_bytes.unwrap_or(usize::MAX),
+            limit: max_bytes.map_or(usize::MAX, |b| b.max(MIN_MAX_BYTES)),
             reserve: 0,
             failed: None,
             pretty,
@@ -274,12 +285,22 @@ impl<'c> Writer<'c> {
                             self.cut_frame(out, f, path)?;
                             let f = stack.pop().expect("frame i");
                             self.close(out, f);
-                        } else if value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty()
+                        } else if !force
+                            && (value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty())
                         {
-                            // Nothing shown anywhere yet: show this value, cut to fit.
+                            // Nothing shown anywhere yet: show this value in its smallest form
+                            // (cut to fit, markers without their command if need be).
                             pending = Some((value, true));
                             continue;
+                        } else if force && stack.is_empty() {
+                            // Not even its smallest form fits (a bound below the floor, or a
+                            // node path longer than the bound): nothing of it is shown.
+                            out.truncate(entry);
+                            out.reserve = base_reserve;
+                            path.truncate(base_path);
+                            return Ok(false);
                         } else {
+                            // Its container reserved room for a marker: cut it there.
                             let f = stack.last_mut().expect("non-empty");
                             out.truncate(f.checkpoint);
                             path.truncate(f.path_len);
@@ -392,9 +413,13 @@ impl<'c> Writer<'c> {
                         format!("array[{n}]")
                     };
                     let cmd = format!("{} {}", self.cont.prefix, shell_quote(&path.to_dot()));
-                    let text = json_string(&format!("… {what}: {cmd}"));
-                    if !force && !out.fits(text.len()) {
-                        return Ok(Begin::Overflow);
+                    let mut text = json_string(&format!("… {what}: {cmd}"));
+                    if !out.fits(text.len()) {
+                        // Forced: without the command (the notice names it), if that fits.
+                        text = json_string(&format!("… {what}"));
+                        if !force || !out.fits(text.len()) {
+                            return Ok(Begin::Overflow);
+                        }
                     }
                     out.push(text.as_bytes());
                     self.cuts.deep += 1;
@@ -409,20 +434,26 @@ impl<'c> Writer<'c> {
                     doc.get(skip_ws(doc, at + 1)) == Some(&close)
                 };
                 if empty {
-                    if !force && !out.fits(2) {
+                    if !out.fits(2) {
                         return Ok(Begin::Overflow);
                     }
                     out.push(if object { b"{}" } else { b"[]" });
                     return Ok(Begin::Done);
                 }
                 // Unbounded output needs no reservation (nor the cost of spelling the path).
-                let reserve = if out.bounded() {
+                let mut reserve = if out.bounded() {
                     out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object)
                 } else {
                     0
                 };
-                if !force && !out.fits(1 + reserve) {
-                    return Ok(Begin::Overflow);
+                if !out.fits(1 + reserve) {
+                    // Forced: reserve a marker without its command, whose size does not
+                    // depend on the path (a long key would otherwise never fit).
+                    reserve =
+                        out.newline_len(indent) + 1 + self.short_marker_bound(out, indent + 1);
+                    if !force || !out.fits(1 + reserve) {
+                        return Ok(Begin::Overflow);
+                    }
                 }
                 out.push(if object { b"{" } else { b"[" });
                 out.reserve += reserve;
@@ -448,11 +479,13 @@ impl<'c> Writer<'c> {
                 let raw = &doc[at + 1..end - 1];
                 let (keep, kept, total) = scan_chars(raw, self.bounds.max_string, usize::MAX);
                 if keep == raw.len() {
-                    if force || out.fits(end - at) {
+                    if out.fits(end - at) {
                         out.push(&doc[at..end]);
                         return Ok(Begin::Done);
                     }
-                    return Ok(Begin::Overflow);
+                    if !force {
+                        return Ok(Begin::Overflow);
+                    }
                 }
                 let cmd = format!(
                     "{} {} -r --unbounded",
@@ -461,19 +494,40 @@ impl<'c> Writer<'c> {
                 );
                 let mut keep = keep;
                 let mut kept = kept;
-                if !out.fits(keep + 2 + marker_suffix(total - kept, &cmd).len()) {
+                let mut with_cmd = true;
+                if keep == raw.len()
+                    || !out.fits(keep + 2 + marker_suffix(total - kept, &cmd).len())
+                {
                     if !force {
                         return Ok(Begin::Overflow);
                     }
-                    // Nothing else can be cut: as much of the string as the budget leaves.
-                    let room = out.limit.saturating_sub(
-                        out.pos() + out.reserve + 2 + marker_suffix(total, &cmd).len(),
-                    );
+                    // Nothing else can be cut: as much of the string as the budget leaves,
+                    // with a marker naming the command if it fits (the notice names it anyway).
+                    // `total` bounds the count the marker will show.
+                    with_cmd = out.fits(2 + marker_suffix(total, &cmd).len());
+                    let suffix = if with_cmd {
+                        marker_suffix(total, &cmd)
+                    } else {
+                        short_suffix(total)
+                    };
+                    if !out.fits(2 + suffix.len()) {
+                        return Ok(Begin::Overflow);
+                    }
+                    let room = out
+                        .limit
+                        .saturating_sub(out.pos() + out.reserve + 2 + suffix.len());
                     (keep, kept, _) = scan_chars(raw, self.bounds.max_string, room);
                 }
                 out.push(b"\"");
                 out.push(&raw[..keep]);
-                out.push(marker_suffix(total - kept, &cmd).as_bytes());
+                out.push(
+                    if with_cmd {
+                        marker_suffix(total - kept, &cmd)
+                    } else {
+                        short_suffix(total - kept)
+                    }
+                    .as_bytes(),
+                );
                 out.push(b"\"");
                 self.cuts.strings += 1;
                 self.cuts.next(&cmd, 1);
@@ -481,10 +535,31 @@ impl<'c> Writer<'c> {
             }
             _ => {
                 let end = validate_value(doc, at)?;
-                if !force && !out.fits(end - at) {
+                if out.fits(end - at) {
+                    out.push(&doc[at..end]);
+                    return Ok(Begin::Done);
+                }
+                if !force || depth > 0 {
                     return Ok(Begin::Overflow);
                 }
-                out.push(&doc[at..end]);
+                // A number longer than the whole bound, with nothing around it to cut: a
+                // marker in its place (a number cannot be cut and stay what it was).
+                let what = format!("… number of {} chars", group_digits((end - at) as u64));
+                let cmd = format!(
+                    "{} {} --unbounded",
+                    self.cont.prefix,
+                    shell_quote(&path.to_dot())
+                );
+                let mut text = json_string(&format!("{what}: {cmd}"));
+                if !out.fits(text.len()) {
+                    text = json_string(&what);
+                    if !out.fits(text.len()) {
+                        return Ok(Begin::Overflow);
+                    }
+                }
+                out.push(text.as_bytes());
+                self.cuts.strings += 1;
+                self.cuts.next(&cmd, 1);
                 Ok(Begin::Done)
             }
         }
@@ -509,6 +584,15 @@ impl<'c> Writer<'c> {
             + 40
             + json_string(&self.cont.prefix).len()
             + json_string(&query).len()
+    }
+
+    /// An upper bound of the bytes a marker of a container takes without its command
+    /// (`"…": "… 1,234 more members"`): it does not depend on the path, so it fits any node
+    /// above the floor ([`MIN_MAX_BYTES`]).
+    fn short_marker_bound(&self, out: &Out<'_>, indent: usize) -> usize {
+        // No count exceeds the document's length in bytes.
+        let most = group_digits(self.doc_len as u64);
+        1 + out.newline_len(indent) + 7 + json_string(&format!("… {most} more members")).len()
     }
 
     /// Closes container `f` early with a marker naming what is left and how to read it.
@@ -570,7 +654,15 @@ impl<'c> Writer<'c> {
                 "\"…\":".as_bytes()
             });
         }
-        out.push(json_string(&text).as_bytes());
+        // The marker names its command when it fits beside the closing bracket and what the
+        // outer containers reserved; a reservation without the command (a long path) keeps
+        // only the count (the notice still names the command).
+        let close = out.newline_len(f.indent - 1) + 1;
+        let mut marker = json_string(&text);
+        if !out.fits(marker.len() + close) {
+            marker = json_string(&text[..text.find(": ").unwrap_or(text.len())]);
+        }
+        out.push(marker.as_bytes());
         // The marker counts as shown so that the closing bracket goes on its own line.
         f.shown += 1;
         self.cuts.containers += 1;
@@ -623,6 +715,15 @@ fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
 /// `s` as a JSON string literal.
 pub fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
+}
+
+/// The text appended inside a cut string when its command does not fit (JSON-escaped).
+fn short_suffix(more: usize) -> String {
+    format!(
+        "… {} more {}",
+        group_digits(more as u64),
+        plural(more as u64, "char", "chars")
+    )
 }
 
 /// The text appended inside a cut string (JSON-escaped, without quotes).
@@ -687,4 +788,192 @@ fn scan_chars(raw: &[u8], max_chars: usize, max_bytes: usize) -> (usize, usize, 
         }
     }
     (keep, kept, n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Mode, Options, Report, extract};
+    use super::*;
+    use crate::json::path::Query;
+
+    /// Extracts with a byte bound and checks the promises: within the bound, valid JSON, and
+    /// every cut in-band with a notice naming the command that continues it.
+    fn bounded(
+        doc: &str,
+        query: &str,
+        mode: Mode,
+        compact: bool,
+        max_bytes: usize,
+    ) -> (String, Report) {
+        let opts = Options {
+            source: "some file.json",
+            bounds: Some(Bounds {
+                max_items: 50,
+                max_depth: 8,
+                max_string: 1000,
+                max_bytes: Some(max_bytes),
+            }),
+            mode,
+            compact,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        let report = extract(
+            doc.as_bytes(),
+            &Query::parse(query).unwrap(),
+            &opts,
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let what = format!("{query} {mode:?} compact={compact} --max-bytes {max_bytes}");
+        assert!(
+            text.len() <= max_bytes.max(MIN_MAX_BYTES),
+            "{what}: {} bytes: {text}",
+            text.len()
+        );
+        serde_json::from_str::<serde_json::Value>(&text)
+            .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text}"));
+        if let Some(notice) = report.notice() {
+            assert!(text.contains('…'), "{what}: a cut without a marker: {text}");
+            assert!(
+                notice.contains("next: spill extract 'some file.json' "),
+                "{what}: {notice}"
+            );
+        }
+        (text, report)
+    }
+
+    /// Every bound from the floor up, in every JSON mode and layout.
+    fn sweep(doc: &str, queries: &[&str]) {
+        for query in queries {
+            for mode in [Mode::Values, Mode::Nodes] {
+                for compact in [false, true] {
+                    for max_bytes in (MIN_MAX_BYTES..2500).step_by(37) {
+                        bounded(doc, query, mode, compact, max_bytes);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An object key `n` bytes long (as written in JSON) made of `unit`.
+    fn key(unit: &str, n: usize) -> String {
+        unit.repeat(n / unit.len().max(1))
+    }
+
+    const QUERIES: &[&str] = &["$", "$.*", "$..*", "$[*][*]", "$..[0]"];
+
+    #[test]
+    fn long_keys_stay_within_the_bound() {
+        let k = key("k", 700);
+        sweep(
+            &format!(r#"{{"{k}": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], "b": {{"{k}": "x"}}}}"#),
+            QUERIES,
+        );
+    }
+
+    #[test]
+    fn keys_full_of_escapes_stay_within_the_bound() {
+        // Each unit grows in a normalized path (\u0000, \\, \'), again in a shell-quoted
+        // command ('\'' for each quote), and again in the JSON string holding the marker.
+        for unit in [
+            r"\u0000",
+            r#"\""#,
+            r"\\",
+            "'",
+            "é",
+            r"\ud83d\ude00",
+            "😀",
+            r"\n",
+        ] {
+            let k = key(unit, 400);
+            sweep(
+                &format!(r#"{{"{k}": [0, 1, 2, "{k}", {{"{k}": [1, 2]}}]}}"#),
+                QUERIES,
+            );
+        }
+    }
+
+    #[test]
+    fn nested_long_keys_stay_within_the_bound() {
+        let (a, b, c) = (key("a'", 300), key(r"b\u0001", 300), key("c", 300));
+        sweep(
+            &format!(
+                r#"{{"{a}": {{"{b}": {{"{c}": [[1, 2, 3], {{"{a}": "{b}"}}, "tail"]}}}}, "z": 1}}"#
+            ),
+            QUERIES,
+        );
+    }
+
+    #[test]
+    fn a_marker_that_cannot_name_its_command_keeps_its_count() {
+        let k = key("k", 400);
+        let doc = format!(
+            r#"{{"{k}": [{}]}}"#,
+            (0..100)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let (text, report) = bounded(&doc, &format!("$['{k}']"), Mode::Values, true, 200);
+        // The command (400 bytes of key) does not fit in 200: the marker keeps the count...
+        assert!(text.ends_with(" more items\"]\n"), "{text}");
+        assert!(!text.contains("spill extract"), "{text}");
+        // ...and the notice still names the command.
+        let notice = report.notice().unwrap();
+        assert!(
+            notice.contains(&format!("next: spill extract 'some file.json' '$.{k}[")),
+            "{notice}"
+        );
+        // With room, the marker names the command as before.
+        let (text, _) = bounded(&doc, &format!("$['{k}']"), Mode::Values, true, 4096);
+        assert!(
+            text.contains(&format!(
+                ": spill extract 'some file.json' '$.{k}[50:100]'\"]"
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_node_whose_path_leaves_no_room_is_not_shown_and_the_list_says_so() {
+        let k = key("k", 600);
+        let doc = format!(r#"{{"{k}": 1, "b": 2}}"#);
+        let (text, report) = bounded(&doc, "$.*", Mode::Nodes, true, 300);
+        // The continuation is the same command: only a larger --max-bytes shows this node.
+        assert_eq!(
+            text,
+            "[\"… 2 more nodes: spill extract 'some file.json' '$.*' --offset 0 --nodes\"]\n"
+        );
+        assert_eq!((report.selected, report.shown), (2, 0));
+        assert_eq!(
+            report.notice().unwrap(),
+            "nodes: 0 of 2 shown · next: spill extract 'some file.json' '$.*' --offset 0 --nodes"
+        );
+    }
+
+    #[test]
+    fn a_number_longer_than_the_bound_becomes_a_marker() {
+        let n = "1".repeat(1000);
+        let (text, report) = bounded(&format!(r#"{{"n": {n}}}"#), "$.n", Mode::Values, false, 200);
+        assert_eq!(
+            text,
+            "\"… number of 1,000 chars: spill extract 'some file.json' '$.n' --unbounded\"\n"
+        );
+        assert_eq!(report.cuts.strings, 1);
+        // Inside a container the container is cut instead.
+        let (text, _) = bounded(&format!(r#"{{"a": [{n}]}}"#), "$", Mode::Values, true, 200);
+        assert!(text.starts_with(r#"{"…":"… 1 more member: "#), "{text}");
+    }
+
+    #[test]
+    fn a_bound_below_the_floor_is_raised_to_it() {
+        let doc = format!(r#"{{"a": "{}"}}"#, "x".repeat(500));
+        for mode in [Mode::Values, Mode::Nodes] {
+            let (text, _) = bounded(&doc, "$.a", mode, false, 10);
+            assert!(text.len() <= MIN_MAX_BYTES && text.len() > 10, "{text}");
+            assert!(text.contains("xxx… "), "{text}");
+        }
+    }
 }

@@ -97,7 +97,9 @@ pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Random JSON text, including odd spacing, escapes, long keys and deep arrays.
+    /// Random JSON text, including odd spacing, escapes, long keys (with quotes, backslashes,
+    /// control characters and non-ASCII, which grow when a path or a shell command spells them)
+    /// and deep arrays.
     pub(crate) fn json_text() -> impl Strategy<Value = String> {
         let leaf = prop_oneof![
             Just("null".to_string()),
@@ -111,7 +113,14 @@ pub(crate) mod tests {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..40)
                     .prop_map(|v| format!("[{}]", v.join(" ,"))),
-                prop::collection::vec(("[a-zA-Z0-9_ -]{0,300}", inner), 0..60).prop_map(|m| {
+                prop::collection::vec(
+                    (
+                        "[a-zA-Z0-9_ '\"\\\\\\x00-\\x1f.\\[\\]é\u{1F600}-]{0,300}",
+                        inner
+                    ),
+                    0..60
+                )
+                .prop_map(|m| {
                     let members: Vec<String> = m
                         .into_iter()
                         .map(|(k, v)| format!("{}:{v}", serde_json::to_string(&k).expect("key")))
