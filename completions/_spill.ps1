@@ -86,7 +86,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-items', '--max-items', [CompletionResultType]::ParameterName, 'Elements or members shown per container, and nodes per list')
             [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"')
             [CompletionResult]::new('--max-string', '--max-string', [CompletionResultType]::ParameterName, 'Characters shown per string')
-            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The whole output stays within this size, at least 128 bytes (0 lifts every bound) [default: 16KiB]')
             [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')

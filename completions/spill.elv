@@ -80,7 +80,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-items 'Elements or members shown per container, and nodes per list'
             cand --max-depth 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"'
             cand --max-string 'Characters shown per string'
-            cand --max-bytes 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]'
+            cand --max-bytes 'The whole output stays within this size, at least 128 bytes (0 lifts every bound) [default: 16KiB]'
             cand --footer 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'

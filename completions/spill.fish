@@ -81,7 +81,7 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l offset -d 'Skip 
 complete -c spill -n "__fish_spill_using_subcommand extract" -l max-items -d 'Elements or members shown per container, and nodes per list' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l max-depth -d 'Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …"' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l max-string -d 'Characters shown per string' -r
-complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'The whole output stays within this size (0 lifts every bound) [default: 16KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'The whole output stays within this size, at least 128 bytes (0 lifts every bound) [default: 16KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l footer -d 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F

@@ -323,7 +323,8 @@ pub struct ExtractArgs {
     /// Characters shown per string.
     #[arg(long, value_name = "N", default_value_t = limits::EXTRACT_MAX_STRING)]
     pub max_string: usize,
-    /// The whole output stays within this size (0 lifts every bound) [default: 16KiB].
+    /// The whole output stays within this size, at least 128 bytes (0 lifts every bound)
+    /// [default: 16KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_bytes: Option<u64>,
     /// Lift every bound: print everything selected.
