@@ -532,7 +532,16 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                     Ok(s) => push_cut_string(out, &s, b.string),
                     Err(_) => out.push_str("null"),
                 },
+                // A number longer than a string may be cannot be cut and stay a number (nor
+                // the same number): it is shown as a marker string, like a long string.
+                // Ordinary numbers (up to 40 characters) are always shown whole.
                 Ok(_) => match v.raw() {
+                    Ok(raw) if raw.len() > b.string.max(40) => {
+                        let keep = b.string.max(40);
+                        let kept = String::from_utf8_lossy(&raw[..keep]);
+                        let more = group_digits((raw.len() - keep) as u64);
+                        push_json_string(out, &format!("{kept}…[number, +{more} chars]"));
+                    }
                     Ok(raw) => out.push_str(&String::from_utf8_lossy(raw)),
                     Err(_) => out.push_str("null"),
                 },
@@ -707,6 +716,26 @@ mod tests {
         assert_eq!(
             analyze(b"1\n2\n", &AnalyzeOptions::default()),
             Analysis::NotJson { invalid: None }
+        );
+    }
+
+    #[test]
+    fn a_number_too_long_to_show_becomes_a_marker() {
+        let digits = "1".repeat(100_000);
+        let f = facts(&format!(
+            r#"{{"a":[{digits},12345678901234567890123],"b":2}}"#
+        ));
+        let kept = "1".repeat(200);
+        assert_eq!(
+            f.preview,
+            format!(r#"["{kept}…[number, +99,800 chars]",12345678901234567890123]"#)
+        );
+        let f = facts(&format!("[{digits}]"));
+        assert!(f.preview.starts_with(r#"["1111"#), "{}", f.preview);
+        assert!(
+            f.preview.ends_with(r#"…[number, +99,800 chars]"]"#),
+            "{}",
+            f.preview
         );
     }
 
