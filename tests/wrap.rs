@@ -660,3 +660,48 @@ fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
         env["sizeBytes"].as_u64().unwrap()
     );
 }
+
+#[test]
+fn a_signal_between_reads_is_not_lost_when_the_producer_then_goes_silent() {
+    use std::io::Write;
+    // The signal may land after wrap checked for one and before it blocks in the next read;
+    // the producer then writes nothing more but keeps the pipe open. wrap must still stop (it
+    // polls a self-pipe the handler writes to). Many tries, at varied moments of a busy read.
+    let s = Sandbox::new();
+    for attempt in 0..40u64 {
+        let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let chunk = lines_of_text(2000);
+        let start = std::time::Instant::now();
+        let busy = std::time::Duration::from_micros(2000 + 150 * attempt);
+        // More than the 1 MiB pipe holds: wrap is reading by now, and past --max-inline.
+        let mut written = 0;
+        while start.elapsed() < busy || written <= 2 << 20 {
+            stdin.write_all(&chunk).unwrap();
+            written += chunk.len();
+        }
+        // SAFETY: kill(2) on the child's pid, which has not been waited for.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let stopped = child.try_wait().unwrap().is_some();
+        if !stopped {
+            child.kill().unwrap();
+        }
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            stopped,
+            "attempt {attempt}: wrap waited on a silent producer after SIGTERM"
+        );
+        assert_eq!(out.status.code(), Some(0), "attempt {attempt}");
+        let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(env["interrupted"], true, "attempt {attempt}: {env}");
+    }
+}
