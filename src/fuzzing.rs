@@ -114,8 +114,8 @@ thread_local! {
 /// cross the held-back window (about 16.5 KiB) as well as chunk boundaries.
 pub fn redact(data: &[u8]) {
     let ([mode, reps, split], body) = control::<3>(data);
-    // Tiny chunks are fed only without filler: each feed past the held-back window rescans
-    // it, so byte-sized feeds of a long input are quadratic (real reads are up to 1 MiB).
+    // Tiny chunks are fed only without filler: with a batch of 0 each feed past the held-back
+    // window rescans it, so byte-sized feeds of a long input would be quadratic.
     let tiny = mode & 0x40 != 0;
     let reps = if tiny { 0 } else { reps % 4 };
     let mut input = Vec::new();
@@ -133,6 +133,9 @@ pub fn redact(data: &[u8]) {
             unreachable!("two redactors per mode")
         };
         let (whole_before, streamed_before) = (whole.count(), streamed.count());
+        // Search passes at every feed, every few KiB or in wrap's 64 KiB batches: the
+        // output must not depend on where they fall.
+        streamed.set_batch([0, 1, 997, 64 * 1024][usize::from(split >> 6)]);
         let out_whole = whole.redact_all(&input);
         let mut out = Vec::new();
         let sizes: &[usize] = if tiny {

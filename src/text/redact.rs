@@ -60,6 +60,8 @@ pub struct Redactor {
     /// Where the unemitted bytes start in `carry`.
     pending: usize,
     count: u64,
+    /// New bytes gathered beyond the window before a search pass ([`BATCH`]).
+    batch: usize,
 }
 
 /// The secret values among environment variables: values of 8 bytes or more (and at most
@@ -112,7 +114,15 @@ impl Redactor {
             carry: Vec::new(),
             pending: 0,
             count: 0,
+            batch: BATCH,
         }
+    }
+
+    /// Searches once `batch` new bytes are beyond the held-back window (0: on every feed)
+    /// instead of [`BATCH`]. Output does not depend on it; tests and the fuzz target use small
+    /// values so that passes fall at many different places of short inputs.
+    pub fn set_batch(&mut self, batch: usize) {
+        self.batch = batch;
     }
 
     /// A redactor for the built-in shapes and the secrets in spill's own environment.
@@ -136,7 +146,7 @@ impl Redactor {
         // A pass searches the whole held-back window, so it waits until BATCH new bytes are
         // beyond it: a producer writing a few bytes at a time would otherwise have the same
         // 16.5 KiB searched again for every write (quadratic). Output is the same either way.
-        if self.carry.len() - self.pending >= self.hold + BATCH {
+        if self.carry.len() - self.pending >= self.hold + self.batch {
             self.process(false, out);
         }
     }
