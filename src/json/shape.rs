@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::nav::decode_string;
-use super::parse::{Container, Flow, Scalar, Visitor, bom_len, walk_values};
+use super::parse::{Container, Flow, Scalar, Visitor, bom_len, bytes_eq, walk_values};
 use crate::limits::{group_digits, human_size};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
@@ -244,7 +244,7 @@ impl Obj {
     /// The position of key `name`: a scan for small objects, the index for wide ones.
     fn find_field(&self, name: &[u8]) -> Option<usize> {
         if self.fields.len() <= 8 {
-            self.fields.iter().position(|f| key_eq(&f.name, name))
+            self.fields.iter().position(|f| bytes_eq(&f.name, name))
         } else {
             self.index.get(name).map(|&i| i as usize)
         }
@@ -333,35 +333,54 @@ impl Builder {
         (self.tys.len() - 1) as u32
     }
 
+    /// The object record of type `ty`, created on first use (inlined: the walk calls it for
+    /// every object).
+    #[inline(always)]
     fn obj_of(&mut self, ty: u32) -> u32 {
-        if self.tys[ty as usize].obj == NONE {
-            self.objs.push(Obj {
-                seen: 0,
-                min_keys: u64::MAX,
-                max_keys: 0,
-                fields: Vec::new(),
-                index: HashMap::new(),
-                dropped: 0,
-                id_like: true,
-                map: NONE,
-            });
-            self.tys[ty as usize].obj = (self.objs.len() - 1) as u32;
+        match self.tys[ty as usize].obj {
+            NONE => self.new_obj(ty),
+            o => o,
         }
-        self.tys[ty as usize].obj
     }
 
+    #[cold]
+    fn new_obj(&mut self, ty: u32) -> u32 {
+        self.objs.push(Obj {
+            seen: 0,
+            min_keys: u64::MAX,
+            max_keys: 0,
+            fields: Vec::new(),
+            index: HashMap::new(),
+            dropped: 0,
+            id_like: true,
+            map: NONE,
+        });
+        let o = (self.objs.len() - 1) as u32;
+        self.tys[ty as usize].obj = o;
+        o
+    }
+
+    /// The array record of type `ty`, created on first use.
+    #[inline(always)]
     fn arr_of(&mut self, ty: u32) -> u32 {
-        if self.tys[ty as usize].arr == NONE {
-            let elem = self.new_ty();
-            self.arrs.push(Arr {
-                seen: 0,
-                min_len: u64::MAX,
-                max_len: 0,
-                elem,
-            });
-            self.tys[ty as usize].arr = (self.arrs.len() - 1) as u32;
+        match self.tys[ty as usize].arr {
+            NONE => self.new_arr(ty),
+            a => a,
         }
-        self.tys[ty as usize].arr
+    }
+
+    #[cold]
+    fn new_arr(&mut self, ty: u32) -> u32 {
+        let elem = self.new_ty();
+        self.arrs.push(Arr {
+            seen: 0,
+            min_len: u64::MAX,
+            max_len: 0,
+            elem,
+        });
+        let a = (self.arrs.len() - 1) as u32;
+        self.tys[ty as usize].arr = a;
+        a
     }
 
     /// The type the value of key `raw` merges into in object `o`, or `None` when dropped.
@@ -372,7 +391,11 @@ impl Builder {
             return Some(obj.map);
         }
         // Records usually repeat their keys in the same order: try the next key first.
-        let found = if obj.fields.get(*hint).is_some_and(|f| key_eq(&f.name, raw)) {
+        let found = if obj
+            .fields
+            .get(*hint)
+            .is_some_and(|f| bytes_eq(&f.name, raw))
+        {
             Some(*hint)
         } else {
             obj.find_field(raw)
@@ -564,6 +587,7 @@ impl Visitor for Builder {
         Flow::Continue
     }
 
+    #[inline]
     fn begin(&mut self, kind: Container, _: usize) -> Flow {
         if self.ignore > 0 {
             self.ignore += 1;
@@ -609,6 +633,7 @@ impl Visitor for Builder {
         Flow::Continue
     }
 
+    #[inline]
     fn end(&mut self, kind: Container, _: usize, count: u64) -> Flow {
         if self.ignore > 0 {
             self.ignore -= 1;
@@ -654,6 +679,39 @@ impl Visitor for Builder {
         Flow::Continue
     }
 
+    /// The key the previous object had next (records repeat key order), unless its stored
+    /// name was cut.
+    #[inline(always)]
+    fn next_key(&self) -> &[u8] {
+        if self.ignore > 0 {
+            return &[];
+        }
+        match self.frames.last() {
+            Some(Frame::Obj { obj, hint, .. }) => {
+                match self.objs[*obj as usize].fields.get(*hint) {
+                    Some(f) if !f.cut => &f.name,
+                    _ => &[],
+                }
+            }
+            _ => &[],
+        }
+    }
+
+    /// The common case, inlined into the walk: the key is the field at the hint.
+    #[inline(always)]
+    fn guessed_key(&mut self, _: &[u8], _: usize) -> Flow {
+        if let Some(Frame::Obj { obj, serial, hint }) = self.frames.last_mut() {
+            let f = &mut self.objs[*obj as usize].fields[*hint];
+            *hint += 1;
+            if f.last != *serial + 1 {
+                f.last = *serial + 1;
+                f.present += 1;
+            }
+            self.pending = Some(f.ty);
+        }
+        Flow::Continue
+    }
+
     fn index(&mut self, index: u64) -> Flow {
         if self.ignore > 0 {
             return Flow::Continue;
@@ -683,27 +741,6 @@ impl Visitor for Builder {
         }
         Flow::Continue
     }
-}
-
-/// Key equality without a libc `memcmp` call: keys are short, and the call was 15% of a
-/// shape walk in the profile.
-#[inline]
-fn key_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut ca = a.chunks_exact(8);
-    let mut cb = b.chunks_exact(8);
-    let word = |c: &[u8]| u64::from_ne_bytes(c.try_into().expect("8-byte chunk"));
-    for (x, y) in ca.by_ref().zip(cb.by_ref()) {
-        if word(x) != word(y) {
-            return false;
-        }
-    }
-    ca.remainder()
-        .iter()
-        .zip(cb.remainder())
-        .all(|(x, y)| x == y)
 }
 
 /// A key's first [`MAX_KEY_BYTES`] bytes, cut before a UTF-8 continuation byte; and whether it
