@@ -192,11 +192,7 @@ fn parallel_writers_with_gc_and_rm_never_corrupt_or_lose_a_payload() {
 #[test]
 fn a_writer_killed_mid_write_leaves_no_payload_and_gc_removes_its_temporary_file() {
     let s = Sandbox::new();
-    let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
     let mut stdin = child.stdin.take().unwrap();
     // A slow producer: some output, then it keeps the pipe open.
     stdin.write_all(&input(1, 300_000)).unwrap();

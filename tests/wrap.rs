@@ -2,7 +2,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::{Sandbox, lines_of_text};
+use crate::common::{Sandbox, exits_within, lines_of_text};
 
 fn stored_path(env: &serde_json::Value) -> std::path::PathBuf {
     env["path"].as_str().expect("envelope has a path").into()
@@ -398,11 +398,7 @@ fn command_mode_status_for_missing_unrunnable_killed_and_timed_out_commands() {
 #[test]
 fn interrupted_reading_still_stores_and_says_so() {
     let s = Sandbox::new();
-    let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
-    cmd.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
     let mut stdin = child.stdin.take().unwrap();
     use std::io::Write;
     stdin.write_all(&lines_of_text(200)).unwrap();
@@ -450,11 +446,7 @@ fn the_per_file_cap_keeps_head_marker_and_tail_and_says_what_was_dropped() {
 #[test]
 fn broken_stdout_is_quiet() {
     let s = Sandbox::new();
-    let mut cmd = s.cmd(&["wrap", "--max-inline", "1G"]).into_command();
-    cmd.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    let mut child = s.cmd(&["wrap", "--max-inline", "1G"]).spawn_piped();
     drop(child.stdout.take());
     let mut stdin = child.stdin.take().unwrap();
     use std::io::Write;
@@ -620,11 +612,7 @@ fn hint_commands_run_as_pasted_for_every_kind() {
 fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
     use std::io::Write;
     let s = Sandbox::new();
-    let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
-    cmd.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
+    let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
     let mut stdin = child.stdin.take().unwrap();
     // A producer that never stops: wrap is always busy with data, rarely blocked in read.
     let producer = std::thread::spawn(move || {
@@ -641,14 +629,7 @@ fn a_signal_stops_wrap_even_while_the_producer_keeps_writing() {
     std::thread::sleep(std::time::Duration::from_millis(100));
     // SAFETY: kill(2) on the child's pid, which has not been waited for.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let stopped = child.try_wait().unwrap().is_some();
-    if !stopped {
-        child.kill().unwrap();
-    }
+    let stopped = exits_within(&mut child, std::time::Duration::from_secs(10));
     let out = child.wait_with_output().unwrap();
     producer.join().unwrap();
     assert!(stopped, "wrap kept reading after SIGTERM");
@@ -669,11 +650,7 @@ fn a_signal_between_reads_is_not_lost_when_the_producer_then_goes_silent() {
     // polls a self-pipe the handler writes to). Many tries, at varied moments of a busy read.
     let s = Sandbox::new();
     for attempt in 0..40u64 {
-        let mut cmd = s.cmd(&["wrap", "--max-inline", "1K"]).into_command();
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
+        let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
         let mut stdin = child.stdin.take().unwrap();
         let chunk = lines_of_text(2000);
         let start = std::time::Instant::now();
@@ -686,14 +663,7 @@ fn a_signal_between_reads_is_not_lost_when_the_producer_then_goes_silent() {
         }
         // SAFETY: kill(2) on the child's pid, which has not been waited for.
         unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        let stopped = child.try_wait().unwrap().is_some();
-        if !stopped {
-            child.kill().unwrap();
-        }
+        let stopped = exits_within(&mut child, std::time::Duration::from_secs(10));
         drop(stdin);
         let out = child.wait_with_output().unwrap();
         assert!(

@@ -129,6 +129,30 @@ impl Cmd {
     pub fn into_command(self) -> Command {
         self.command
     }
+
+    /// Starts the command with stdin, stdout and stderr all piped, for tests that feed it,
+    /// signal it or watch it while it runs.
+    pub fn spawn_piped(mut self) -> std::process::Child {
+        self.command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        self.command.spawn().expect("spawn spill")
+    }
+}
+
+/// Waits up to `limit` for `child` to exit; kills it if it has not (so the test can go on to
+/// report) and says whether it exited by itself.
+pub fn exits_within(child: &mut std::process::Child, limit: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let exited = child.try_wait().unwrap().is_some();
+    if !exited {
+        child.kill().unwrap();
+    }
+    exited
 }
 
 impl Sandbox {
