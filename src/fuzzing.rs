@@ -435,7 +435,9 @@ pub fn extract_eval(data: &[u8]) {
         let (_, paged) = run(Mode::Nodes, None, offset as usize).expect("valid");
         assert_eq!(paged.shown, report.selected.saturating_sub(offset));
     }
-    let _ = run(Mode::Raw, Some(bounds), 0);
+    // Raw output is not JSON, but it keeps the byte bound too.
+    let (raw, _) = run(Mode::Raw, Some(bounds), 0).expect("valid");
+    assert!(raw.len() <= max_bytes, "raw: {} > {max_bytes}", raw.len());
 }
 
 /// The size and duration parsers never panic, and what the formatters print parses back.

@@ -451,12 +451,26 @@ fn raw_item<'d>(
         writer.cont.prefix,
         shell_quote(&path.to_dot())
     );
-    let marker = |shown: usize| {
+    // The marker names the command reading the rest; when that does not fit the bound even
+    // with no text shown, only the count (the notice on stderr still names the command).
+    let long = |shown: usize| {
         format!(
             "… {} more {}: {cmd}",
             group_digits((total - shown) as u64),
             if total - shown == 1 { "char" } else { "chars" }
         )
+    };
+    let short_form = first && !out.fits(1 + long(0).len());
+    let marker = |shown: usize| {
+        if short_form {
+            format!(
+                "… {} more {}",
+                group_digits((total - shown) as u64),
+                if total - shown == 1 { "char" } else { "chars" }
+            )
+        } else {
+            long(shown)
+        }
     };
     let mut keep_chars = total.min(max);
     let bytes_of = |chars: usize| {

@@ -937,6 +937,43 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_string_whose_marker_cannot_fit_keeps_its_count_within_the_bound() {
+        let k = key("k", 300);
+        let doc = format!(r#"{{"{k}": {{"{k}": "{}"}}}}"#, "v".repeat(5000));
+        let opts = Options {
+            source: "some file.json",
+            bounds: Some(Bounds {
+                max_items: 50,
+                max_depth: 8,
+                max_string: 1000,
+                max_bytes: Some(200),
+            }),
+            mode: Mode::Raw,
+            compact: false,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        let query = Query::parse("$.*.*").unwrap();
+        let report = extract(doc.as_bytes(), &query, &opts, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // The command (two 300-byte keys) cannot fit in 200 bytes: text, then the count only.
+        assert!(text.len() <= 200, "{} bytes: {text}", text.len());
+        assert!(text.starts_with("vvvv"), "{text}");
+        assert!(
+            text.contains("… ") && text.ends_with(" more chars\n"),
+            "{text}"
+        );
+        assert!(!text.contains("spill extract"), "{text}");
+        let notice = report.notice().unwrap();
+        assert!(
+            notice.contains(&format!(
+                "next: spill extract 'some file.json' '$.{k}.{k}' -r --unbounded"
+            )),
+            "{notice}"
+        );
+    }
+
+    #[test]
     fn a_node_whose_path_leaves_no_room_is_not_shown_and_the_list_says_so() {
         let k = key("k", 600);
         let doc = format!(r#"{{"{k}": 1, "b": 2}}"#);
