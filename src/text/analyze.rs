@@ -227,10 +227,82 @@ pub fn looks_binary(sample: &[u8]) -> bool {
     invalid * 3 > sample.len()
 }
 
-/// Counts `needle` in `bytes` with memchr's SIMD counter: measured 3× faster than byte-wide
-/// lane counters and 4× faster than `filter().count()` on a 200 MB log.
+/// Counts `needle` in `bytes`: byte-wide lanes of equality masks, summed every 255 vectors
+/// with `psadbw`, whatever the density of `needle`.
+///
+/// Measured on the 1 GB build log (19.3 M lines, hot cache): AVX2 ~100 ms, memchr's
+/// `memchr_iter().count()` 140–175 ms (its counter slows down as needles get dense: a line
+/// break every 55 bytes here), `filter().count()` 600 ms. Line numbering in `search` and the
+/// line count of `wrap` both run on it.
 pub fn count_byte(bytes: &[u8], needle: u8) -> usize {
-    memchr::memchr_iter(needle, bytes).count()
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected at run time.
+            return unsafe { count_byte_avx2(bytes, needle) };
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { count_byte_sse2(bytes, needle) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        bytes.iter().filter(|&&b| b == needle).count()
+    }
+}
+
+/// Lanes of one byte overflow after 255 additions: sum them out every this many vectors.
+#[cfg(target_arch = "x86_64")]
+const LANE_ROUNDS: usize = 255;
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn count_byte_avx2(bytes: &[u8], needle: u8) -> usize {
+    use std::arch::x86_64::*;
+    let n = _mm256_set1_epi8(needle as i8);
+    let zero = _mm256_setzero_si256();
+    let mut total = 0usize;
+    let mut blocks = bytes.chunks_exact(32 * LANE_ROUNDS);
+    for block in &mut blocks {
+        let mut acc = _mm256_setzero_si256();
+        for v in block.chunks_exact(32) {
+            // SAFETY: `v` is 32 readable bytes; unaligned loads are allowed.
+            let v = unsafe { _mm256_loadu_si256(v.as_ptr().cast()) };
+            // A match is -1 in its lane: subtracting adds one.
+            acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(v, n));
+        }
+        let sums = _mm256_sad_epu8(acc, zero);
+        total += (_mm256_extract_epi64::<0>(sums)
+            + _mm256_extract_epi64::<1>(sums)
+            + _mm256_extract_epi64::<2>(sums)
+            + _mm256_extract_epi64::<3>(sums)) as usize;
+    }
+    // SAFETY: SSE2 is part of the x86-64 baseline.
+    total + unsafe { count_byte_sse2(blocks.remainder(), needle) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+unsafe fn count_byte_sse2(bytes: &[u8], needle: u8) -> usize {
+    use std::arch::x86_64::*;
+    let n = _mm_set1_epi8(needle as i8);
+    let zero = _mm_setzero_si128();
+    let mut total = 0usize;
+    let mut rest = bytes;
+    while rest.len() >= 16 {
+        let vectors = (rest.len() / 16).min(LANE_ROUNDS);
+        let (block, tail) = rest.split_at(vectors * 16);
+        let mut acc = _mm_setzero_si128();
+        for v in block.chunks_exact(16) {
+            // SAFETY: `v` is 16 readable bytes; unaligned loads are allowed.
+            let v = unsafe { _mm_loadu_si128(v.as_ptr().cast()) };
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, n));
+        }
+        let sums = _mm_sad_epu8(acc, zero);
+        total +=
+            (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums))) as usize;
+        rest = tail;
+    }
+    total + rest.iter().filter(|&&b| b == needle).count()
 }
 
 fn count_chars(bytes: &[u8]) -> usize {
@@ -573,7 +645,47 @@ mod tests {
         assert!(!looks_binary(b"latin-1 caf\xe9 is mostly text"));
     }
 
+    #[test]
+    fn count_byte_counts_across_lane_rounds_and_tails() {
+        // Long enough for full 255-vector rounds of both widths, then every tail length.
+        for len in [
+            0,
+            1,
+            15,
+            16,
+            17,
+            31,
+            32,
+            33,
+            4080,
+            8160,
+            8161,
+            8192 + 31,
+            70_000,
+        ] {
+            for density in [1, 2, 55, 1000] {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|i| if i % density == 0 { b'\n' } else { b'x' })
+                    .collect();
+                let want = bytes.iter().filter(|&&b| b == b'\n').count();
+                assert_eq!(
+                    count_byte(&bytes, b'\n'),
+                    want,
+                    "len {len} density {density}"
+                );
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: SSE2 is part of the x86-64 baseline.
+                assert_eq!(unsafe { count_byte_sse2(&bytes, b'\n') }, want);
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn count_byte_equals_a_plain_count(bytes in proptest::collection::vec(any::<u8>(), 0..20_000), needle in any::<u8>()) {
+            prop_assert_eq!(count_byte(&bytes, needle), bytes.iter().filter(|&&b| b == needle).count());
+        }
+
         #[test]
         fn chunking_never_changes_the_result(
             lines in proptest::collection::vec(
