@@ -119,8 +119,8 @@ impl Redactor {
     }
 
     /// Searches once `batch` new bytes are beyond the held-back window (0: on every feed)
-    /// instead of [`BATCH`]. Output does not depend on it; tests and the fuzz target use small
-    /// values so that passes fall at many different places of short inputs.
+    /// instead of the default 64 KiB. Output does not depend on it; tests and the fuzz target
+    /// use small values so that passes fall at many different places of short inputs.
     pub fn set_batch(&mut self, batch: usize) {
         self.batch = batch;
     }
