@@ -435,7 +435,11 @@ fn raw_item<'d>(
     let doc = v.doc();
     let at = v.offset();
     if doc.get(at) != Some(&b'"') || crate::json::path::is_records(v) {
-        let ok = writer.value(out, v, path, 0, first)?;
+        // The line break after the value is part of the output: reserved like a bracket.
+        out.reserve += 1;
+        let ok = writer.value(out, v, path, 0, first);
+        out.reserve -= 1;
+        let ok = ok?;
         if ok {
             out.push(b"\n");
         }

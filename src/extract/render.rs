@@ -974,6 +974,31 @@ mod tests {
     }
 
     #[test]
+    fn raw_output_counts_the_line_break_after_a_value() {
+        // Found by fuzzing: a number too long for the bound became its marker, and the line
+        // break after it went one byte past --max-bytes.
+        let doc = "3".repeat(145);
+        for max_bytes in [MIN_MAX_BYTES, 144, 145, 146, 147] {
+            let opts = Options {
+                source: "-",
+                bounds: Some(Bounds {
+                    max_items: 50,
+                    max_depth: 8,
+                    max_string: 17,
+                    max_bytes: Some(max_bytes),
+                }),
+                mode: Mode::Raw,
+                compact: false,
+                offset: 0,
+            };
+            let mut out = Vec::new();
+            extract(doc.as_bytes(), &Query::parse("$").unwrap(), &opts, &mut out).unwrap();
+            assert!(out.len() <= max_bytes, "{} > {max_bytes}", out.len());
+            assert!(out.ends_with(b"\n"));
+        }
+    }
+
+    #[test]
     fn a_node_whose_path_leaves_no_room_is_not_shown_and_the_list_says_so() {
         let k = key("k", 600);
         let doc = format!(r#"{{"{k}": 1, "b": 2}}"#);
