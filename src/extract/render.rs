@@ -269,12 +269,27 @@ impl<'c> Writer<'c> {
                     Begin::Overflow => {
                         // Roll back to the outermost element in progress that is not the first
                         // of its container, so that whole elements are shown where possible.
-                        if !first {
+                        let shown = stack.iter().position(|f| f.shown > 0);
+                        if !first || (force && stack.is_empty()) {
+                            // Not the first of its list (the list's marker counts it), or not
+                            // even its smallest form fits (a bound below the floor, or a node
+                            // path longer than the bound): nothing of it is shown.
                             out.truncate(entry);
                             out.reserve = base_reserve;
                             path.truncate(base_path);
                             return Ok(false);
-                        } else if let Some(i) = stack.iter().position(|f| f.shown > 0) {
+                        } else if shown.is_none()
+                            && !force
+                            && (value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty())
+                        {
+                            // Nothing shown anywhere yet: show this value in its smallest form
+                            // (cut to fit, markers without their command if need be).
+                            pending = Some((value, true));
+                            continue;
+                        } else {
+                            // Cut the outermost container that shows something; if none does,
+                            // the innermost, which reserved room for its marker.
+                            let i = shown.unwrap_or(stack.len() - 1);
                             while stack.len() > i + 1 {
                                 let f = stack.pop().expect("frames above i");
                                 out.reserve -= f.reserve;
@@ -284,28 +299,6 @@ impl<'c> Writer<'c> {
                             path.truncate(f.path_len);
                             self.cut_frame(out, f, path)?;
                             let f = stack.pop().expect("frame i");
-                            self.close(out, f);
-                        } else if !force
-                            && (value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty())
-                        {
-                            // Nothing shown anywhere yet: show this value in its smallest form
-                            // (cut to fit, markers without their command if need be).
-                            pending = Some((value, true));
-                            continue;
-                        } else if force && stack.is_empty() {
-                            // Not even its smallest form fits (a bound below the floor, or a
-                            // node path longer than the bound): nothing of it is shown.
-                            out.truncate(entry);
-                            out.reserve = base_reserve;
-                            path.truncate(base_path);
-                            return Ok(false);
-                        } else {
-                            // Its container reserved room for a marker: cut it there.
-                            let f = stack.last_mut().expect("non-empty");
-                            out.truncate(f.checkpoint);
-                            path.truncate(f.path_len);
-                            self.cut_frame(out, f, path)?;
-                            let f = stack.pop().expect("non-empty");
                             self.close(out, f);
                         }
                         // The parent's element in progress is complete (cut or closed).
