@@ -1,7 +1,6 @@
 //! `--color` and `NO_COLOR`: the `spill:` prefix of diagnostics is coloured only on a terminal
 //! (or when asked), and pass-through and JSON bytes never go through the colour machinery.
 
-use std::io::Read;
 use std::process::Stdio;
 
 use crate::common::{Sandbox, lines_of_text};
@@ -25,15 +24,7 @@ fn stderr_on_terminal(s: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Strin
     // Only the child holds the slave now, so the master reads EIO once it exits.
     drop(command);
     child.wait().unwrap();
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match master.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-        }
-    }
-    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+    crate::common::read_terminal(&mut master)
 }
 
 #[test]

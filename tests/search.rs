@@ -1,7 +1,6 @@
 //! `spill search` through the real binary: every flag and output form, pagination, windows on
 //! giant lines, binary sources, the exit-code table and a closed pipe.
 
-use std::io::Read;
 use std::process::Stdio;
 
 use crate::common::{Run, Sandbox};
@@ -461,15 +460,7 @@ fn on_terminal(s: &Sandbox, args: &[&str], stdin: &str, env: &[(&str, &str)]) ->
     drop(command);
     let status = child.wait().unwrap();
     assert!(status.success() || status.code() == Some(1));
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match master.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-        }
-    }
-    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+    crate::common::read_terminal(&mut master)
 }
 
 #[test]

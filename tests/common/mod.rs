@@ -241,6 +241,21 @@ pub fn lines_of_text(n: usize) -> Vec<u8> {
     out
 }
 
+/// Everything a pseudo-terminal's master received until the other side closed (EIO), with
+/// the terminal's `\r\n` turned back into `\n`.
+pub fn read_terminal(master: &mut std::fs::File) -> String {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&out).replace("\r\n", "\n")
+}
+
 /// A new pseudo-terminal as (master, slave), for tests of what spill does on a terminal.
 pub fn openpty() -> (std::fs::File, std::fs::File) {
     use std::os::fd::FromRawFd;
