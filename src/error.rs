@@ -31,9 +31,13 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
-    /// Valid JSON nested deeper than a walk allows (a descendant segment's depth limit).
-    TooDeep {
-        /// 0-based byte offset of the value too deep.
+    /// Valid JSON, but a query's walk went past one of spill's limits: a descendant segment's
+    /// depth ([`crate::json::path::MAX_DESCENT`]) or a query's work
+    /// ([`crate::json::path::work_limit`]).
+    Limit {
+        /// What was exceeded, as the message starts: `nested too deeply`, `query too costly`.
+        what: &'static str,
+        /// 0-based byte offset of the value the walk had reached.
         offset: u64,
         /// 1-based line.
         line: u64,
@@ -122,14 +126,15 @@ impl fmt::Display for Error {
                     "invalid JSON at byte {offset} (line {line}:{column}): {message}"
                 )
             }
-            Error::TooDeep {
+            Error::Limit {
+                what,
                 offset,
                 line,
                 column,
                 message,
             } => write!(
                 f,
-                "nested too deeply at byte {offset} (line {line}:{column}): {message}"
+                "{what} at byte {offset} (line {line}:{column}): {message}"
             ),
             Error::Query { message, .. } => write!(f, "invalid query: {message}"),
             Error::UnknownRef(r) => write!(

@@ -621,6 +621,45 @@ fn a_descendant_segment_walks_a_thousand_levels() {
     );
 }
 
+/// Nested filters over descendant segments multiply their work; past the work limit (10
+/// million steps plus 16 per byte) the query stops with exit 2 and says why, instead of running
+/// for hours. Subqueries rooted at `$` run once, so nesting them costs nothing extra.
+#[test]
+fn a_runaway_query_stops_with_a_clear_error() {
+    let s = Sandbox::new();
+    let depth = 200;
+    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let r = s.run(
+        &["extract", "-", "$..*[?@..*[?@..*[?@..*[?@.x]]]]"],
+        doc.clone(),
+    );
+    r.status(2);
+    assert_eq!(r.out(), "");
+    assert!(
+        r.stderr.starts_with("spill: query too costly at byte ")
+            && r.stderr.ends_with(
+                ": the query visited more than 10,006,400 values (10 million plus 16 per byte \
+                 of input) without finishing: nested filters and descendant segments (..) \
+                 multiply; narrow them with explicit paths\n"
+            ),
+        "{}",
+        r.stderr
+    );
+    let r = s.run(
+        &[
+            "extract",
+            "-",
+            "$[?$..*[?$..*[?$..*[?$..*[?length(@) == 0]]]]]",
+            "--compact",
+            "--unbounded",
+        ],
+        doc.clone(),
+    );
+    r.status(0);
+    // A list of the one node selected, `$[0]`: as many brackets as the document.
+    assert_eq!(r.out(), format!("{doc}\n"));
+}
+
 #[test]
 fn refs_stdin_and_restricted_mode() {
     let s = Sandbox::new();

@@ -131,9 +131,20 @@ pub struct SyntaxError {
     pub column: u64,
     /// What was wrong, lower-case (`expected ',' or '}' after an object member`).
     pub message: String,
-    /// The bytes read were valid, but they nest deeper than the walk in progress allows (see
-    /// [`path::MAX_DESCENT`]): a limit of spill, not a fault of the document.
-    pub too_deep: bool,
+    /// Whether the document is at fault, or the bytes read were valid but the walk in
+    /// progress went past one of spill's limits.
+    pub fault: Fault,
+}
+
+/// What a [`SyntaxError`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The bytes are not valid JSON.
+    Invalid,
+    /// Valid JSON nested deeper than the walk in progress allows ([`path::MAX_DESCENT`]).
+    TooDeep,
+    /// A query's evaluation did more work than [`path::work_limit`] allows.
+    TooCostly,
 }
 
 impl SyntaxError {
@@ -149,30 +160,39 @@ impl SyntaxError {
             line,
             column: (offset - line_start) as u64 + 1,
             message: message.to_string(),
-            too_deep: false,
+            fault: Fault::Invalid,
         }
     }
 
-    /// The error for a value at `offset` nested deeper than a walk allows.
-    pub fn too_deep(doc: &[u8], offset: usize, message: &str) -> SyntaxError {
+    /// The error for a limit of spill (`fault` other than [`Fault::Invalid`]) reached at
+    /// `offset`.
+    pub fn limit(doc: &[u8], offset: usize, fault: Fault, message: &str) -> SyntaxError {
         SyntaxError {
-            too_deep: true,
+            fault,
             ..SyntaxError::new(doc, offset, message)
+        }
+    }
+
+    /// What the message starts with.
+    fn what(&self) -> &'static str {
+        match self.fault {
+            Fault::Invalid => "invalid JSON",
+            Fault::TooDeep => "nested too deeply",
+            Fault::TooCostly => "query too costly",
         }
     }
 }
 
 impl fmt::Display for SyntaxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = if self.too_deep {
-            "nested too deeply"
-        } else {
-            "invalid JSON"
-        };
         write!(
             f,
-            "{what} at byte {} (line {}:{}): {}",
-            self.offset, self.line, self.column, self.message
+            "{} at byte {} (line {}:{}): {}",
+            self.what(),
+            self.offset,
+            self.line,
+            self.column,
+            self.message
         )
     }
 }
@@ -181,8 +201,9 @@ impl std::error::Error for SyntaxError {}
 
 impl From<SyntaxError> for crate::error::Error {
     fn from(e: SyntaxError) -> Self {
-        if e.too_deep {
-            return crate::error::Error::TooDeep {
+        if e.fault != Fault::Invalid {
+            return crate::error::Error::Limit {
+                what: e.what(),
                 offset: e.offset,
                 line: e.line,
                 column: e.column,

@@ -98,6 +98,15 @@ pub trait Doc {
         Ok(())
     }
 
+    /// Called every 4,096 steps of an evaluation with the steps taken so far, `node`
+    /// being the value reached; an error stops the evaluation. A step is one value visited by
+    /// a wildcard, filter, slice or descendant segment (in the query or in a filter's
+    /// subqueries) or one pair of values compared by `==`. The default allows any number;
+    /// the engine allows [`work_limit`] of its document's length.
+    fn check_work(&self, _node: Self::Node, _steps: u64) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
     /// Where an exhausted members iterator stopped (for the engine: the offset just past the
     /// closing brace); `None` when unknown. With [`Doc::resume_members`] and its element twins,
     /// this lets a descendant walk (`..`) tell a parent iterator where the child it just walked
@@ -162,7 +171,7 @@ pub trait Doc {
 pub(crate) const RING_LIMIT: usize = 4096;
 
 /// How many levels below its starting node a descendant segment (`..`) walks in a document of
-/// the engine; deeper containers stop the evaluation with [`crate::json::SyntaxError::too_deep`].
+/// the engine; deeper containers stop the evaluation with [`crate::json::Fault::TooDeep`].
 ///
 /// Why a limit: a descendant segment applies its selectors to every node it passes, and
 /// listing a node's children means skipping over each child, so every byte is read once per
@@ -173,3 +182,23 @@ pub(crate) const RING_LIMIT: usize = 4096;
 /// depth; 1,000 is above any document seen in practice (serde_json refuses more than 128
 /// levels by default, Python's json about 1,000, jq 10,000).
 pub const MAX_DESCENT: usize = 1000;
+
+/// How often (in steps) an evaluation calls [`Doc::check_work`].
+pub(crate) const WORK_CHECK: u64 = 1 << 12;
+
+/// The most steps (see [`Doc::check_work`]) a query may take on a document of the engine of
+/// `len` bytes: 10 million plus 16 per byte. Past it, the evaluation stops with
+/// [`crate::json::Fault::TooCostly`] (exit 2).
+///
+/// Why a limit: RFC 9535 filters nest, and a filter's subquery runs once per candidate, so
+/// nested filters over descendant segments multiply: `$..*[?@..*[?@..*[?@.x]]]` on an array
+/// nested 1,000 deep (a 2 KB document) visits ~10^8 values, each level of nesting multiplies
+/// that by up to 1,000 again, and on a document this deep a step costs ~170 ns (listing a
+/// child skips the values nested in it). Subqueries rooted at `$` do not depend on the
+/// candidate and run once per evaluation. A query that reads its document once takes at most
+/// a few steps per value, and a value takes at least one byte, so the limit does not stop
+/// such a query, nor one that revisits each value a few times; it stops the runaway ones
+/// within seconds instead of hours.
+pub fn work_limit(len: usize) -> u64 {
+    10_000_000 + 16 * len as u64
+}

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 
 use super::{Doc, Kind};
-use crate::json::{self, SyntaxError, Value, skip_value};
+use crate::json::{self, Fault, SyntaxError, Value, skip_value};
 use crate::limits::group_digits;
 
 /// The offset of the virtual root array of an NDJSON document.
@@ -196,13 +196,32 @@ impl<'d> Doc for JsonDoc<'d> {
         if depth <= super::MAX_DESCENT {
             return Ok(());
         }
-        Err(SyntaxError::too_deep(
+        Err(SyntaxError::limit(
             self.bytes,
             n.offset(),
+            Fault::TooDeep,
             &format!(
                 "a descendant segment (..) walks at most {} levels below where it starts; \
                  reach deeper values with an explicit path",
                 group_digits(super::MAX_DESCENT as u64)
+            ),
+        ))
+    }
+
+    fn check_work(&self, n: Value<'d>, steps: u64) -> Result<(), SyntaxError> {
+        let limit = super::work_limit(self.bytes.len());
+        if steps <= limit {
+            return Ok(());
+        }
+        Err(SyntaxError::limit(
+            self.bytes,
+            n.offset(),
+            Fault::TooCostly,
+            &format!(
+                "the query visited more than {} values (10 million plus 16 per byte of input) \
+                 without finishing: nested filters and descendant segments (..) multiply; \
+                 narrow them with explicit paths",
+                group_digits(limit)
             ),
         ))
     }

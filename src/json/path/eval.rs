@@ -3,7 +3,7 @@
 //! reading the document as soon as its node is reached.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -13,7 +13,7 @@ use super::ast::{
     Arg, CmpOp, Func, FuncName, Literal, Logical, PathQuery, Segment, Selector, ValueExpr,
 };
 use super::compare::Decimal;
-use super::doc::{Doc, Kind, RING_LIMIT};
+use super::doc::{Doc, Kind, RING_LIMIT, WORK_CHECK};
 use super::iregexp;
 use super::normalized::{NormPath, PathElem};
 
@@ -31,6 +31,25 @@ pub(crate) struct Eval<'a, D: Doc> {
     doc: &'a D,
     root: D::Node,
     regexes: RefCell<HashMap<(bool, String), Option<Regex>>>,
+    /// Results of filter subqueries rooted at `$`, by the address of their [`PathQuery`]: they
+    /// do not depend on the candidate, so each runs once per evaluation instead of once per
+    /// candidate (nested, the repeats multiplied: see [`super::work_limit`]).
+    absolute: RefCell<HashMap<*const PathQuery, Absolute<D::Node>>>,
+    /// Steps taken, for [`Doc::check_work`].
+    steps: Cell<u64>,
+}
+
+/// What a filter needs from a subquery rooted at `$`, cached by [`Eval::absolute`].
+#[derive(Clone, Copy)]
+enum Absolute<N> {
+    /// An existence test: whether it selects anything.
+    Exists(bool),
+    /// A comparison operand: the node of a singular query, if any.
+    Singular(Option<N>),
+    /// `count()`.
+    Count(usize),
+    /// `value()`: the node when exactly one is selected.
+    Value(Option<N>),
 }
 
 /// A function or comparison operand (RFC 9535 ValueType, plus counts).
@@ -109,7 +128,40 @@ impl<'a, D: Doc> Eval<'a, D> {
             doc,
             root,
             regexes: RefCell::new(HashMap::new()),
+            absolute: RefCell::new(HashMap::new()),
+            steps: Cell::new(0),
         }
+    }
+
+    /// Counts one step (see [`Doc::check_work`]) at `node`.
+    #[inline]
+    fn step(&self, node: D::Node) -> Result<(), D::Error> {
+        let steps = self.steps.get() + 1;
+        self.steps.set(steps);
+        if steps.is_multiple_of(WORK_CHECK) {
+            self.doc.check_work(node, steps)?;
+        }
+        Ok(())
+    }
+
+    /// The cached result of `q` if it is rooted at `$`, else (or on first use) `compute`'s.
+    fn once(
+        &self,
+        q: &'a PathQuery,
+        current: D::Node,
+        compute: impl FnOnce(D::Node) -> Result<Absolute<D::Node>, D::Error>,
+    ) -> Result<Absolute<D::Node>, D::Error> {
+        if q.relative {
+            return compute(current);
+        }
+        let key: *const PathQuery = q;
+        if let Some(&known) = self.absolute.borrow().get(&key) {
+            return Ok(known);
+        }
+        // No borrow is held while computing: the subquery may hold absolute subqueries too.
+        let result = compute(self.root)?;
+        self.absolute.borrow_mut().insert(key, result);
+        Ok(result)
     }
 
     /// Applies `segs` to `node` (whose location is `path`), feeding `sink`.
@@ -232,6 +284,7 @@ impl<'a, D: Doc> Eval<'a, D> {
                 continue;
             };
             let (elem, child) = next?;
+            self.step(child)?;
             path.truncate(plen);
             path.push(elem);
             if self.child(seg, rest, child, path, sink)?.is_break() {
@@ -303,6 +356,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         };
         while let Some(next) = children.next() {
             let (elem, child) = next?;
+            self.step(child)?;
             if let Some(f) = filter
                 && !self.test(f, child)?
             {
@@ -366,6 +420,7 @@ impl<'a, D: Doc> Eval<'a, D> {
                 break;
             }
             let e = e?;
+            self.step(e)?;
             if i < lower || (i - lower) % step != 0 {
                 continue;
             }
@@ -397,6 +452,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         let mut len = 0usize;
         for e in self.doc.elements(node) {
             let e = e?;
+            self.step(e)?;
             if ring.len() < back {
                 ring.push(e);
             } else {
@@ -451,6 +507,7 @@ impl<'a, D: Doc> Eval<'a, D> {
                 break;
             }
             let e = e?;
+            self.step(e)?;
             if i > lower && (upper - i) % stride == 0 {
                 picked.push((i as usize, e));
             }
@@ -466,10 +523,6 @@ impl<'a, D: Doc> Eval<'a, D> {
         }
         path.truncate(base);
         Ok(Flow::Continue(()))
-    }
-
-    fn start(&self, q: &PathQuery, current: D::Node) -> D::Node {
-        if q.relative { current } else { self.root }
     }
 
     /// A filter expression on one candidate node.
@@ -493,10 +546,13 @@ impl<'a, D: Doc> Eval<'a, D> {
             }
             Logical::Not(e) => !self.test(e, current)?,
             Logical::Exists(q) => {
-                let mut path = NormPath::root();
-                let start = self.start(q, current);
-                self.run(&q.segments, start, &mut path, &mut |_, _| Flow::Break(()))?
-                    .is_break()
+                let found = self.once(q, current, |start| {
+                    let mut path = NormPath::root();
+                    let flow =
+                        self.run(&q.segments, start, &mut path, &mut |_, _| Flow::Break(()))?;
+                    Ok(Absolute::Exists(flow.is_break()))
+                })?;
+                matches!(found, Absolute::Exists(true))
             }
             Logical::Compare(l, op, r) => {
                 let a = self.value(l, current)?;
@@ -548,9 +604,16 @@ impl<'a, D: Doc> Eval<'a, D> {
         Ok(match v {
             ValueExpr::Literal(l) => Val::Lit(l),
             ValueExpr::Query(q) => {
-                match self.singular(&q.segments, self.start(q, current), None)? {
-                    Some(n) => Val::Node(n),
-                    None => Val::Nothing,
+                let found = self.once(q, current, |start| {
+                    Ok(Absolute::Singular(self.singular(
+                        &q.segments,
+                        start,
+                        None,
+                    )?))
+                })?;
+                match found {
+                    Absolute::Singular(Some(n)) => Val::Node(n),
+                    _ => Val::Nothing,
                 }
             }
             ValueExpr::Func(f) => match (f.name, &f.args[0]) {
@@ -563,28 +626,26 @@ impl<'a, D: Doc> Eval<'a, D> {
                     }
                 }
                 (FuncName::Count, Arg::Nodes(q)) => {
-                    let mut count = 0usize;
-                    let mut path = NormPath::root();
-                    let _ = self.run(
-                        &q.segments,
-                        self.start(q, current),
-                        &mut path,
-                        &mut |_, _| {
+                    let found = self.once(q, current, |start| {
+                        let mut count = 0usize;
+                        let mut path = NormPath::root();
+                        let _ = self.run(&q.segments, start, &mut path, &mut |_, _| {
                             count += 1;
                             Flow::Continue(())
-                        },
-                    )?;
-                    Val::Int(count)
+                        })?;
+                        Ok(Absolute::Count(count))
+                    })?;
+                    match found {
+                        Absolute::Count(n) => Val::Int(n),
+                        _ => Val::Nothing,
+                    }
                 }
                 (FuncName::Value, Arg::Nodes(q)) => {
-                    let mut first = None;
-                    let mut count = 0usize;
-                    let mut path = NormPath::root();
-                    let _ = self.run(
-                        &q.segments,
-                        self.start(q, current),
-                        &mut path,
-                        &mut |_, n| {
+                    let found = self.once(q, current, |start| {
+                        let mut first = None;
+                        let mut count = 0usize;
+                        let mut path = NormPath::root();
+                        let _ = self.run(&q.segments, start, &mut path, &mut |_, n| {
                             count += 1;
                             first = Some(n);
                             if count > 1 {
@@ -592,10 +653,11 @@ impl<'a, D: Doc> Eval<'a, D> {
                             } else {
                                 Flow::Continue(())
                             }
-                        },
-                    )?;
-                    match (count, first) {
-                        (1, Some(n)) => Val::Node(n),
+                        })?;
+                        Ok(Absolute::Value(if count == 1 { first } else { None }))
+                    })?;
+                    match found {
+                        Absolute::Value(Some(n)) => Val::Node(n),
                         _ => Val::Nothing,
                     }
                 }
@@ -644,6 +706,7 @@ impl<'a, D: Doc> Eval<'a, D> {
     fn deep_equal(&self, x: D::Node, y: D::Node) -> Result<bool, D::Error> {
         let mut stack = vec![(x, y)];
         while let Some((a, b)) = stack.pop() {
+            self.step(a)?;
             let (ka, kb) = (self.doc.kind(a)?, self.doc.kind(b)?);
             if ka != kb {
                 return Ok(false);

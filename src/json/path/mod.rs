@@ -42,7 +42,7 @@ mod tests;
 use std::fmt;
 use std::ops::ControlFlow;
 
-pub use doc::{Doc, Kind, MAX_DESCENT};
+pub use doc::{Doc, Kind, MAX_DESCENT, work_limit};
 pub use engine::{JsonDoc, JsonElements, JsonMembers, RECORDS, Records, is_records};
 pub use eval::Flow;
 pub use explain::explain_no_match;

@@ -133,11 +133,59 @@ fn a_descendant_segment_stops_at_max_descent() {
     // recursion, reading each byte at most MAX_DESCENT times.
     for depth in [MAX_DESCENT + 1, 1_000_000] {
         let e = count(depth).unwrap_err();
-        assert!(e.too_deep, "{e}");
+        assert_eq!(e.fault, crate::json::Fault::TooDeep, "{e}");
         assert_eq!(e.offset, MAX_DESCENT as u64 + 1);
         assert!(
             e.to_string().starts_with("nested too deeply at byte 1001 "),
             "{e}"
         );
     }
+}
+
+/// A filter's subqueries rooted at `$` run once per evaluation: before, each ran once per
+/// candidate of the filter around it, and nesting multiplied the runs (a fuzzing finding,
+/// tests/fuzz-cases/jsonpath_parse/timeout-nested-absolute-filters). Here four levels over
+/// 100 elements would take 10^8 steps, past the work limit of a 400-byte document.
+#[test]
+fn absolute_subqueries_run_once() {
+    let items: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+    let text = format!("{{\"a\":[{}],\"x\":1}}", items.join(","));
+    assert!(crate::json::path::work_limit(text.len()) < 100_000_000);
+    for (query, selected) in [
+        ("$.a[?$.a[?$.a[?$.a[?$.x]]]]", 100),
+        ("$.a[?$.a[?$.a[?$.a[?$.y]]]]", 0),
+        (
+            "$.a[?count($.a[?count($.a[?count($.a[*]) == 100]) == 100]) == 100]",
+            100,
+        ),
+        ("$.a[?value($.a[?$.a[?@ == 99] && @ == 99]) == 99]", 100),
+        (
+            "$.a[?$.x == 1 && $.a[?$.x == 1 && $.a[?$.x == 1 && $.a[?$.x == 1]]]]",
+            100,
+        ),
+        // Relative subqueries still see their candidate.
+        ("$.a[?$.a[?$.a[?@ == 5]]][?@ < 3]", 0),
+        ("$[?$.a[?$.a[?@ == 5]]][?@ < 3]", 3),
+    ] {
+        let got = select(&text, query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        assert_eq!(got.len(), selected, "{query}");
+    }
+}
+
+/// Relative subqueries do depend on their candidate; when nesting them multiplies past
+/// [`crate::json::path::work_limit`], the evaluation stops with a clear error.
+#[test]
+fn a_runaway_query_stops_at_the_work_limit() {
+    let depth = 200;
+    let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    // Chains of four nested arrays: C(200, 4) ~ 6.5 * 10^7, a few steps each.
+    let e = select(&text, "$..*[?@..*[?@..*[?@..*[?@.x]]]]").unwrap_err();
+    assert_eq!(e.fault, crate::json::Fault::TooCostly, "{e}");
+    assert!(
+        e.to_string().starts_with("query too costly at byte "),
+        "{e}"
+    );
+    // 60 levels deep (C(60, 4) ~ 4.9 * 10^5 chains) it finishes.
+    let text = &text[depth - 60..depth + 60];
+    assert_eq!(select(text, "$..*[?@..*[?@..*[?@..*[?@.x]]]]"), Ok(vec![]));
 }
