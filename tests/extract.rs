@@ -593,6 +593,41 @@ fn a_million_levels_deep() {
     assert_eq!(r.stdout.len(), 2 * (depth - 30_000) + 1);
 }
 
+/// Pretty output indents at most 100 levels: indenting each of a million levels would print
+/// ~10^12 bytes for a 2 MB document. Deeper lines keep 200 columns; the JSON is the same.
+#[test]
+fn pretty_output_indents_at_most_a_hundred_levels() {
+    let s = Sandbox::new();
+    let depth = 150;
+    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let r = s.run(&["extract", "-", "$", "--unbounded"], doc.clone());
+    r.status(0);
+    let out = r.out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2 * depth - 1);
+    let indents: Vec<usize> = lines
+        .iter()
+        .map(|l| l.len() - l.trim_start().len())
+        .collect();
+    assert_eq!(indents[99], 198);
+    assert_eq!(indents[100], 200);
+    assert!(indents.iter().all(|&i| i <= 200));
+    assert_eq!(indents[depth - 1], 200);
+    // Read back, it is the same document.
+    let back = s.run(&["extract", "-", "$", "--compact", "--unbounded"], out);
+    back.status(0);
+    assert_eq!(back.out(), format!("{doc}\n"));
+    // 100,000 levels: 40 MB of output instead of ~10^10 bytes.
+    let depth = 100_000;
+    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let r = s.run(&["extract", "-", "$", "--unbounded"], doc);
+    r.status(0);
+    // 2 * depth brackets, 2 * depth - 1 line breaks, and the indentation of each line.
+    let indent = |level: usize| 2 * level.min(100);
+    let spaces: usize = (0..depth).chain(0..depth - 1).map(indent).sum();
+    assert_eq!(r.stdout.len(), 2 * depth + 2 * depth - 1 + spaces);
+}
+
 #[test]
 fn a_descendant_segment_walks_a_thousand_levels() {
     let s = Sandbox::new();
