@@ -99,9 +99,10 @@ pub trait Doc {
     }
 
     /// Called every 4,096 steps of an evaluation with the steps taken so far, `node`
-    /// being the value reached; an error stops the evaluation. A step is one value visited by
-    /// a wildcard, filter, slice or descendant segment (in the query or in a filter's
-    /// subqueries) or one pair of values compared by `==`. The default allows any number;
+    /// being the value reached; an error stops the evaluation. A step is one selector or
+    /// singular segment applied to a value, one value visited by a wildcard, filter, slice or
+    /// descendant segment (in the query or in a filter's subqueries), or one pair of values
+    /// compared by `==`. The default allows any number;
     /// the engine allows [`work_limit`] of its document's length.
     fn check_work(&self, _node: Self::Node, _steps: u64) -> Result<(), Self::Error> {
         Ok(())
@@ -194,8 +195,8 @@ pub(crate) const WORK_CHECK: u64 = 1 << 12;
 /// nested filters over descendant segments multiply: `$..*[?@..*[?@..*[?@.x]]]` on an array
 /// nested 1,000 deep (a 2 KB document) visits ~10^8 values, each level of nesting multiplies
 /// that by up to 1,000 again, and on a document this deep a step costs ~170 ns (listing a
-/// child skips the values nested in it). Subqueries rooted at `$` do not depend on the
-/// candidate and run once per evaluation. A query that reads its document once takes at most
+/// child skips the values nested in it). Repeated selectors multiply too (`$[*,*,…][*,*,…]`).
+/// Subqueries rooted at `$` do not depend on the candidate and run once per evaluation. A query that reads its document once takes at most
 /// a few steps per value, and a value takes at least one byte, so the limit does not stop
 /// such a query, nor one that revisits each value a few times; it stops the runaway ones
 /// within seconds instead of hours.

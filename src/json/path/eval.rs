@@ -201,6 +201,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         mut path: Option<&mut NormPath<'a>>,
     ) -> Result<Option<D::Node>, D::Error> {
         for seg in segs {
+            self.step(node)?;
             let (elem, next) = match &seg.selectors[0] {
                 Selector::Name(name) => {
                     if self.doc.kind(node)? != Kind::Object {
@@ -310,6 +311,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         path: &mut NormPath<'a>,
         sink: &mut Sink<'_, 'a, D::Node>,
     ) -> Result<Flow, D::Error> {
+        self.step(node)?;
         let base = path.len();
         let flow = match sel {
             Selector::Name(name) => {

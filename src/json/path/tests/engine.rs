@@ -185,6 +185,14 @@ fn a_runaway_query_stops_at_the_work_limit() {
         e.to_string().starts_with("query too costly at byte "),
         "{e}"
     );
+    // Repeated name selectors multiply as much, and count the same way.
+    let names = vec!["'a'"; 300].join(",");
+    let e = select(
+        r#"{"a":{"a":{"a":{"a":1}}}}"#,
+        &format!("$[{names}][{names}][{names}][{names}]"),
+    )
+    .unwrap_err();
+    assert_eq!(e.fault, crate::json::Fault::TooCostly, "{e}");
     // 60 levels deep (C(60, 4) ~ 4.9 * 10^5 chains) it finishes.
     let text = &text[depth - 60..depth + 60];
     assert_eq!(select(text, "$..*[?@..*[?@..*[?@..*[?@.x]]]]"), Ok(vec![]));
