@@ -282,7 +282,13 @@ pub fn extract(
             if left == 1 { "node" } else { "nodes" }
         );
         if opts.mode == Mode::Raw {
-            out.push(text.as_bytes());
+            // Without its command when that does not fit (the notice names it), as below.
+            let line = if out.fits(text.len() + 1) {
+                &text[..]
+            } else {
+                &text[..text.find(": ").unwrap_or(text.len())]
+            };
+            out.push(line.as_bytes());
             out.push(b"\n");
         } else {
             if list.shown > 0 {

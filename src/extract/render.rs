@@ -1002,6 +1002,37 @@ mod tests {
     }
 
     #[test]
+    fn raw_output_drops_the_list_markers_command_when_it_does_not_fit() {
+        // Found by fuzzing (third session): the first node's object fell back to the list
+        // marker's short reservation, and -r then printed the marker with its command anyway:
+        // 141 bytes for a bound of 128.
+        let doc = "[{\"b\":\"a\",\"\u{5e6}\":1}],5";
+        let query = Query::parse("$[0,'a',-1]").unwrap();
+        let opts = Options {
+            source: "-",
+            bounds: Some(Bounds {
+                max_items: 2,
+                max_depth: 1,
+                max_string: 0,
+                max_bytes: Some(MIN_MAX_BYTES),
+            }),
+            mode: Mode::Raw,
+            compact: false,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        let report = extract(doc.as_bytes(), &query, &opts, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.len() <= MIN_MAX_BYTES, "{} bytes: {text}", text.len());
+        // The cut stays visible (the count), and the notice names the command.
+        assert!(text.ends_with("\n… 1 more node\n"), "{text}");
+        assert_eq!(
+            report.list_next.as_deref(),
+            Some("spill extract - '$[0,'\\''a'\\'',-1]' --offset 1 -r")
+        );
+    }
+
+    #[test]
     fn a_node_whose_path_leaves_no_room_is_not_shown_and_the_list_says_so() {
         let k = key("k", 600);
         let doc = format!(r#"{{"{k}": 1, "b": 2}}"#);
