@@ -253,6 +253,11 @@ fn numbers_and_strings_are_copied_exactly() {
     assert_eq!(r.out(), "[1e400]\n");
 }
 
+/// `depth` arrays, each the only element of the one around it: `[[[…]]]`.
+fn nested_arrays(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
 fn big_doc(n: usize) -> String {
     let items: Vec<String> = (0..n)
         .map(|i| format!(r#"{{"id":{i},"name":"item {i}","tags":["a","b"]}}"#))
@@ -551,7 +556,7 @@ fn a_singular_query_reads_only_the_prefix_holding_its_node() {
 fn a_million_levels_deep() {
     let s = Sandbox::new();
     let depth = 1_000_000;
-    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = nested_arrays(depth);
     let r = s.run(&["extract", "-", "$", "--compact"], doc.clone());
     r.status(0);
     assert_eq!(
@@ -599,7 +604,7 @@ fn a_million_levels_deep() {
 fn pretty_output_indents_at_most_a_hundred_levels() {
     let s = Sandbox::new();
     let depth = 150;
-    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = nested_arrays(depth);
     let r = s.run(&["extract", "-", "$", "--unbounded"], doc.clone());
     r.status(0);
     let out = r.out();
@@ -619,7 +624,7 @@ fn pretty_output_indents_at_most_a_hundred_levels() {
     assert_eq!(back.out(), format!("{doc}\n"));
     // 100,000 levels: 40 MB of output instead of ~10^10 bytes.
     let depth = 100_000;
-    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = nested_arrays(depth);
     let r = s.run(&["extract", "-", "$", "--unbounded"], doc);
     r.status(0);
     // 2 * depth brackets, 2 * depth - 1 line breaks, and the indentation of each line.
@@ -633,7 +638,7 @@ fn a_descendant_segment_walks_a_thousand_levels() {
     let s = Sandbox::new();
     // 1,001 arrays: the innermost is 1,000 levels below the root, the limit exactly.
     let depth = 1001;
-    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = nested_arrays(depth);
     let r = s.run(
         &["extract", "-", "$..[0]", "--compact", "--max-items", "0"],
         doc.clone(),
@@ -663,7 +668,7 @@ fn a_descendant_segment_walks_a_thousand_levels() {
 fn a_runaway_query_stops_with_a_clear_error() {
     let s = Sandbox::new();
     let depth = 200;
-    let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let doc = nested_arrays(depth);
     let r = s.run(
         &["extract", "-", "$..*[?@..*[?@..*[?@..*[?@.x]]]]"],
         doc.clone(),
