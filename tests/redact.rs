@@ -145,6 +145,35 @@ fn secrets_split_across_read_chunks_are_redacted() {
 }
 
 #[test]
+fn many_pem_headers_without_an_end_line_are_each_replaced() {
+    // Each header's END line is looked for in the next 16 KiB. Done once per header this was
+    // quadratic-like (10 MB of these took minutes); the searches now share what they learnt.
+    let s = Sandbox::new();
+    let header = "-----BEGIN RSA PRIVATE KEY-----";
+    let input = format!("{header}\nMIIEowIBAAKCAQEA1x\n").repeat(40_000);
+    let r = s.run(&["wrap", "--redact"], input.clone().into_bytes());
+    let env = r.status(0).json();
+    assert_eq!(env["redacted"], 40_000, "{env}");
+    let stored = std::fs::read_to_string(env["path"].as_str().unwrap()).unwrap();
+    assert_eq!(stored, input.replace(header, "[REDACTED]"));
+    // An END line at the end: the first header at most 16 KiB before it opens one block that
+    // runs to it; the headers before stay single replacements.
+    let closed = format!("{input}-----END RSA PRIVATE KEY----- after\n");
+    let env = s
+        .run(&["wrap", "--redact"], closed.into_bytes())
+        .status(0)
+        .json();
+    let stored = std::fs::read_to_string(env["path"].as_str().unwrap()).unwrap();
+    let unit = input.len() / 40_000;
+    let first = (0..40_000)
+        .find(|k| input.len() - (k * unit + header.len()) <= 16 * 1024)
+        .unwrap();
+    assert_eq!(env["redacted"], first + 1, "{env}");
+    let want = input[..first * unit].replace(header, "[REDACTED]") + "[REDACTED] after\n";
+    assert_eq!(stored, want);
+}
+
+#[test]
 fn the_size_threshold_is_measured_before_redaction() {
     let s = Sandbox::new();
     // 40 bytes that redact to more (an 8-byte secret becomes 10 bytes): still inline.
