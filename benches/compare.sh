@@ -225,6 +225,10 @@ if [ -n "$SPILL_STATIC" ]; then
 fi
 workload wrap-text 3 "cat $BUILD | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
     "cat>file" "cat $BUILD | cat > $COPY"
+# The cost of --redact: the same text redacted (a regex pass over every byte, chunked).
+workload wrap-text-redact 3 "cat $BUILD | $SPILL wrap --redact $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
+    "cat>file" "cat $BUILD | cat > $COPY" \
+    "wrap" "cat $BUILD | $SPILL wrap $STORE_ARGS > /dev/null"
 workload wrap-json 3 "cat $API | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
     "cat>file" "cat $API | cat > $COPY"
 rm -rf "$STORE" "$COPY"
