@@ -141,6 +141,8 @@ fn reader_runs(source: &str) -> Vec<Vec<String>> {
         vec!["extract", &s, "$"],
         vec!["extract", "--nodes", "--compact", &s, "$..a"],
         vec!["extract", "-r", "--max-bytes", "1K", &s, "$[0]"],
+        // Nothing cut: the whole value, however deep, in memory that does not follow the depth.
+        vec!["extract", "--unbounded", "--compact", &s, "$"],
     ]
     .into_iter()
     .map(|v| v.into_iter().map(String::from).collect())
@@ -178,6 +180,7 @@ fn every_command(sb: &Sandbox, name: &str, input: &Path, timeout: Duration, max_
                     | ["cat", _]
                     | ["search", _, "a"]
                     | ["extract", _, "$"]
+                    | ["extract", "--unbounded", "--compact", _, "$"]
             )
         });
         runs.push((vec!["shape".into(), "-".into()], true));

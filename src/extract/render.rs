@@ -18,7 +18,9 @@ use std::io::Write;
 
 use crate::json::path::{NormPath, PathElem};
 use crate::json::path::{Records, is_records};
-use crate::json::{SyntaxError, Value, validate_value};
+use crate::json::{
+    Container, Flow, Scalar, SyntaxError, Value, Visitor, validate_value, walk_value,
+};
 use crate::limits::group_digits;
 
 /// The smallest `--max-bytes` honoured: room for the list, its closing bracket and a marker
@@ -115,6 +117,12 @@ const FLUSH_AT: usize = 1 << 20;
 /// nested 1,000,000 deep printed with `--unbounded` would be ~10^12 bytes of spaces. With the
 /// cap it is 0.4 GB, and documents less than 100 levels deep (all real ones) are unchanged.
 pub const MAX_INDENT: usize = 100;
+
+/// Containers this many levels below a selected value are written by [`Plain`] when nothing can
+/// be cut (`--unbounded`): a frame of [`Writer::value`] takes ~150 bytes per level, so a 20 MB
+/// array nested 10,000,000 deep needed 1.4 GB; the parser's events and a depth counter need the
+/// parser's 16 bytes per level. Shallower containers keep the frames (and their fast skips).
+const PLAIN_DEPTH: usize = 64;
 
 impl<'w> Out<'w> {
     /// An output buffer in front of `writer`.
@@ -408,6 +416,10 @@ impl<'c> Writer<'c> {
         match first {
             Some(b'{' | b'[') => {
                 let object = first == Some(b'{');
+                if !records && depth >= PLAIN_DEPTH && self.cannot_cut(out) {
+                    walk_value(doc, at, &mut Plain::new(out, indent))?;
+                    return Ok(Begin::Done);
+                }
                 if depth >= self.bounds.max_depth {
                     let n = self.count(v)?;
                     let what = if object {
@@ -695,6 +707,15 @@ impl<'c> Writer<'c> {
         Records::new(v.doc(), self.records_from)
     }
 
+    /// True when no bound can cut anything: the output is the value, reformatted.
+    fn cannot_cut(&self, out: &Out<'_>) -> bool {
+        let b = &self.bounds;
+        !out.bounded()
+            && b.max_items == usize::MAX
+            && b.max_depth == usize::MAX
+            && b.max_string == usize::MAX
+    }
+
     /// Writes the closing bracket of `f` and releases its reservation.
     fn close(&mut self, out: &mut Out<'_>, f: Frame<'_>) {
         out.reserve -= f.reserve;
@@ -702,6 +723,87 @@ impl<'c> Writer<'c> {
             out.newline(f.indent - 1);
         }
         out.push(if f.is_object() { b"}" } else { b"]" });
+    }
+}
+
+/// Writes a value as [`Writer::value`] does when nothing is cut (scalars and keys as written,
+/// elements on their own lines when pretty, `[]` and `{}` for empty containers) from the
+/// parser's events, with a depth counter instead of a frame per level.
+struct Plain<'o, 'w> {
+    out: &'o mut Out<'w>,
+    /// The indentation of the value itself.
+    indent: usize,
+    /// Containers open.
+    depth: usize,
+    /// Whether the next element follows another (needs a comma).
+    comma: bool,
+}
+
+impl<'o, 'w> Plain<'o, 'w> {
+    fn new(out: &'o mut Out<'w>, indent: usize) -> Self {
+        Plain {
+            out,
+            indent,
+            depth: 0,
+            comma: false,
+        }
+    }
+
+    fn element(&mut self) {
+        if self.comma {
+            self.out.push(b",");
+        }
+        self.out.newline(self.indent + self.depth);
+    }
+}
+
+impl Visitor for Plain<'_, '_> {
+    fn begin(&mut self, kind: Container, _at: usize) -> Flow {
+        self.out.push(if kind == Container::Object {
+            b"{"
+        } else {
+            b"["
+        });
+        self.depth += 1;
+        self.comma = false;
+        self.out.maybe_flush();
+        Flow::Continue
+    }
+
+    fn end(&mut self, kind: Container, _at: usize, count: u64) -> Flow {
+        self.depth -= 1;
+        if count > 0 {
+            self.out.newline(self.indent + self.depth);
+        }
+        self.out.push(if kind == Container::Object {
+            b"}"
+        } else {
+            b"]"
+        });
+        self.comma = true;
+        self.out.maybe_flush();
+        Flow::Continue
+    }
+
+    fn key(&mut self, raw: &[u8], _at: usize) -> Flow {
+        self.element();
+        self.out.push(b"\"");
+        self.out.push(raw);
+        self.out
+            .push(if self.out.pretty { b"\": " } else { b"\":" });
+        Flow::Continue
+    }
+
+    fn index(&mut self, _index: u64) -> Flow {
+        self.element();
+        Flow::Continue
+    }
+
+    fn scalar(&mut self, _kind: Scalar, raw: &[u8], _at: usize) -> Flow {
+        self.out.push(raw);
+        self.comma = true;
+        self.out.maybe_flush();
+        Flow::Continue
     }
 }
 
@@ -1070,6 +1172,96 @@ mod tests {
             let (text, _) = bounded(&doc, "$.a", mode, false, 10);
             assert!(text.len() <= MIN_MAX_BYTES && text.len() > 10, "{text}");
             assert!(text.contains("xxx… "), "{text}");
+        }
+    }
+
+    /// The output of `query` with every bound lifted (`None`: `--unbounded`, where deep
+    /// containers go through [`Plain`]) or only too large to matter (the frames of
+    /// [`Writer::value`] all the way down).
+    fn uncut(doc: &str, query: &str, mode: Mode, compact: bool, bounds: Option<Bounds>) -> String {
+        let opts = Options {
+            source: "d.json",
+            bounds,
+            mode,
+            compact,
+            offset: 0,
+        };
+        let mut out = Vec::new();
+        let report = extract(
+            doc.as_bytes(),
+            &Query::parse(query).unwrap(),
+            &opts,
+            &mut out,
+        )
+        .unwrap_or_else(|e| panic!("{e}: {doc}"));
+        assert!(report.cuts.is_empty());
+        String::from_utf8(out).unwrap()
+    }
+
+    /// A document nested `levels.len()` deep, each level with siblings before and after the
+    /// deeper one, empty containers among them, and whitespace or none between tokens.
+    fn spine(levels: &[(bool, u8, u8, bool)]) -> String {
+        const SCALARS: [&str; 8] = [
+            "1",
+            "-0.5e3",
+            r#""s\n\u00e9""#,
+            "true",
+            "null",
+            "[]",
+            "{ }",
+            "[ ]",
+        ];
+        let mut open = String::new();
+        let mut close = String::new();
+        for (depth, &(object, before, after, ws)) in levels.iter().enumerate() {
+            let sp = if ws { " \n " } else { "" };
+            let item = |i: u8| {
+                let v = SCALARS[(usize::from(i) + depth) % SCALARS.len()];
+                if object {
+                    format!(r#""k{i}"{sp}:{sp}{v}"#)
+                } else {
+                    v.to_string()
+                }
+            };
+            open.push(if object { '{' } else { '[' });
+            open.push_str(sp);
+            for i in 0..before {
+                open.push_str(&format!("{}{sp},{sp}", item(i)));
+            }
+            if object {
+                open.push_str(&format!(r#""deep"{sp}:{sp}"#));
+            }
+            let mut tail = String::new();
+            for i in 0..after {
+                tail.push_str(&format!("{sp},{sp}{}", item(i + 3)));
+            }
+            tail.push_str(sp);
+            tail.push(if object { '}' } else { ']' });
+            close.insert_str(0, &tail);
+        }
+        format!("{open}\"end\"{close}")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn deep_unbounded_output_is_what_the_frames_write(
+            levels in proptest::collection::vec(
+                (proptest::bool::ANY, 0u8..3, 0u8..3, proptest::bool::ANY), 0..150),
+            compact in proptest::bool::ANY,
+            mode in proptest::sample::select(vec![Mode::Values, Mode::Nodes, Mode::Raw]),
+        ) {
+            let doc = spine(&levels);
+            let huge = Bounds {
+                max_items: usize::MAX,
+                max_depth: usize::MAX,
+                max_string: usize::MAX,
+                max_bytes: Some(usize::MAX / 2),
+            };
+            for query in ["$", "$.*", "$[0]"] {
+                let plain = uncut(&doc, query, mode, compact, None);
+                let frames = uncut(&doc, query, mode, compact, Some(huge));
+                proptest::prop_assert_eq!(plain, frames);
+            }
         }
     }
 }

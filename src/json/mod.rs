@@ -112,7 +112,7 @@ pub mod shape;
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{
     Container, Flow, Format, Records, Scalar, Visitor, bom_len, detect, validate, validate_value,
-    walk, walk_values,
+    walk, walk_value, walk_values,
 };
 pub use path::{push_bracket_name, push_member};
 pub use paths::{PathHit, paths_at_offsets};

@@ -194,9 +194,16 @@ pub fn validate(doc: &[u8]) -> Result<(), SyntaxError> {
 /// Checks the one value that starts at `at` (leading whitespace allowed) and returns the offset
 /// just past it. Used to check a value found by lenient navigation before printing it.
 pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    walk_value(doc, at, &mut Ignore) // Ignore never stops
+}
+
+/// Walks the one value that starts at `at` (leading whitespace allowed), calling the visitor
+/// for its events, and returns the offset just past it (or where the visitor stopped it).
+/// Memory: 16 bytes per open container.
+pub fn walk_value<V: Visitor>(doc: &[u8], at: usize, v: &mut V) -> Result<usize, SyntaxError> {
     let mut p = Parser::new(doc, at);
     p.skip_ws();
-    let _ = p.value(&mut Ignore)?; // Ignore never stops
+    let _ = p.value(v)?;
     Ok(p.pos)
 }
 
