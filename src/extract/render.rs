@@ -901,23 +901,17 @@ mod tests {
     use super::*;
     use crate::json::path::Query;
 
-    /// Extracts with a byte bound and checks the promises: within the bound, valid JSON, and
-    /// every cut in-band with a notice naming the command that continues it.
-    fn bounded(
+    /// Extracts `query` from `doc` (`some file.json`) as the command would print it.
+    fn run(
         doc: &str,
         query: &str,
         mode: Mode,
         compact: bool,
-        max_bytes: usize,
+        bounds: Option<Bounds>,
     ) -> (String, Report) {
         let opts = Options {
             source: "some file.json",
-            bounds: Some(Bounds {
-                max_items: 50,
-                max_depth: 8,
-                max_string: 1000,
-                max_bytes: Some(max_bytes),
-            }),
+            bounds,
             mode,
             compact,
             offset: 0,
@@ -929,8 +923,26 @@ mod tests {
             &opts,
             &mut out,
         )
-        .unwrap();
-        let text = String::from_utf8(out).unwrap();
+        .unwrap_or_else(|e| panic!("{e}: {doc}"));
+        (String::from_utf8(out).unwrap(), report)
+    }
+
+    /// Extracts with a byte bound and checks the promises: within the bound, valid JSON, and
+    /// every cut in-band with a notice naming the command that continues it.
+    fn bounded(
+        doc: &str,
+        query: &str,
+        mode: Mode,
+        compact: bool,
+        max_bytes: usize,
+    ) -> (String, Report) {
+        let bounds = Bounds {
+            max_items: 50,
+            max_depth: 8,
+            max_string: 1000,
+            max_bytes: Some(max_bytes),
+        };
+        let (text, report) = run(doc, query, mode, compact, Some(bounds));
         let what = format!("{query} {mode:?} compact={compact} --max-bytes {max_bytes}");
         assert!(
             text.len() <= max_bytes.max(MIN_MAX_BYTES),
@@ -1045,22 +1057,13 @@ mod tests {
     fn a_raw_string_whose_marker_cannot_fit_keeps_its_count_within_the_bound() {
         let k = key("k", 300);
         let doc = format!(r#"{{"{k}": {{"{k}": "{}"}}}}"#, "v".repeat(5000));
-        let opts = Options {
-            source: "some file.json",
-            bounds: Some(Bounds {
-                max_items: 50,
-                max_depth: 8,
-                max_string: 1000,
-                max_bytes: Some(200),
-            }),
-            mode: Mode::Raw,
-            compact: false,
-            offset: 0,
+        let bounds = Bounds {
+            max_items: 50,
+            max_depth: 8,
+            max_string: 1000,
+            max_bytes: Some(200),
         };
-        let mut out = Vec::new();
-        let query = Query::parse("$.*.*").unwrap();
-        let report = extract(doc.as_bytes(), &query, &opts, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let (text, report) = run(&doc, "$.*.*", Mode::Raw, false, Some(bounds));
         // The command (two 300-byte keys) cannot fit in 200 bytes: text, then the count only.
         assert!(text.len() <= 200, "{} bytes: {text}", text.len());
         assert!(text.starts_with("vvvv"), "{text}");
@@ -1179,23 +1182,9 @@ mod tests {
     /// containers go through [`Plain`]) or only too large to matter (the frames of
     /// [`Writer::value`] all the way down).
     fn uncut(doc: &str, query: &str, mode: Mode, compact: bool, bounds: Option<Bounds>) -> String {
-        let opts = Options {
-            source: "d.json",
-            bounds,
-            mode,
-            compact,
-            offset: 0,
-        };
-        let mut out = Vec::new();
-        let report = extract(
-            doc.as_bytes(),
-            &Query::parse(query).unwrap(),
-            &opts,
-            &mut out,
-        )
-        .unwrap_or_else(|e| panic!("{e}: {doc}"));
+        let (text, report) = run(doc, query, mode, compact, bounds);
         assert!(report.cuts.is_empty());
-        String::from_utf8(out).unwrap()
+        text
     }
 
     /// A document nested `levels.len()` deep, each level with siblings before and after the

@@ -111,17 +111,24 @@ fn literal(bytes: &[u8]) -> String {
     s
 }
 
+/// One regex trying, in order, the literal `secrets`, then `extra`, then [`PATTERNS`] (the
+/// first alternative that matches at the leftmost position wins).
+fn alternation(secrets: &[Vec<u8>], extra: &[String]) -> Regex {
+    let mut alternatives: Vec<String> = secrets.iter().map(|s| literal(s)).collect();
+    alternatives.extend(extra.iter().cloned());
+    alternatives.extend(PATTERNS.iter().map(|p| p.to_string()));
+    let pattern = format!("(?-u)(?:{})", alternatives.join(")|(?:"));
+    regex::bytes::RegexBuilder::new(&pattern)
+        .size_limit(256 << 20)
+        .dfa_size_limit(64 << 20)
+        .build()
+        .expect("the redaction patterns are valid")
+}
+
 impl Redactor {
     /// A redactor for the built-in token shapes plus these literal secrets.
     pub fn new(secrets: &[Vec<u8>]) -> Redactor {
-        let mut alternatives: Vec<String> = secrets.iter().map(|s| literal(s)).collect();
-        alternatives.extend(PATTERNS.iter().map(|p| p.to_string()));
-        let pattern = format!("(?-u)(?:{})", alternatives.join(")|(?:"));
-        let regex = regex::bytes::RegexBuilder::new(&pattern)
-            .size_limit(256 << 20)
-            .dfa_size_limit(64 << 20)
-            .build()
-            .expect("the redaction patterns are valid");
+        let regex = alternation(secrets, &[]);
         let longest_secret = secrets.iter().map(Vec::len).max().unwrap_or(0);
         Redactor {
             regex,
@@ -232,11 +239,11 @@ impl Redactor {
 }
 
 /// What the END-line searches of one pass have learnt, so that many headers close together do
-/// not each search the next 16 KiB again (which would be quadratic): no END line starts in
-/// `from..to`, and one does at `to` when `found`.
+/// not each search the next 16 KiB again (which would be quadratic): no END line starts between
+/// the `start` of the call that last searched and `to`, and one does at `to` when `found` (its
+/// end). Calls never go back before an earlier `start`.
 #[derive(Default)]
 struct EndScan {
-    from: usize,
     to: usize,
     found: Option<usize>,
 }
@@ -252,14 +259,11 @@ impl EndScan {
         start: usize,
         last: usize,
     ) -> Option<usize> {
-        let known = self.from <= start && start <= self.to;
+        let known = start <= self.to;
         if known && self.found.is_some() {
             return self.found.filter(|_| self.to <= last);
         }
         let search_from = if known { self.to } else { start };
-        if !known {
-            self.from = start;
-        }
         if search_from > last {
             return None;
         }
@@ -508,18 +512,11 @@ mod tests {
     /// The redactor as it was when the PEM block was one lazy alternative of the regex: the
     /// oracle for the END-line search that replaced it.
     fn one_regex_redact(secrets: &[Vec<u8>], input: &[u8]) -> (Vec<u8>, u64) {
-        let mut alternatives: Vec<String> = secrets.iter().map(|s| literal(s)).collect();
-        alternatives.push(format!(
-            "-----BEGIN [A-Z0-9 ]{{0,40}}PRIVATE KEY-----(?s:.){{0,{PEM_BODY}}}?{}",
+        let block = format!(
+            "{PEM_BEGIN}(?s:.){{0,{PEM_BODY}}}?{}",
             PEM_END.trim_start_matches("(?-u)")
-        ));
-        alternatives.extend(PATTERNS.iter().map(|p| p.to_string()));
-        let pattern = format!("(?-u)(?:{})", alternatives.join(")|(?:"));
-        let regex = regex::bytes::RegexBuilder::new(&pattern)
-            .size_limit(256 << 20)
-            .dfa_size_limit(64 << 20)
-            .build()
-            .unwrap();
+        );
+        let regex = alternation(secrets, &[block]);
         let (mut out, mut count, mut emitted) = (Vec::new(), 0, 0);
         for m in regex.find_iter(input) {
             out.extend_from_slice(&input[emitted..m.start()]);
