@@ -1,7 +1,7 @@
 //! Micro-benchmarks of spill's hot loops: BLAKE3 hashing, the streaming text analysis behind
 //! `wrap`'s envelope, the text preview render, and the JSON engine's skip, validation and
 //! shape walk. Run with `cargo bench --bench micro`; the
-//! throughput columns (bytes per second) are what to compare with DESIGN-NOTES.
+//! throughput columns (bytes per second) are what to compare with ARCHITECTURE.md's early measurements.
 //!
 //! Inputs are generated here, deterministically, so no data files are needed.
 
@@ -171,7 +171,7 @@ fn minified_json(size: usize) -> Vec<u8> {
 }
 
 /// The engine's skip over a whole document: what `extract` pays to pass over values its
-/// query cannot reach (SPEC aim: >= 3 GB/s).
+/// query cannot reach (aim in ARCHITECTURE.md's targets: >= 3 GB/s).
 #[divan::bench(args = ["pretty", "minified"])]
 fn json_skip(bencher: Bencher, kind: &str) {
     let data = json_input(kind);
@@ -189,7 +189,7 @@ fn json_validate(bencher: Bencher, kind: &str) {
         .bench(|| spill::json::validate(black_box(&data)).expect("valid JSON"));
 }
 
-/// The `shape` command's full walk, merging every element (SPEC target: >= 1 GB/s).
+/// The `shape` command's full walk, merging every element (ARCHITECTURE.md's target: >= 1 GB/s).
 #[divan::bench(args = ["pretty", "minified"])]
 fn json_shape(bencher: Bencher, kind: &str) {
     let data = json_input(kind);

@@ -1,5 +1,6 @@
 //! The wire format: serde types for every JSON object spill prints about a spilled output.
-//! Field order is the order of SPEC §2.1; absent fields are omitted, never null.
+//! Field order is the envelope's documented order (ARCHITECTURE.md, The envelope); absent
+//! fields are omitted, never null.
 
 use serde::Serialize;
 use serde_json::value::RawValue;

@@ -2,7 +2,7 @@
 //! otherwise stream it into the store while hashing and analysing it on a second thread, and
 //! build the envelope that replaces it.
 //!
-//! Measured design (DESIGN-NOTES): reading a pipe in 1 MiB chunks after enlarging it with
+//! Measured design (ARCHITECTURE.md, Early measurements): reading a pipe in 1 MiB chunks after enlarging it with
 //! `F_SETPIPE_SZ` is 2.6× faster than 64 KiB reads; BLAKE3 runs at ~4–5 GB/s on one core, so
 //! hashing and text analysis run on a worker thread while the main thread reads and writes,
 //! and the two overlap on a 2-core machine. Nothing on the pass-through path touches the store

@@ -116,9 +116,10 @@ fn check(s: &Sandbox, index: usize, case: &Case) -> Result<(), String> {
 fn compliance_test_suite_through_the_binary() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/jsonpath-cts/cts.json"
+        "/tests/data/jsonpath-cts/cts.json"
     );
-    let text = std::fs::read_to_string(path).expect("the CTS is at ../shared/data/jsonpath-cts");
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("the vendored JSONPath CTS must be at {path}: {e}"));
     let suite: Suite = serde_json::from_str(&text).expect("cts.json parses");
     assert_eq!(suite.tests.len(), 703, "the suite has 703 cases");
     let s = Sandbox::new();

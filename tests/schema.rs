@@ -72,7 +72,7 @@ struct Envelope {
     lossy: Option<bool>,
 }
 
-/// SPEC §2.1: the envelope's keys, in order.
+/// The envelope's keys, in their documented order (ARCHITECTURE.md, The envelope).
 const ENVELOPE_ORDER: &[&str] = &[
     "spilled",
     "error",
@@ -321,7 +321,7 @@ fn check_envelope(validator: &jsonschema::Validator, stdout: &[u8]) -> Envelope 
         .collect();
     assert!(
         positions.windows(2).all(|w| w[0] < w[1]),
-        "keys out of SPEC order: {keys:?}"
+        "keys out of the documented order: {keys:?}"
     );
     let env: Envelope =
         serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{e}: {value}"));

@@ -101,7 +101,7 @@ fn large_input_is_stored_exactly_and_the_envelope_is_one_json_line() {
     assert!(reference.starts_with("sp_") && reference.len() == 19);
     let hash = blake3::hash(&input).to_hex();
     assert_eq!(&reference[3..], &hash[..16]);
-    // Keys appear in the SPEC's order.
+    // Keys appear in their documented order.
     let text = r.out();
     let order = [
         "\"spilled\"",

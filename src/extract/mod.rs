@@ -1,5 +1,5 @@
 //! `extract`: select nodes of a JSON or NDJSON source with an RFC 9535 JSONPath query and
-//! write them, bounded (SPEC §5).
+//! write them, bounded (README, `spill extract`).
 //!
 //! The query is evaluated lazily over the memory-mapped bytes ([`JsonDoc`]): whatever it cannot
 //! reach is jumped over with the engine's SIMD skip, each selected node is written as soon as it

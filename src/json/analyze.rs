@@ -1,4 +1,4 @@
-//! The JSON facts of `wrap`'s envelope (SPEC §2.1): kind, exact item count, the dominant
+//! The JSON facts of `wrap`'s envelope (README, The envelope): kind, exact item count, the dominant
 //! array, a one-sentence summary, a sampled shape and a bounded preview — in one strict pass.
 
 use std::fmt::Write as _;
@@ -264,7 +264,7 @@ struct Candidate {
     nest: u64,
 }
 
-/// Finds the dominant array (SPEC §2.1) and the root's key count while the shape is built.
+/// Finds the dominant array (README, The envelope) and the root's key count while the shape is built.
 struct Dominant<'a> {
     doc: &'a [u8],
     /// The key that reached each open object (`None` for the root).

@@ -38,8 +38,8 @@
 //! document `{"items":[…],"meta":…}` and a minified one-line array of event records), 2 vCPU
 //! x86-64 with AVX2, page cache hot, best of 3. The machine was shared with other builds while
 //! measuring (load average 4–9), so absolute numbers are low; the ratios to serde_json's
-//! `IgnoredAny` (1.9 GB/s on an idle machine per DESIGN-NOTES) measured in the same runs are
-//! what carries over.
+//! `IgnoredAny` (1.9 GB/s on an idle machine, ARCHITECTURE.md's early measurements) measured
+//! in the same runs are what carries over.
 //!
 //! | pass | pretty | minified | vs serde IgnoredAny, same run |
 //! |---|---|---|---|
@@ -93,8 +93,8 @@
 //!   shared with other builds) on the 1 GB files: API 0.94 → 0.82 s, events 1.79 → 1.29 s,
 //!   NDJSON log 1.71 → 1.18 s; on the 100 MB ones 88 → 76, 179 → 126 and 167 → 111 ms.
 //!   Heap is unchanged (the arena and two small stacks).
-//! - **simd-json was not used**: DESIGN-NOTES measured its tape at 0.65 GB/s with 2.2–3.1× the
-//!   file in memory, objects over 32 keys reordered, inputs over 4 GiB refused and a depth cap
+//! - **simd-json was not used**: the early measurements (ARCHITECTURE.md) put its tape at
+//!   0.65 GB/s with 2.2–3.1× the file in memory, objects over 32 keys reordered, inputs over 4 GiB refused and a depth cap
 //!   of 1024; the skip here is 5× faster with no allocation, and the strict walk keeps key
 //!   order, duplicates, raw numbers and unlimited depth. Nothing was found where it would win.
 #![allow(clippy::module_name_repetitions)]

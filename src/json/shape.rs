@@ -1,4 +1,4 @@
-//! `spill shape`: a bounded structural skeleton of a JSON document or NDJSON stream (SPEC §4).
+//! `spill shape`: a bounded structural skeleton of a JSON document or NDJSON stream (README, `spill shape`).
 //!
 //! One streaming walk merges every value into a small arena of types (one node per distinct
 //! place in the structure, not per value), then a renderer prints the skeleton, shrinking it —
@@ -9,7 +9,7 @@
 //! becomes a map, any other counts the rest as "more keys"); the whole arena keeps at most [`MAX_FIELDS`] keys (later keys are counted as
 //! "more keys"); stored key names are cut at [`MAX_KEY_BYTES`].
 //!
-//! Decisions where SPEC §4 is silent:
+//! Decisions (the README's `spill shape` section states them for users):
 //! - Union members always appear in one order — `string`, `integer`, `number`, `boolean`,
 //!   `null`, then `object(…)`, `array[…]` — so output is stable whatever the input order. A
 //!   container in a union is shown by its size only (`"null|object(2..3 keys)"`).
@@ -92,7 +92,7 @@ pub struct Skeleton {
     pub invalid: Option<super::SyntaxError>,
 }
 
-/// Builds the skeleton of any input: JSON, NDJSON, text or binary (SPEC §4).
+/// Builds the skeleton of any input: JSON, NDJSON, text or binary (README, `spill shape`).
 pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
     if is_binary(doc) {
@@ -141,7 +141,7 @@ fn first_non_ws(doc: &[u8]) -> usize {
     i
 }
 
-/// Binary: NUL bytes, or mostly invalid UTF-8, in the first 8 KiB (SPEC §2.1).
+/// Binary: NUL bytes, or mostly invalid UTF-8, in the first 8 KiB (README, The envelope).
 pub fn is_binary(doc: &[u8]) -> bool {
     let head = &doc[..doc.len().min(8192)];
     if memchr::memchr(0, head).is_some() {

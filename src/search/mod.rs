@@ -318,7 +318,7 @@ fn map(file: &File) -> io::Result<Mmap> {
         return Ok(Mmap::Empty);
     }
     // SAFETY: the map is read-only and lives only for this search. Stored payloads are
-    // never rewritten (SPEC §3); a user's file truncated under us could fault, the same
+    // never rewritten (ARCHITECTURE.md, Invariants); a user's file truncated under us could fault, the same
     // trade ripgrep makes for the speed of searching a single large file.
     unsafe { memmap2::Mmap::map(file) }.map(Mmap::Mapped)
 }

@@ -134,7 +134,7 @@ fn write_window<W: Write>(out: &mut W, w: &Window, style: TextStyle) -> io::Resu
     Ok(())
 }
 
-/// The `--json` object (SPEC §6).
+/// The `--json` object (README, `spill search`; `spill schema search`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct JsonPage {

@@ -1,5 +1,5 @@
 //! Why a query selected nothing: the deepest part that resolved, what is there, and a
-//! did-you-mean for near keys (SPEC §5).
+//! did-you-mean for near keys (README, `spill extract`).
 
 use crate::limits::group_digits;
 use std::ops::ControlFlow;

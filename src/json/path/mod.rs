@@ -61,7 +61,7 @@ pub struct PathError {
 }
 
 impl PathError {
-    /// The message, then the two lines SPEC §1 puts under it: the query indented by two
+    /// The message, then the two lines every syntax error puts under it (README, Exit codes): the query indented by two
     /// spaces and a caret under the offending character (rendered by [`crate::diag`], which
     /// escapes control characters and lines the caret up with the escaped text).
     pub fn render(&self) -> String {
@@ -113,7 +113,7 @@ impl Query {
         Self::parse_with_prefix(text, "")
     }
 
-    /// Parses with SPEC §5's convenience: a query starting with `.` or `[` is read with `$`
+    /// Parses with the README's convenience (`spill extract`): a query starting with `.` or `[` is read with `$`
     /// in front, one starting with a name character with `$.` in front. Error offsets still
     /// point into `text` as typed.
     pub fn parse_lenient(text: &str) -> Result<Query, PathError> {

@@ -53,14 +53,21 @@ fn check_case(case: &OValue, evaluate: Evaluate) -> Result<(), String> {
     }
 }
 
-/// Runs all 703 cases with `evaluate`, reports the pass count and fails on any failure.
-pub(super) fn run_suite(label: &str, evaluate: Evaluate) {
+/// The vendored suite (`tests/data/jsonpath-cts/cts.json`), read once per call. A missing file
+/// fails the test that asked for it: the suite is part of the repository, never optional.
+pub(super) fn load_suite() -> OValue {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/jsonpath-cts/cts.json"
+        "/tests/data/jsonpath-cts/cts.json"
     );
-    let text = std::fs::read_to_string(path).expect("the CTS is at ../shared/data/jsonpath-cts");
-    let suite = ovalue(&text);
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("the vendored JSONPath CTS must be at {path}: {e}"));
+    ovalue(&text)
+}
+
+/// Runs all 703 cases with `evaluate`, reports the pass count and fails on any failure.
+pub(super) fn run_suite(label: &str, evaluate: Evaluate) {
+    let suite = load_suite();
     let cases = suite
         .get("tests")
         .and_then(OValue::as_array)

@@ -92,11 +92,7 @@ proptest! {
 /// The fuzz target's checks over every CTS selector and some truncations of it.
 #[test]
 fn fuzz_invariants_hold_on_the_cts_selectors() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/jsonpath-cts/cts.json"
-    );
-    let suite = ovalue(&std::fs::read_to_string(path).expect("CTS present"));
+    let suite = super::cts::load_suite();
     let cases = suite
         .get("tests")
         .and_then(OValue::as_array)
