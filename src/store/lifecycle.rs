@@ -17,6 +17,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::files::{self, Found};
 use super::write::TEMP_PREFIX;
 use super::{Ref, Store, check_dir};
 use crate::error::{Error, Result};
@@ -52,6 +53,9 @@ pub enum Reason {
     Evicted,
     /// A temporary file no live writer holds, or untouched for an hour.
     Temp,
+    /// Half an entry: a payload without its metadata record or a record without its payload
+    /// (an interrupted write), or a name of either kind that is not a regular file.
+    Incomplete,
 }
 
 impl Reason {
@@ -61,6 +65,7 @@ impl Reason {
             Reason::Expired => "expired",
             Reason::Evicted => "evicted",
             Reason::Temp => "temp",
+            Reason::Incomplete => "incomplete",
         }
     }
 }
@@ -70,7 +75,7 @@ impl Reason {
 pub struct Removal {
     /// The entry's ref (none for a temporary file).
     pub reference: Option<Ref>,
-    /// The temporary file's name (none for an entry).
+    /// The file's name, for a temporary file or an incomplete entry's half (none for an entry).
     pub file: Option<String>,
     /// The scope it was in (empty for a temporary file in the root itself).
     pub scope: String,
@@ -87,7 +92,7 @@ pub struct GcReport {
     pub removals: Vec<Removal>,
     /// Sum of the removals' sizes.
     pub freed: u64,
-    /// Payload bytes the root holds afterwards (in a dry run: would hold).
+    /// Bytes the root holds afterwards, payloads and temporary files (in a dry run: would hold).
     pub usage: u64,
     /// Tombstones pruned (by age or count); always 0 in a dry run.
     pub tombstones_pruned: u64,
@@ -137,10 +142,13 @@ pub(super) fn remove_entry(dir: &Path, r: &Ref, how: &str) -> Result<bool> {
     };
     let _ = fs::remove_file(dir.join(format!("{}.meta", r.hex())));
     if existed {
+        // Renamed over the name, so a link planted there is replaced, never written through.
         let now = super::meta::now_secs();
-        let _ = fs::write(
-            dir.join(format!("{}.gone", r.hex())),
-            format!("{how} {now:.3}\n"),
+        let _ = files::replace(
+            dir,
+            &dir.join(format!("{}.gone", r.hex())),
+            format!("{how} {now:.3}\n").as_bytes(),
+            "write tombstone",
         );
     }
     Ok(existed)
@@ -148,18 +156,13 @@ pub(super) fn remove_entry(dir: &Path, r: &Ref, how: &str) -> Result<bool> {
 
 impl Store {
     /// Takes the root's exclusive lock, waiting for it. The root must exist (see
-    /// [`Store::prepare`]); the lock file is opened without following symbolic links.
+    /// [`Store::prepare`]); the lock file is opened without following symbolic links and must
+    /// be a regular file with no other hard link. One that is not is refused, not replaced:
+    /// two processes replacing it at once could each lock a different file.
     pub fn lock(&self) -> Result<RootLock> {
         let path = self.root().join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path)
-            .map_err(|e| Error::io("open the store lock", &path, e))?;
+        let file =
+            files::open_in_place(&path).map_err(|e| Error::io("open the store lock", &path, e))?;
         loop {
             // SAFETY: flock on a valid descriptor owned by `file`; the lock lives as long as it.
             if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
@@ -209,9 +212,11 @@ impl Store {
                 // The payload is immutable, so its mtime is when it was created; the record's
                 // mtime is the last access (absent only while a publish or removal is underway).
                 let created = mtime_secs(&m);
-                let last_access = fs::metadata(dir.join(format!("{}.meta", reference.hex())))
-                    .map(|mm| mtime_secs(&mm))
-                    .unwrap_or(created);
+                let last_access = match files::look(&dir.join(format!("{}.meta", reference.hex())))
+                {
+                    Found::File(mm) => mtime_secs(&mm),
+                    _ => created,
+                };
                 out.push(Held {
                     scope: scope.clone(),
                     reference,
@@ -224,18 +229,49 @@ impl Store {
         out
     }
 
-    /// Payload bytes held by the whole root.
+    /// The temporary files in the root and in these scopes, as (scope, name, size); the scope is
+    /// empty for the root. Only regular files count (a planted link holds no bytes here).
+    fn temps(&self, scopes: &[String]) -> Vec<(String, String, u64)> {
+        let mut out = Vec::new();
+        let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
+            .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+        for (scope, dir) in dirs {
+            let Ok(rd) = fs::read_dir(&dir) else { continue };
+            for item in rd.flatten() {
+                let name = item.file_name().to_string_lossy().into_owned();
+                if !name.starts_with(TEMP_PREFIX) {
+                    continue;
+                }
+                if let Ok(m) = item.metadata()
+                    && m.is_file()
+                {
+                    out.push((scope.clone(), name, m.len()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Bytes held by the whole root: payloads, and temporary files (being written or stale),
+    /// which take the same disk.
     pub fn usage(&self) -> Result<u64> {
-        Ok(self.held(&self.scopes()?).iter().map(|h| h.size).sum())
+        let scopes = self.scopes()?;
+        let temps: u64 = self.temps(&scopes).iter().map(|t| t.2).sum();
+        Ok(self.held(&scopes).iter().map(|h| h.size).sum::<u64>() + temps)
     }
 
     /// Under the root lock: evicts least-recently-used entries of any scope (ties: the earlier
     /// created first) until `incoming` more bytes fit the quota. `keep` (the entry about to be
-    /// replaced, if any) is neither evicted nor counted.
+    /// replaced, if any) is neither evicted nor counted; `incoming_temp` is the temporary file
+    /// holding the incoming bytes, so it is not counted twice. Every other temporary file counts:
+    /// another writer's bytes are on the disk already. When those alone leave no room, every
+    /// entry may go and the payload is still published (a writer is never refused for another's
+    /// work in flight; the next publish or `gc` brings the root back under the quota).
     pub(super) fn make_room(
         &self,
         incoming: u64,
         keep: Option<(&str, &Ref)>,
+        incoming_temp: &Path,
         _lock: &RootLock,
     ) -> Result<Vec<Removal>> {
         let quota = self.config().quota;
@@ -246,12 +282,21 @@ impl Store {
                 crate::limits::group_digits(quota)
             )));
         }
+        let scopes = self.scopes()?;
+        let own = incoming_temp.file_name().map(|n| n.to_string_lossy().into_owned());
+        let own_scope = self.config().scope.as_str();
+        let in_flight: u64 = self
+            .temps(&scopes)
+            .iter()
+            .filter(|(scope, name, _)| !(scope == own_scope && own.as_ref() == Some(name)))
+            .map(|t| t.2)
+            .sum();
         let mut held: Vec<Held> = self
-            .held(&self.scopes()?)
+            .held(&scopes)
             .into_iter()
             .filter(|h| keep != Some((h.scope.as_str(), &h.reference)))
             .collect();
-        self.evict(&mut held, quota - incoming, false)
+        self.evict(&mut held, (quota - incoming).saturating_sub(in_flight), false)
     }
 
     /// Evicts from `held` (least recently used first) until it sums to at most `limit`.
@@ -312,30 +357,37 @@ impl Store {
         Ok(out)
     }
 
-    /// Under the root lock, from `wrap`: the cheap expiry pass, at most once a minute per root
-    /// (the stamp file's mtime says when it last ran). Failures are ignored: it is housekeeping.
+    /// Under the root lock, from `wrap`: the cheap housekeeping pass, at most once a minute per
+    /// root (the stamp file's mtime says when it last ran): expiry, stale temporary files
+    /// (see [`sweep_temps`]: no live writer, or untouched for [`TEMP_AGE`]) and tombstones in
+    /// every scope. Failures are ignored: it is housekeeping.
     pub(super) fn expire_if_due(&self, lock: &RootLock) {
         let stamp = self.root().join(EXPIRY_STAMP);
         let now = SystemTime::now();
-        if let Ok(m) = fs::symlink_metadata(&stamp)
+        // Only a regular stamp says when the pass ran; a planted link is replaced below.
+        if let Found::File(m) = files::look(&stamp)
+            && m.nlink() == 1
             && let Ok(at) = m.modified()
             && now.duration_since(at).is_ok_and(|d| d < EXPIRY_INTERVAL)
         {
             return;
         }
-        let stamped = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&stamp)
-            .and_then(|f| f.set_modified(now));
-        if stamped.is_err() {
+        let opened = files::open_in_place(&stamp).or_else(|_| {
+            // Not a regular file of ours (a link, a hard link): under the lock nobody else is
+            // stamping, so remove the name itself and start a fresh stamp.
+            fs::remove_file(&stamp)?;
+            files::open_in_place(&stamp)
+        });
+        if opened.and_then(|f| f.set_modified(now)).is_err() {
             return;
         }
         if let Ok(scopes) = self.scopes() {
             let _ = self.expire(&scopes, false, lock);
+            let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
+                .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+            for (scope, dir) in dirs {
+                sweep_temps(&dir, &scope, false);
+            }
             self.prune_tombstones(&scopes);
         }
     }
@@ -384,22 +436,41 @@ impl Store {
         let mut removals = self.expire(&scopes, opts.dry_run, &lock)?;
         let mut dirs = vec![(String::new(), self.root().to_path_buf())];
         dirs.extend(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
-        for (scope, dir) in dirs {
-            removals.extend(sweep_temps(&dir, &scope, opts.dry_run));
+        for (scope, dir) in &dirs {
+            removals.extend(sweep_temps(dir, scope, opts.dry_run));
         }
-        // The quota is the root's, so it is enforced over every scope.
+        for (scope, dir) in dirs.iter().skip(1) {
+            removals.extend(sweep_incomplete(dir, scope, opts.dry_run));
+        }
+        // The quota is the root's, so it is enforced over every scope; temporary files that
+        // stay (live writers) count against it too.
         let gone: HashSet<(String, Ref)> = removals
             .iter()
-            .filter_map(|r| r.reference.map(|x| (r.scope.clone(), x)))
+            .filter_map(|r| {
+                let named = r.file.as_deref().and_then(|f| Ref::parse(&format!("sp_{f}")));
+                r.reference.or(named).map(|x| (r.scope.clone(), x))
+            })
             .collect();
+        let swept: HashSet<(&str, &str)> = removals
+            .iter()
+            .filter_map(|r| r.file.as_deref().map(|f| (r.scope.as_str(), f)))
+            .collect();
+        let all = self.scopes()?;
+        let in_flight: u64 = self
+            .temps(&all)
+            .iter()
+            .filter(|(scope, name, _)| !swept.contains(&(scope.as_str(), name.as_str())))
+            .map(|t| t.2)
+            .sum();
         let mut held: Vec<Held> = self
-            .held(&self.scopes()?)
+            .held(&all)
             .into_iter()
             .filter(|h| !gone.contains(&(h.scope.clone(), h.reference)))
             .collect();
-        let evicted = self.evict(&mut held, self.config().quota, opts.dry_run)?;
+        let limit = self.config().quota.saturating_sub(in_flight);
+        let evicted = self.evict(&mut held, limit, opts.dry_run)?;
         let evicted_bytes: u64 = evicted.iter().map(|r| r.size).sum();
-        let usage = held.iter().map(|h| h.size).sum::<u64>() - evicted_bytes;
+        let usage = held.iter().map(|h| h.size).sum::<u64>() - evicted_bytes + in_flight;
         removals.extend(evicted);
         let tombstones_pruned = if opts.dry_run {
             0
@@ -414,10 +485,25 @@ impl Store {
         })
     }
 
-    /// The last access of an entry (its record's mtime), if it is stored.
+    /// The last access of an entry (its record's mtime, never a link's target's), if stored.
     pub(super) fn last_access(&self, r: &Ref) -> Option<f64> {
-        let m = fs::metadata(self.scope_dir().join(format!("{}.meta", r.hex()))).ok()?;
-        Some(mtime_secs(&m))
+        match files::look(&self.scope_dir().join(format!("{}.meta", r.hex()))) {
+            Found::File(m) => Some(mtime_secs(&m)),
+            _ => None,
+        }
+    }
+
+    /// For `spill rm --all`, under the root lock: removes what is left of incomplete entries
+    /// (see [`Reason::Incomplete`]) and the stale temporary files of the current scope.
+    pub fn remove_leftovers(&self) -> Result<Vec<Removal>> {
+        if !self.check()? {
+            return Ok(Vec::new());
+        }
+        let _lock = self.lock()?;
+        let scope = &self.config().scope;
+        let mut out = sweep_temps(self.scope_dir(), scope, false);
+        out.extend(sweep_incomplete(self.scope_dir(), scope, false));
+        Ok(out)
     }
 
     /// True when a stored entry has not been read for longer than the TTL.
@@ -466,6 +552,20 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
             continue;
         }
         let path = item.path();
+        // No writer makes anything but a regular file under this prefix: a link (or a FIFO)
+        // was planted. Unlinking removes the name only, never what it points at.
+        if item.file_type().is_ok_and(|t| t.is_symlink() || !(t.is_file() || t.is_dir())) {
+            if dry_run || fs::remove_file(&path).is_ok() {
+                out.push(Removal {
+                    reference: None,
+                    file: Some(name),
+                    scope: scope.to_string(),
+                    size: 0,
+                    reason: Reason::Temp,
+                });
+            }
+            continue;
+        }
         let Ok(file) = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -501,6 +601,51 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
     out
 }
 
+/// Under the root lock: finds (and unless `dry_run` removes) the halves of incomplete entries in
+/// one scope directory: a payload without a regular metadata record, a record without a regular
+/// payload, and a link (or other non-file) at either kind of name. Publishing renames the record
+/// first and the payload last under the same lock, and removal unlinks the payload first, so
+/// under the lock such a half is never part of a write in progress. No tombstone is left: the
+/// entry was never complete.
+fn sweep_incomplete(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let (hex, partner) = match name.strip_suffix(".meta") {
+            Some(hex) => (hex.to_string(), hex.to_string()),
+            None => (name.clone(), format!("{name}.meta")),
+        };
+        if Ref::parse(&format!("sp_{hex}")).is_none() {
+            continue;
+        }
+        let path = dir.join(&name);
+        let size = match files::look(&path) {
+            // A directory is not ours to remove; publishing over it fails with a clear error.
+            Found::Missing | Found::Other("a directory") => continue,
+            Found::File(_) if files::look(&dir.join(&partner)).is_file() => continue,
+            Found::File(m) => m.len(),
+            Found::Other(_) => 0,
+        };
+        if dry_run || fs::remove_file(&path).is_ok() {
+            out.push(Removal {
+                reference: None,
+                file: Some(name),
+                scope: scope.to_string(),
+                size,
+                reason: Reason::Incomplete,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,7 +663,7 @@ mod tests {
         let mut temp = store.create_temp()?;
         temp.write_all(bytes)?;
         let finished = temp.finish()?;
-        store.publish(finished, &mut Meta::default())
+        store.publish(finished, &mut Meta::default()).map(|p| p.reference)
     }
 
     fn set_mtime(path: &Path, secs_ago: u64) {
