@@ -133,24 +133,29 @@ fn try_lock(file: &File) -> bool {
 }
 
 /// Removes a payload and its record and leaves a tombstone saying `how`. True when it existed.
+///
+/// The tombstone is written first, so a reader that no longer finds the payload always finds
+/// why; it is renamed into place, so a link planted at its name is replaced, never written
+/// through. The payload goes before its record: a reader needs both, and a record without its
+/// payload is never an entry.
 pub(super) fn remove_entry(dir: &Path, r: &Ref, how: &str) -> Result<bool> {
     let path = dir.join(r.hex());
+    if matches!(files::look(&path), Found::Missing) {
+        return Ok(false);
+    }
+    let now = super::meta::now_secs();
+    let _ = files::replace(
+        dir,
+        &dir.join(format!("{}.gone", r.hex())),
+        format!("{how} {now:.3}\n").as_bytes(),
+        "write tombstone",
+    );
     let existed = match fs::remove_file(&path) {
         Ok(()) => true,
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(Error::io("remove", path, e)),
     };
     let _ = fs::remove_file(dir.join(format!("{}.meta", r.hex())));
-    if existed {
-        // Renamed over the name, so a link planted there is replaced, never written through.
-        let now = super::meta::now_secs();
-        let _ = files::replace(
-            dir,
-            &dir.join(format!("{}.gone", r.hex())),
-            format!("{how} {now:.3}\n").as_bytes(),
-            "write tombstone",
-        );
-    }
     Ok(existed)
 }
 
@@ -283,7 +288,9 @@ impl Store {
             )));
         }
         let scopes = self.scopes()?;
-        let own = incoming_temp.file_name().map(|n| n.to_string_lossy().into_owned());
+        let own = incoming_temp
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
         let own_scope = self.config().scope.as_str();
         let in_flight: u64 = self
             .temps(&scopes)
@@ -296,7 +303,11 @@ impl Store {
             .into_iter()
             .filter(|h| keep != Some((h.scope.as_str(), &h.reference)))
             .collect();
-        self.evict(&mut held, (quota - incoming).saturating_sub(in_flight), false)
+        self.evict(
+            &mut held,
+            (quota - incoming).saturating_sub(in_flight),
+            false,
+        )
     }
 
     /// Evicts from `held` (least recently used first) until it sums to at most `limit`.
@@ -447,7 +458,10 @@ impl Store {
         let gone: HashSet<(String, Ref)> = removals
             .iter()
             .filter_map(|r| {
-                let named = r.file.as_deref().and_then(|f| Ref::parse(&format!("sp_{f}")));
+                let named = r
+                    .file
+                    .as_deref()
+                    .and_then(|f| Ref::parse(&format!("sp_{f}")));
                 r.reference.or(named).map(|x| (r.scope.clone(), x))
             })
             .collect();
@@ -554,7 +568,10 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
         let path = item.path();
         // No writer makes anything but a regular file under this prefix: a link (or a FIFO)
         // was planted. Unlinking removes the name only, never what it points at.
-        if item.file_type().is_ok_and(|t| t.is_symlink() || !(t.is_file() || t.is_dir())) {
+        if item
+            .file_type()
+            .is_ok_and(|t| t.is_symlink() || !(t.is_file() || t.is_dir()))
+        {
             if dry_run || fs::remove_file(&path).is_ok() {
                 out.push(Removal {
                     reference: None,
@@ -663,7 +680,9 @@ mod tests {
         let mut temp = store.create_temp()?;
         temp.write_all(bytes)?;
         let finished = temp.finish()?;
-        store.publish(finished, &mut Meta::default()).map(|p| p.reference)
+        store
+            .publish(finished, &mut Meta::default())
+            .map(|p| p.reference)
     }
 
     fn set_mtime(path: &Path, secs_ago: u64) {

@@ -83,8 +83,7 @@ pub(super) fn list(scope: &str, dir: &Path) -> Result<Vec<Entry>> {
             continue;
         };
         let mut bytes = Vec::new();
-        if (&file).take(MAX_RECORD).read_to_end(&mut bytes).is_err()
-        {
+        if (&file).take(MAX_RECORD).read_to_end(&mut bytes).is_err() {
             continue;
         }
         let Ok(meta) = serde_json::from_slice::<Meta>(&bytes) else {

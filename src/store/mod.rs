@@ -357,7 +357,6 @@ impl Store {
                 meta.label = old.label;
             }
             meta.created = old.created;
-            let _ = fs::remove_file(self.tombstone_path(&r));
             self.write_meta(&r, meta)?;
         } else {
             self.make_room(size, Some((&self.config.scope, &r)), &finished.path, &lock)?;
@@ -365,7 +364,6 @@ impl Store {
                 // Whatever stood there is not this content; a directory stays and fails below.
                 let _ = fs::remove_file(&final_path);
             }
-            let _ = fs::remove_file(self.tombstone_path(&r));
             self.write_meta(&r, meta)?;
             if let Err(e) = fs::rename(&finished.path, &final_path) {
                 let _ = fs::remove_file(self.meta_path(&r));
@@ -373,6 +371,8 @@ impl Store {
             }
             finished.published();
         }
+        // Only now: a reader that finds no payload always finds the tombstone of a removed one.
+        let _ = fs::remove_file(self.tombstone_path(&r));
         drop(lock);
         Ok(Published {
             reference: r,
@@ -383,7 +383,12 @@ impl Store {
     /// Writes a metadata record atomically (temporary file, then rename over the name).
     fn write_meta(&self, r: &Ref, meta: &Meta) -> Result<()> {
         let bytes = serde_json::to_vec(meta).expect("metadata serialises");
-        files::replace(&self.scope_dir, &self.meta_path(r), &bytes, "write metadata")
+        files::replace(
+            &self.scope_dir,
+            &self.meta_path(r),
+            &bytes,
+            "write metadata",
+        )
     }
 
     /// Reads the metadata record of a ref (a regular file, never through a link).
@@ -498,7 +503,12 @@ fn ensure_version(root: &Path) -> Result<()> {
     if files::look(&path).is_file() {
         return check_version(root);
     }
-    files::replace(root, &path, format!("{LAYOUT_VERSION}\n").as_bytes(), "write")
+    files::replace(
+        root,
+        &path,
+        format!("{LAYOUT_VERSION}\n").as_bytes(),
+        "write",
+    )
 }
 
 /// The error for a ref whose payload or record is not a regular file.
