@@ -448,3 +448,55 @@ fn two_gc_runs_racing_lose_nothing_live_and_report_each_entry_once() {
     assert_eq!(ls["count"], 0);
     assert_no_partial_payload(&s.store_root().join("default"));
 }
+
+#[test]
+fn a_disk_that_fills_between_the_payload_and_its_record_leaves_nothing_readable() {
+    let s = Sandbox::new();
+    let root = s.path().join("tiny");
+    let Some(_mount) = Mount::tmpfs(&root, "1m") else {
+        // Without a tmpfs, `tests/store.rs` `an_entry_whose_record_cannot_be_written_is_not_readable`
+        // makes the record's rename fail instead.
+        return;
+    };
+    let earlier = lines_of_text(100);
+    let r0 = store(&s, &root, &earlier);
+    // Fill the file system, then free exactly sixteen pages: room for a 64 KiB payload, and
+    // none left for its record.
+    let filler_path = root.join("filler");
+    let mut filler = fs::File::create(&filler_path).unwrap();
+    let page = vec![b'f'; 4096];
+    while filler.write_all(&page).is_ok() {}
+    let len = filler.metadata().unwrap().len();
+    filler.set_len(len - 16 * 4096).unwrap();
+    let input: Vec<u8> = (0..16 * 4096).map(|i| b'a' + (i % 26) as u8).collect();
+    let run = s
+        .cmd(&["wrap", "--max-inline", "0"])
+        .env("SPILL_DIR", &root)
+        .stdin(input.clone())
+        .run();
+    run.status(0);
+    let env = run.json();
+    assert_eq!(env["spilled"], false, "{env}");
+    assert_eq!(env["sizeBytes"], input.len());
+    // Not readable by ref, nothing under its final name, no temporary file left.
+    let r = ref_of(&input);
+    let read = s.cmd(&["cat", &r]).env("SPILL_DIR", &root).run();
+    read.status(2);
+    assert!(read.stdout.is_empty());
+    let scope = root.join("default");
+    assert!(fs::symlink_metadata(scope.join(&r[3..])).is_err());
+    assert_no_partial_payload(&scope);
+    let names: Vec<String> = fs::read_dir(&scope)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with(".tmp-")), "{names:?}");
+    // What was stored before is intact, and with room again the same output is stored whole.
+    assert_eq!(read_back(&s, &root, &r0), earlier);
+    drop(filler);
+    fs::remove_file(&filler_path).unwrap();
+    let r1 = store(&s, &root, &input);
+    assert_eq!(r1, r);
+    assert_eq!(read_back(&s, &root, &r), input);
+}

@@ -385,3 +385,83 @@ fn planted_symbolic_links_in_the_root_are_never_followed() {
     );
     assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
 }
+
+/// A temporary file as a live writer holds it: created and `flock`ed by this test process.
+fn live_temp(path: &Path, size: usize) -> fs::File {
+    use std::os::fd::AsRawFd;
+    fs::write(path, vec![b't'; size]).unwrap();
+    let file = fs::File::open(path).unwrap();
+    // SAFETY: flock on a descriptor owned by `file`; released when it is dropped.
+    assert_eq!(
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    file
+}
+
+#[test]
+fn temporary_files_count_against_the_quota() {
+    let s = Sandbox::new();
+    wrap(&s, &["--scope", "b"], text(0, 5_000));
+    // Another writer has 600,000 bytes in flight in scope b.
+    let _writer = live_temp(&scope_dir(&s, "b").join(".tmp-inflight"), 600_000);
+    let quota = ["--quota", "1000000"];
+    let first = wrap(
+        &s,
+        &[&quota[..], &["--scope", "a"]].concat(),
+        text(1, 250_000),
+    );
+    // 5,000 + 250,000 + 250,000 stored bytes fit a 1,000,000-byte quota only if the 600,000
+    // bytes being written are not counted: they are, so the least recently used entries go.
+    let second = wrap(
+        &s,
+        &[&quota[..], &["--scope", "a"]].concat(),
+        text(2, 250_000),
+    );
+    assert_gone(
+        &s.run(&["cat", &first, "--scope", "a"], ""),
+        "has been evicted",
+    );
+    s.run(&["cat", &second, "--scope", "a"], "").status(0);
+    // gc counts them too: usageBytes is what the root holds on disk.
+    let gc = s
+        .run(&["gc", "--json", "--all-scopes", "--quota", "1000000"], "")
+        .status(0)
+        .json();
+    assert_eq!(gc["usageBytes"], 850_000, "{gc}");
+    assert_eq!(gc["count"], 0, "{gc}");
+}
+
+#[test]
+fn wraps_housekeeping_sweeps_stale_temporary_files() {
+    let s = Sandbox::new();
+    wrap(&s, &[], text(0, 5_000));
+    wrap(&s, &["--scope", "other"], text(1, 5_000));
+    let root = s.store_root();
+    // A crashed writer's file (nobody holds its lock) in two scopes and in the root, one held
+    // but untouched for two hours, and one a live writer holds.
+    let crashed = [
+        scope_dir(&s, "default").join(".tmp-crashed"),
+        scope_dir(&s, "other").join(".tmp-crashed"),
+        root.join(".tmp-crashed"),
+    ];
+    for c in &crashed {
+        fs::write(c, b"partial").unwrap();
+    }
+    let stale_path = scope_dir(&s, "default").join(".tmp-held-long");
+    let _stale = live_temp(&stale_path, 10);
+    age(&stale_path, Duration::from_secs(2 * 3600));
+    let live_path = scope_dir(&s, "default").join(".tmp-live");
+    let _live = live_temp(&live_path, 10);
+    // The pass is due (its stamp is two minutes old); a spilling wrap runs it.
+    age(&root.join(".expiry-stamp"), Duration::from_secs(120));
+    wrap(&s, &[], text(2, 5_000));
+    for c in crashed.iter().chain([&stale_path]) {
+        assert!(
+            !c.exists(),
+            "{} survived the housekeeping pass",
+            c.display()
+        );
+    }
+    assert!(live_path.exists(), "a live writer's file was swept");
+}
