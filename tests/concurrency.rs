@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, assert_no_partial_payload, ref_of};
 
 fn input(seed: usize, n: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(n + 64);
@@ -18,10 +18,6 @@ fn input(seed: usize, n: usize) -> Vec<u8> {
     }
     out.truncate(n);
     out
-}
-
-fn ref_of(bytes: &[u8]) -> String {
-    format!("sp_{}", &blake3::hash(bytes).to_hex()[..16])
 }
 
 /// Names in the scope directories (and the root) starting with `.tmp-`.
@@ -284,23 +280,6 @@ fn a_writer_killed_mid_write_leaves_no_payload_and_gc_removes_its_temporary_file
     assert_eq!(temp_files(&s.store_root()), Vec::<String>::new());
 }
 
-/// Every file under a final name in `dir` holds exactly the bytes its name promises, and every
-/// payload there has its record (an entry is complete or invisible).
-fn assert_only_whole_payloads(dir: &std::path::Path) {
-    let Ok(rd) = fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-            let bytes = fs::read(e.path()).unwrap();
-            assert_eq!(
-                ref_of(&bytes),
-                format!("sp_{name}"),
-                "a partial or wrong payload under a final name"
-            );
-        }
-    }
-}
-
 #[test]
 fn wrap_killed_at_random_points_leaves_only_whole_payloads_and_gc_cleans_up() {
     let s = Sandbox::new();
@@ -340,7 +319,7 @@ fn wrap_killed_at_random_points_leaves_only_whole_payloads_and_gc_cleans_up() {
         if out.status.success() {
             survivors.push(bytes);
         }
-        assert_only_whole_payloads(&scope);
+        assert_no_partial_payload(&scope);
     }
     // Whatever finished before its kill reads back whole.
     for bytes in &survivors {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Sandbox, lines_of_text};
+use crate::common::{Sandbox, assert_no_partial_payload, lines_of_text, ref_of, spilled};
 
 /// A tmpfs mounted for one test, unmounted when dropped (also when the test fails).
 struct Mount(PathBuf);
@@ -59,10 +59,6 @@ impl Drop for Mount {
     }
 }
 
-fn ref_of(bytes: &[u8]) -> String {
-    format!("sp_{}", &blake3::hash(bytes).to_hex()[..16])
-}
-
 /// Reads a stored payload back in full through `spill cat`.
 fn read_back(s: &Sandbox, root: &Path, r: &str) -> Vec<u8> {
     let run = s
@@ -73,35 +69,13 @@ fn read_back(s: &Sandbox, root: &Path, r: &str) -> Vec<u8> {
     run.stdout
 }
 
-/// Every file under a final name in the scope holds exactly the bytes its name promises.
-fn assert_no_partial_payload(scope: &Path) {
-    let Ok(entries) = fs::read_dir(scope) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-            let bytes = fs::read(e.path()).unwrap();
-            assert_eq!(
-                ref_of(&bytes),
-                format!("sp_{name}"),
-                "a partial payload under a final name"
-            );
-        }
-    }
-}
-
 /// Stores `input` in `root` and returns its ref.
 fn store(s: &Sandbox, root: &Path, input: &[u8]) -> String {
-    let env = s
-        .cmd(&["wrap", "--max-inline", "0"])
-        .env("SPILL_DIR", root)
-        .stdin(input.to_vec())
-        .run()
-        .status(0)
-        .json();
-    assert_eq!(env["spilled"], true, "{env}");
-    env["ref"].as_str().unwrap().to_string()
+    spilled(
+        s.cmd(&["wrap", "--max-inline", "0"])
+            .env("SPILL_DIR", root)
+            .stdin(input.to_vec()),
+    )
 }
 
 #[test]

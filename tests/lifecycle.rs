@@ -371,19 +371,27 @@ fn planted_symbolic_links_in_the_root_are_never_followed() {
     fs::remove_file(root.join(".expiry-stamp")).unwrap();
     std::os::unix::fs::symlink(&target, root.join(".expiry-stamp")).unwrap();
     wrap(&s, &[], text(3, 30_000));
-    // A turn ledger: the output passes through, with a warning.
+    // A turn ledger, as a symbolic link and then as a hard link (which would otherwise be
+    // rewritten in place): the output passes through, with a warning.
     let ledger_dir = root.join("default");
     let hash = blake3::hash(b"t");
     let ledger = ledger_dir.join(format!(".turn-{}", &hash.to_hex()[..16]));
-    std::os::unix::fs::symlink(&target, &ledger).unwrap();
-    let r = s.run(&["wrap", "--turn", "t"], "small\n");
-    assert_eq!(r.out(), "small\n");
-    assert!(
-        r.stderr.contains("turn budget was not applied"),
-        "{}",
-        r.stderr
-    );
-    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+    let plants: [fn(&Path, &Path) -> std::io::Result<()>; 2] = [
+        |t, l| std::os::unix::fs::symlink(t, l),
+        |t, l| fs::hard_link(t, l),
+    ];
+    for plant in plants {
+        let _ = fs::remove_file(&ledger);
+        plant(&target, &ledger).unwrap();
+        let r = s.run(&["wrap", "--turn", "t"], "small\n");
+        assert_eq!(r.out(), "small\n");
+        assert!(
+            r.stderr.contains("turn budget was not applied"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+    }
 }
 
 /// A temporary file as a live writer holds it: created and `flock`ed by this test process.

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
-use crate::common::{Sandbox, lines_of_text};
+use crate::common::{Sandbox, lines_of_text, ref_of, spilled};
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path).unwrap().mode() & 0o777
@@ -281,10 +281,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
-fn ref_of(bytes: &[u8]) -> String {
-    format!("sp_{}", &blake3::hash(bytes).to_hex()[..16])
-}
-
 /// A file outside the store that a planted link points at: its bytes and mtime must survive.
 struct Victim {
     path: PathBuf,
@@ -340,14 +336,18 @@ fn assert_private_file(path: &Path) {
 
 /// Stores `input` in `scope` and returns its ref.
 fn stored(s: &Sandbox, scope: &str, input: &[u8]) -> String {
-    let env = s
-        .cmd(&["wrap", "--max-inline", "0", "--scope", scope])
-        .stdin(input.to_vec())
-        .run()
-        .status(0)
-        .json();
-    assert_eq!(env["spilled"], true, "{env}");
-    env["ref"].as_str().unwrap().to_string()
+    spilled(
+        s.cmd(&["wrap", "--max-inline", "0", "--scope", scope])
+            .stdin(input.to_vec()),
+    )
+}
+
+/// A store with one entry, and a victim file outside it for links to point at.
+fn store_and_victim() -> (Sandbox, Victim) {
+    let s = Sandbox::new();
+    stored(&s, "default", &lines_of_text(2000));
+    let victim = Victim::new(&s, "victim", b"7\n");
+    (s, victim)
 }
 
 fn cat_all(s: &Sandbox, r: &str) -> crate::common::Run {
@@ -505,9 +505,7 @@ fn a_planted_metadata_link_is_refused_on_read_and_replaced_by_wrap() {
 
 #[test]
 fn a_planted_expiry_stamp_link_is_replaced_never_touched_through() {
-    let s = Sandbox::new();
-    stored(&s, "default", &lines_of_text(2000));
-    let victim = Victim::new(&s, "victim", b"7\n");
+    let (s, victim) = store_and_victim();
     // A symbolic link, then a hard link (due either way: the victim's mtime is old): replaced
     // by a fresh regular stamp, the victim's mtime untouched.
     let stamp = s.store_root().join(".expiry-stamp");
@@ -523,33 +521,8 @@ fn a_planted_expiry_stamp_link_is_replaced_never_touched_through() {
 }
 
 #[test]
-fn a_turn_ledger_hard_linked_elsewhere_is_refused_never_rewritten() {
-    let s = Sandbox::new();
-    stored(&s, "default", &lines_of_text(2000));
-    let victim = Victim::new(&s, "victim", b"7\n");
-    // (A symbolic link there is refused as well: `tests/lifecycle.rs`
-    // `planted_symbolic_links_in_the_root_are_never_followed`.)
-    let hash = blake3::hash(b"t");
-    let ledger = s
-        .store_root()
-        .join("default")
-        .join(format!(".turn-{}", &hash.to_hex()[..16]));
-    fs::hard_link(&victim.path, &ledger).unwrap();
-    let run = s.run(&["wrap", "--turn", "t"], "small\n");
-    assert_eq!(run.out(), "small\n");
-    assert!(
-        run.stderr.contains("turn budget was not applied"),
-        "{}",
-        run.stderr
-    );
-    victim.assert_untouched();
-}
-
-#[test]
 fn a_planted_temporary_file_link_is_removed_never_followed() {
-    let s = Sandbox::new();
-    stored(&s, "default", &lines_of_text(2000));
-    let victim = Victim::new(&s, "victim", b"7\n");
+    let (s, victim) = store_and_victim();
     let temp = s.store_root().join("default").join(".tmp-planted");
     symlink(&victim.path, &temp);
     let gc = s.run(&["gc"], "").status(0).out();
@@ -560,9 +533,7 @@ fn a_planted_temporary_file_link_is_removed_never_followed() {
 
 #[test]
 fn a_planted_version_link_is_never_read_and_is_replaced() {
-    let s = Sandbox::new();
-    stored(&s, "default", &lines_of_text(2000));
-    let victim = Victim::new(&s, "victim", b"7\n");
+    let (s, victim) = store_and_victim();
     // Readers treat it as missing (no linked bytes reach a message); the next writer replaces it.
     let version = s.store_root().join("VERSION");
     symlink(&victim.path, &version);

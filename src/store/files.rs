@@ -63,11 +63,10 @@ fn not_regular(what: &'static str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
-/// Opens an existing regular file for reading without following a link. A FIFO does not block
-/// the open (`O_NONBLOCK`) and is refused like every other non-regular file.
-pub(super) fn open_read(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
-        .read(true)
+/// Opens with `options` plus `O_NOFOLLOW` (and `O_NONBLOCK`, so a FIFO cannot block the open);
+/// anything but a regular file is refused. Returns the file and what `fstat` says of it.
+fn open_regular(options: &mut OpenOptions, path: &Path) -> io::Result<(File, fs::Metadata)> {
+    let file = options
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
         .map_err(|e| {
@@ -81,7 +80,12 @@ pub(super) fn open_read(path: &Path) -> io::Result<File> {
     if !m.is_file() {
         return Err(not_regular(kind_of(&m)));
     }
-    Ok(file)
+    Ok((file, m))
+}
+
+/// Opens an existing regular file for reading without following a link.
+pub(super) fn open_read(path: &Path) -> io::Result<File> {
+    open_regular(OpenOptions::new().read(true), path).map(|(file, _)| file)
 }
 
 /// Reads a small regular file (a record, a tombstone, `VERSION`): at most `max` bytes.
@@ -94,25 +98,15 @@ pub(super) fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
 /// Opens (creating where missing) a file that is used in place: locked, stamped or rewritten.
 /// It must be a regular file with exactly one link; it ends up with mode 0600.
 pub(super) fn open_in_place(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                not_regular("a symbolic link")
-            } else {
-                e
-            }
-        })?;
-    let m = file.metadata()?;
-    if !m.is_file() {
-        return Err(not_regular(kind_of(&m)));
-    }
+    let (file, m) = open_regular(
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600),
+        path,
+    )?;
     if m.nlink() != 1 {
         return Err(not_regular("a file with other hard links"));
     }

@@ -14,6 +14,8 @@
 //! symbolic links and not be writable by group or others; anything else is refused, never
 //! followed. Payloads are written to a temporary file created with `O_EXCL` in the scope
 //! directory and renamed into place, so a crash never leaves a partial payload under a final name.
+//! An entry is its payload and its record, both regular files, or nothing (see
+//! [`Store::publish`]); no file under the root is ever opened through a link (see `files`).
 
 mod files;
 mod lifecycle;
