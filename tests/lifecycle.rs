@@ -473,3 +473,53 @@ fn wraps_housekeeping_sweeps_stale_temporary_files() {
     }
     assert!(live_path.exists(), "a live writer's file was swept");
 }
+
+#[test]
+fn the_housekeeping_pass_never_sweeps_the_publishing_writers_own_file() {
+    use std::io::Write;
+    let s = Sandbox::new();
+    wrap(&s, &[], text(0, 5_000));
+    // A writer whose input paused for over an hour: its temporary file is old when it
+    // publishes, and the housekeeping pass it runs then must not take it for a stale one.
+    // wrap writes the first --max-inline + 1 bytes, then whole 1 MiB chunks: with this size all
+    // of the input is on disk before it ends, so nothing touches the file after it is aged.
+    let input = text(1, 1025 + (1 << 20));
+    let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&input).unwrap();
+    let dir = scope_dir(&s, "default");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let temp = loop {
+        let full = fs::read_dir(&dir).unwrap().flatten().find(|e| {
+            e.file_name().to_string_lossy().starts_with(".tmp-")
+                && e.metadata().is_ok_and(|m| m.len() == input.len() as u64)
+        });
+        if let Some(e) = full {
+            break e.path();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the input was not written"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    age(&temp, Duration::from_secs(2 * 3600));
+    age(
+        &s.store_root().join(".expiry-stamp"),
+        Duration::from_secs(120),
+    );
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["spilled"], true, "{env}");
+    let r = env["ref"].as_str().unwrap();
+    assert_eq!(
+        s.run(
+            &["cat", r, "--raw", "--bytes", "0:", "--max-bytes", "2M"],
+            ""
+        )
+        .status(0)
+        .stdout,
+        input
+    );
+}

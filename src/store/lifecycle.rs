@@ -372,7 +372,7 @@ impl Store {
     /// root (the stamp file's mtime says when it last ran): expiry, stale temporary files
     /// (see [`sweep_temps`]: no live writer, or untouched for [`TEMP_AGE`]) and tombstones in
     /// every scope. Failures are ignored: it is housekeeping.
-    pub(super) fn expire_if_due(&self, lock: &RootLock) {
+    pub(super) fn expire_if_due(&self, lock: &RootLock, own_temp: &Path) {
         let stamp = self.root().join(EXPIRY_STAMP);
         let now = SystemTime::now();
         // Only a regular stamp says when the pass ran; a planted link is replaced below.
@@ -397,7 +397,7 @@ impl Store {
             let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
                 .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
             for (scope, dir) in dirs {
-                sweep_temps(&dir, &scope, false);
+                sweep_temps(&dir, &scope, false, Some(own_temp));
             }
             self.prune_tombstones(&scopes);
         }
@@ -448,7 +448,7 @@ impl Store {
         let mut dirs = vec![(String::new(), self.root().to_path_buf())];
         dirs.extend(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
         for (scope, dir) in &dirs {
-            removals.extend(sweep_temps(dir, scope, opts.dry_run));
+            removals.extend(sweep_temps(dir, scope, opts.dry_run, None));
         }
         for (scope, dir) in dirs.iter().skip(1) {
             removals.extend(sweep_incomplete(dir, scope, opts.dry_run));
@@ -515,7 +515,7 @@ impl Store {
         }
         let _lock = self.lock()?;
         let scope = &self.config().scope;
-        let mut out = sweep_temps(self.scope_dir(), scope, false);
+        let mut out = sweep_temps(self.scope_dir(), scope, false, None);
         out.extend(sweep_incomplete(self.scope_dir(), scope, false));
         Ok(out)
     }
@@ -548,13 +548,14 @@ fn expire_ledgers(dir: &Path, ttl: Duration, dry_run: bool) {
 }
 
 /// Finds (and unless `dry_run` removes) the stale temporary files of one directory: those no
-/// live writer holds locked, or untouched for an hour.
+/// live writer holds locked, or untouched for an hour — except `keep`, the caller's own (a
+/// publishing writer whose input paused for an hour keeps its file).
 ///
 /// A writer holds an exclusive `flock` on its temporary file from creation to rename, and the
 /// lock dies with the process, so a file we can lock belongs to nobody. We unlink it while still
 /// holding the lock; a writer that raced us between its `open` and its `flock` notices that its
 /// name no longer leads to its file and starts again (see `TempPayload::create`).
-fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
+fn sweep_temps(dir: &Path, scope: &str, dry_run: bool, keep: Option<&Path>) -> Vec<Removal> {
     let mut out = Vec::new();
     let Ok(rd) = fs::read_dir(dir) else {
         return out;
@@ -566,6 +567,9 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
             continue;
         }
         let path = item.path();
+        if keep == Some(path.as_path()) {
+            continue;
+        }
         // No writer makes anything but a regular file under this prefix: a link (or a FIFO)
         // was planted. Unlinking removes the name only, never what it points at.
         if item
@@ -741,15 +745,15 @@ mod tests {
         let held = File::create(&held_long).unwrap();
         assert!(try_lock(&held));
         set_mtime(&held_long, 2 * 3600);
-        let dry = sweep_temps(s.scope_dir(), "a", true);
+        let dry = sweep_temps(s.scope_dir(), "a", true, None);
         let mut names: Vec<String> = dry.iter().filter_map(|r| r.file.clone()).collect();
         names.sort();
         assert_eq!(names, [".tmp-crashed", ".tmp-held-long"]);
         assert!(crashed.exists());
-        assert_eq!(sweep_temps(s.scope_dir(), "a", false).len(), 2);
+        assert_eq!(sweep_temps(s.scope_dir(), "a", false, None).len(), 2);
         assert!(!crashed.exists() && !held_long.exists());
         assert!(live.path().exists(), "a live writer's file stays");
-        assert!(sweep_temps(s.scope_dir(), "a", false).is_empty());
+        assert!(sweep_temps(s.scope_dir(), "a", false, None).is_empty());
     }
 
     #[test]

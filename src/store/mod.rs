@@ -334,7 +334,7 @@ impl Store {
             .map_err(|e| Error::io("inspect", &finished.path, e))?
             .len();
         let lock = self.lock()?;
-        self.expire_if_due(&lock);
+        self.expire_if_due(&lock, &finished.path);
         let mut repaired = Vec::new();
         let payload = files::look(&final_path);
         if let Found::Other(what) = payload {
