@@ -1,9 +1,10 @@
 //! The store's lifetime and space: the root lock, expiry after `--ttl` without access, LRU
-//! eviction under `--quota`, stale temporary files left by crashed writers, tombstone pruning,
-//! and `gc`, which runs all of them.
+//! eviction under `--quota`, stale temporary files left by crashed writers, halves of incomplete
+//! entries, tombstone pruning, and `gc`, which runs all of them.
 //!
 //! Every change to the set of published entries (publish, remove, expire, evict) happens under
-//! one exclusive `flock` on `<root>/.lock`. Quota accounting sums the payload files on disk, so
+//! one exclusive `flock` on `<root>/.lock`. Quota accounting sums the payload files on disk
+//! (and the temporary files, which take the same disk, whoever is writing them), so
 //! it is exact only if nobody publishes between the sum and the rename: without the lock, two
 //! writers could each see room for their payload and together overshoot the quota, or one could
 //! evict an entry that another has just decided to keep as a duplicate. Readers never take the
