@@ -82,8 +82,7 @@ pub fn open(text: &str, store: &StoreConfig) -> Result<Input> {
     match SourceSpec::parse(text) {
         SourceSpec::Stdin => read_stream(io::stdin().lock(), "read stdin"),
         SourceSpec::Ref(r) => {
-            let path = Store::new(store.clone()).find(&r)?;
-            let file = File::open(&path).map_err(|e| Error::io("open", &path, e))?;
+            let (file, path) = Store::new(store.clone()).open(&r)?;
             let mut input = map_file(file, &path)?;
             input.reference = Some(r);
             Ok(input)

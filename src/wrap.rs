@@ -115,6 +115,8 @@ pub struct Stored {
     pub complete: bool,
     /// Input bytes not stored because of the cap.
     pub dropped_bytes: u64,
+    /// What the store had to replace to publish it (see [`crate::store::Published`]).
+    pub repaired: Vec<String>,
 }
 
 /// Reads `input` to its end (or until `stop()` says a signal arrived) and either returns it for
@@ -494,10 +496,12 @@ fn publish(
             }
         }
     }
-    let reference = store.publish(finished, &mut meta)?;
+    let published = store.publish(finished, &mut meta)?;
+    let reference = published.reference;
     Ok(Stored {
         path: store.payload_path(&reference),
         reference,
+        repaired: published.repaired,
         stored_bytes,
         complete: dropped_bytes == 0,
         dropped_bytes,

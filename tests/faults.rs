@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{Sandbox, lines_of_text};
+use crate::common::{Sandbox, assert_no_partial_payload, lines_of_text, ref_of, spilled};
 
 /// A tmpfs mounted for one test, unmounted when dropped (also when the test fails).
 struct Mount(PathBuf);
@@ -59,10 +59,6 @@ impl Drop for Mount {
     }
 }
 
-fn ref_of(bytes: &[u8]) -> String {
-    format!("sp_{}", &blake3::hash(bytes).to_hex()[..16])
-}
-
 /// Reads a stored payload back in full through `spill cat`.
 fn read_back(s: &Sandbox, root: &Path, r: &str) -> Vec<u8> {
     let run = s
@@ -73,35 +69,13 @@ fn read_back(s: &Sandbox, root: &Path, r: &str) -> Vec<u8> {
     run.stdout
 }
 
-/// Every file under a final name in the scope holds exactly the bytes its name promises.
-fn assert_no_partial_payload(scope: &Path) {
-    let Ok(entries) = fs::read_dir(scope) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
-            let bytes = fs::read(e.path()).unwrap();
-            assert_eq!(
-                ref_of(&bytes),
-                format!("sp_{name}"),
-                "a partial payload under a final name"
-            );
-        }
-    }
-}
-
 /// Stores `input` in `root` and returns its ref.
 fn store(s: &Sandbox, root: &Path, input: &[u8]) -> String {
-    let env = s
-        .cmd(&["wrap", "--max-inline", "0"])
-        .env("SPILL_DIR", root)
-        .stdin(input.to_vec())
-        .run()
-        .status(0)
-        .json();
-    assert_eq!(env["spilled"], true, "{env}");
-    env["ref"].as_str().unwrap().to_string()
+    spilled(
+        s.cmd(&["wrap", "--max-inline", "0"])
+            .env("SPILL_DIR", root)
+            .stdin(input.to_vec()),
+    )
 }
 
 #[test]
@@ -447,4 +421,56 @@ fn two_gc_runs_racing_lose_nothing_live_and_report_each_entry_once() {
     let ls = s.run(&["ls", "--json"], "").status(0).json();
     assert_eq!(ls["count"], 0);
     assert_no_partial_payload(&s.store_root().join("default"));
+}
+
+#[test]
+fn a_disk_that_fills_between_the_payload_and_its_record_leaves_nothing_readable() {
+    let s = Sandbox::new();
+    let root = s.path().join("tiny");
+    let Some(_mount) = Mount::tmpfs(&root, "1m") else {
+        // Without a tmpfs, `tests/store.rs` `an_entry_whose_record_cannot_be_written_is_not_readable`
+        // makes the record's rename fail instead.
+        return;
+    };
+    let earlier = lines_of_text(100);
+    let r0 = store(&s, &root, &earlier);
+    // Fill the file system, then free exactly sixteen pages: room for a 64 KiB payload, and
+    // none left for its record.
+    let filler_path = root.join("filler");
+    let mut filler = fs::File::create(&filler_path).unwrap();
+    let page = vec![b'f'; 4096];
+    while filler.write_all(&page).is_ok() {}
+    let len = filler.metadata().unwrap().len();
+    filler.set_len(len - 16 * 4096).unwrap();
+    let input: Vec<u8> = (0..16 * 4096).map(|i| b'a' + (i % 26) as u8).collect();
+    let run = s
+        .cmd(&["wrap", "--max-inline", "0"])
+        .env("SPILL_DIR", &root)
+        .stdin(input.clone())
+        .run();
+    run.status(0);
+    let env = run.json();
+    assert_eq!(env["spilled"], false, "{env}");
+    assert_eq!(env["sizeBytes"], input.len());
+    // Not readable by ref, nothing under its final name, no temporary file left.
+    let r = ref_of(&input);
+    let read = s.cmd(&["cat", &r]).env("SPILL_DIR", &root).run();
+    read.status(2);
+    assert!(read.stdout.is_empty());
+    let scope = root.join("default");
+    assert!(fs::symlink_metadata(scope.join(&r[3..])).is_err());
+    assert_no_partial_payload(&scope);
+    let names: Vec<String> = fs::read_dir(&scope)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.starts_with(".tmp-")), "{names:?}");
+    // What was stored before is intact, and with room again the same output is stored whole.
+    assert_eq!(read_back(&s, &root, &r0), earlier);
+    drop(filler);
+    fs::remove_file(&filler_path).unwrap();
+    let r1 = store(&s, &root, &input);
+    assert_eq!(r1, r);
+    assert_eq!(read_back(&s, &root, &r), input);
 }

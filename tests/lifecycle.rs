@@ -371,17 +371,155 @@ fn planted_symbolic_links_in_the_root_are_never_followed() {
     fs::remove_file(root.join(".expiry-stamp")).unwrap();
     std::os::unix::fs::symlink(&target, root.join(".expiry-stamp")).unwrap();
     wrap(&s, &[], text(3, 30_000));
-    // A turn ledger: the output passes through, with a warning.
+    // A turn ledger, as a symbolic link and then as a hard link (which would otherwise be
+    // rewritten in place): the output passes through, with a warning.
     let ledger_dir = root.join("default");
     let hash = blake3::hash(b"t");
     let ledger = ledger_dir.join(format!(".turn-{}", &hash.to_hex()[..16]));
-    std::os::unix::fs::symlink(&target, &ledger).unwrap();
-    let r = s.run(&["wrap", "--turn", "t"], "small\n");
-    assert_eq!(r.out(), "small\n");
-    assert!(
-        r.stderr.contains("turn budget was not applied"),
-        "{}",
-        r.stderr
+    let plants: [fn(&Path, &Path) -> std::io::Result<()>; 2] = [
+        |t, l| std::os::unix::fs::symlink(t, l),
+        |t, l| fs::hard_link(t, l),
+    ];
+    for plant in plants {
+        let _ = fs::remove_file(&ledger);
+        plant(&target, &ledger).unwrap();
+        let r = s.run(&["wrap", "--turn", "t"], "small\n");
+        assert_eq!(r.out(), "small\n");
+        assert!(
+            r.stderr.contains("turn budget was not applied"),
+            "{}",
+            r.stderr
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+    }
+}
+
+/// A temporary file as a live writer holds it: created and `flock`ed by this test process.
+fn live_temp(path: &Path, size: usize) -> fs::File {
+    use std::os::fd::AsRawFd;
+    fs::write(path, vec![b't'; size]).unwrap();
+    let file = fs::File::open(path).unwrap();
+    // SAFETY: flock on a descriptor owned by `file`; released when it is dropped.
+    assert_eq!(
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
     );
-    assert_eq!(fs::read_to_string(&target).unwrap(), "keep me\n");
+    file
+}
+
+#[test]
+fn temporary_files_count_against_the_quota() {
+    let s = Sandbox::new();
+    wrap(&s, &["--scope", "b"], text(0, 5_000));
+    // Another writer has 600,000 bytes in flight in scope b.
+    let _writer = live_temp(&scope_dir(&s, "b").join(".tmp-inflight"), 600_000);
+    let quota = ["--quota", "1000000"];
+    let first = wrap(
+        &s,
+        &[&quota[..], &["--scope", "a"]].concat(),
+        text(1, 250_000),
+    );
+    // 5,000 + 250,000 + 250,000 stored bytes fit a 1,000,000-byte quota only if the 600,000
+    // bytes being written are not counted: they are, so the least recently used entries go.
+    let second = wrap(
+        &s,
+        &[&quota[..], &["--scope", "a"]].concat(),
+        text(2, 250_000),
+    );
+    assert_gone(
+        &s.run(&["cat", &first, "--scope", "a"], ""),
+        "has been evicted",
+    );
+    s.run(&["cat", &second, "--scope", "a"], "").status(0);
+    // gc counts them too: usageBytes is what the root holds on disk.
+    let gc = s
+        .run(&["gc", "--json", "--all-scopes", "--quota", "1000000"], "")
+        .status(0)
+        .json();
+    assert_eq!(gc["usageBytes"], 850_000, "{gc}");
+    assert_eq!(gc["count"], 0, "{gc}");
+}
+
+#[test]
+fn wraps_housekeeping_sweeps_stale_temporary_files() {
+    let s = Sandbox::new();
+    wrap(&s, &[], text(0, 5_000));
+    wrap(&s, &["--scope", "other"], text(1, 5_000));
+    let root = s.store_root();
+    // A crashed writer's file (nobody holds its lock) in two scopes and in the root, one held
+    // but untouched for two hours, and one a live writer holds.
+    let crashed = [
+        scope_dir(&s, "default").join(".tmp-crashed"),
+        scope_dir(&s, "other").join(".tmp-crashed"),
+        root.join(".tmp-crashed"),
+    ];
+    for c in &crashed {
+        fs::write(c, b"partial").unwrap();
+    }
+    let stale_path = scope_dir(&s, "default").join(".tmp-held-long");
+    let _stale = live_temp(&stale_path, 10);
+    age(&stale_path, Duration::from_secs(2 * 3600));
+    let live_path = scope_dir(&s, "default").join(".tmp-live");
+    let _live = live_temp(&live_path, 10);
+    // The pass is due (its stamp is two minutes old); a spilling wrap runs it.
+    age(&root.join(".expiry-stamp"), Duration::from_secs(120));
+    wrap(&s, &[], text(2, 5_000));
+    for c in crashed.iter().chain([&stale_path]) {
+        assert!(
+            !c.exists(),
+            "{} survived the housekeeping pass",
+            c.display()
+        );
+    }
+    assert!(live_path.exists(), "a live writer's file was swept");
+}
+
+#[test]
+fn the_housekeeping_pass_never_sweeps_the_publishing_writers_own_file() {
+    use std::io::Write;
+    let s = Sandbox::new();
+    wrap(&s, &[], text(0, 5_000));
+    // A writer whose input paused for over an hour: its temporary file is old when it
+    // publishes, and the housekeeping pass it runs then must not take it for a stale one.
+    // wrap writes the first --max-inline + 1 bytes, then whole 1 MiB chunks: with this size all
+    // of the input is on disk before it ends, so nothing touches the file after it is aged.
+    let input = text(1, 1025 + (1 << 20));
+    let mut child = s.cmd(&["wrap", "--max-inline", "1K"]).spawn_piped();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&input).unwrap();
+    let dir = scope_dir(&s, "default");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let temp = loop {
+        let full = fs::read_dir(&dir).unwrap().flatten().find(|e| {
+            e.file_name().to_string_lossy().starts_with(".tmp-")
+                && e.metadata().is_ok_and(|m| m.len() == input.len() as u64)
+        });
+        if let Some(e) = full {
+            break e.path();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the input was not written"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    age(&temp, Duration::from_secs(2 * 3600));
+    age(
+        &s.store_root().join(".expiry-stamp"),
+        Duration::from_secs(120),
+    );
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(env["spilled"], true, "{env}");
+    let r = env["ref"].as_str().unwrap();
+    assert_eq!(
+        s.run(
+            &["cat", r, "--raw", "--bytes", "0:", "--max-bytes", "2M"],
+            ""
+        )
+        .status(0)
+        .stdout,
+        input
+    );
 }

@@ -18,14 +18,14 @@ pub struct GcRemoval {
     /// The entry's ref (absent for a temporary file).
     #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
     pub reference: Option<String>,
-    /// The temporary file's name (absent for an entry).
+    /// The temporary file's or incomplete entry's file name (absent for an entry).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// The scope; empty for a temporary file in the root itself.
     pub scope: String,
     /// Bytes freed.
     pub size_bytes: u64,
-    /// `expired`, `evicted` or `temp`.
+    /// `expired`, `evicted`, `temp` or `incomplete`.
     pub reason: &'static str,
 }
 
@@ -35,13 +35,14 @@ pub struct GcRemoval {
 pub struct GcOutput {
     /// True when nothing was actually removed.
     pub dry_run: bool,
-    /// What was (or would be) removed: expired entries, then temporary files, then evictions.
+    /// What was (or would be) removed: expired entries, then temporary files, then halves of
+    /// incomplete entries, then evictions.
     pub removed: Vec<GcRemoval>,
     /// How many.
     pub count: usize,
     /// Bytes freed (or that would be).
     pub freed_bytes: u64,
-    /// Payload bytes the root holds afterwards (or would hold).
+    /// Bytes the root holds afterwards, payloads and temporary files (or would hold).
     pub usage_bytes: u64,
     /// The quota in force.
     pub quota_bytes: u64,

@@ -41,6 +41,11 @@ pub fn run(config: &StoreConfig, args: RmArgs) -> Result<Outcome> {
             _ => result.unknown.push(text),
         }
     }
+    if args.all {
+        // Half-written entries and stale temporary files go too; they were never entries, so
+        // they are not listed.
+        store.remove_leftovers()?;
+    }
     let mut out = output::stdout();
     if args.json {
         let mut text = serde_json::to_string(&result).expect("rm output serialises");

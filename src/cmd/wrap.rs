@@ -248,10 +248,11 @@ fn print(
             };
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
-            if let Err(reason) = &s.stored {
-                diag::warning(&format!(
+            match &s.stored {
+                Err(reason) => diag::warning(&format!(
                     "the output was not stored ({reason}); printed a preview only. Set SPILL_DIR (or --dir) to a private, writable directory"
-                ));
+                )),
+                Ok(stored) => stored.repaired.iter().for_each(|w| diag::warning(w)),
             }
         }
     }

@@ -1,9 +1,10 @@
 //! The store's lifetime and space: the root lock, expiry after `--ttl` without access, LRU
-//! eviction under `--quota`, stale temporary files left by crashed writers, tombstone pruning,
-//! and `gc`, which runs all of them.
+//! eviction under `--quota`, stale temporary files left by crashed writers, halves of incomplete
+//! entries, tombstone pruning, and `gc`, which runs all of them.
 //!
 //! Every change to the set of published entries (publish, remove, expire, evict) happens under
-//! one exclusive `flock` on `<root>/.lock`. Quota accounting sums the payload files on disk, so
+//! one exclusive `flock` on `<root>/.lock`. Quota accounting sums the payload files on disk
+//! (and the temporary files, which take the same disk, whoever is writing them), so
 //! it is exact only if nobody publishes between the sum and the rename: without the lock, two
 //! writers could each see room for their payload and together overshoot the quota, or one could
 //! evict an entry that another has just decided to keep as a duplicate. Readers never take the
@@ -17,6 +18,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::files::{self, Found};
 use super::write::TEMP_PREFIX;
 use super::{Ref, Store, check_dir};
 use crate::error::{Error, Result};
@@ -52,6 +54,9 @@ pub enum Reason {
     Evicted,
     /// A temporary file no live writer holds, or untouched for an hour.
     Temp,
+    /// Half an entry: a payload without its metadata record or a record without its payload
+    /// (an interrupted write), or a name of either kind that is not a regular file.
+    Incomplete,
 }
 
 impl Reason {
@@ -61,6 +66,7 @@ impl Reason {
             Reason::Expired => "expired",
             Reason::Evicted => "evicted",
             Reason::Temp => "temp",
+            Reason::Incomplete => "incomplete",
         }
     }
 }
@@ -70,7 +76,7 @@ impl Reason {
 pub struct Removal {
     /// The entry's ref (none for a temporary file).
     pub reference: Option<Ref>,
-    /// The temporary file's name (none for an entry).
+    /// The file's name, for a temporary file or an incomplete entry's half (none for an entry).
     pub file: Option<String>,
     /// The scope it was in (empty for a temporary file in the root itself).
     pub scope: String,
@@ -87,7 +93,7 @@ pub struct GcReport {
     pub removals: Vec<Removal>,
     /// Sum of the removals' sizes.
     pub freed: u64,
-    /// Payload bytes the root holds afterwards (in a dry run: would hold).
+    /// Bytes the root holds afterwards, payloads and temporary files (in a dry run: would hold).
     pub usage: u64,
     /// Tombstones pruned (by age or count); always 0 in a dry run.
     pub tombstones_pruned: u64,
@@ -128,38 +134,41 @@ fn try_lock(file: &File) -> bool {
 }
 
 /// Removes a payload and its record and leaves a tombstone saying `how`. True when it existed.
+///
+/// The tombstone is written first, so a reader that no longer finds the payload always finds
+/// why; it is renamed into place, so a link planted at its name is replaced, never written
+/// through. The payload goes before its record: a reader needs both, and a record without its
+/// payload is never an entry.
 pub(super) fn remove_entry(dir: &Path, r: &Ref, how: &str) -> Result<bool> {
     let path = dir.join(r.hex());
+    if matches!(files::look(&path), Found::Missing) {
+        return Ok(false);
+    }
+    let now = super::meta::now_secs();
+    let _ = files::replace(
+        dir,
+        &dir.join(format!("{}.gone", r.hex())),
+        format!("{how} {now:.3}\n").as_bytes(),
+        "write tombstone",
+    );
     let existed = match fs::remove_file(&path) {
         Ok(()) => true,
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,
         Err(e) => return Err(Error::io("remove", path, e)),
     };
     let _ = fs::remove_file(dir.join(format!("{}.meta", r.hex())));
-    if existed {
-        let now = super::meta::now_secs();
-        let _ = fs::write(
-            dir.join(format!("{}.gone", r.hex())),
-            format!("{how} {now:.3}\n"),
-        );
-    }
     Ok(existed)
 }
 
 impl Store {
     /// Takes the root's exclusive lock, waiting for it. The root must exist (see
-    /// [`Store::prepare`]); the lock file is opened without following symbolic links.
+    /// [`Store::prepare`]); the lock file is opened without following symbolic links and must
+    /// be a regular file with no other hard link. One that is not is refused, not replaced:
+    /// two processes replacing it at once could each lock a different file.
     pub fn lock(&self) -> Result<RootLock> {
         let path = self.root().join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path)
-            .map_err(|e| Error::io("open the store lock", &path, e))?;
+        let file =
+            files::open_in_place(&path).map_err(|e| Error::io("open the store lock", &path, e))?;
         loop {
             // SAFETY: flock on a valid descriptor owned by `file`; the lock lives as long as it.
             if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
@@ -209,9 +218,11 @@ impl Store {
                 // The payload is immutable, so its mtime is when it was created; the record's
                 // mtime is the last access (absent only while a publish or removal is underway).
                 let created = mtime_secs(&m);
-                let last_access = fs::metadata(dir.join(format!("{}.meta", reference.hex())))
-                    .map(|mm| mtime_secs(&mm))
-                    .unwrap_or(created);
+                let last_access = match files::look(&dir.join(format!("{}.meta", reference.hex())))
+                {
+                    Found::File(mm) => mtime_secs(&mm),
+                    _ => created,
+                };
                 out.push(Held {
                     scope: scope.clone(),
                     reference,
@@ -224,18 +235,49 @@ impl Store {
         out
     }
 
-    /// Payload bytes held by the whole root.
+    /// The temporary files in the root and in these scopes, as (scope, name, size); the scope is
+    /// empty for the root. Only regular files count (a planted link holds no bytes here).
+    fn temps(&self, scopes: &[String]) -> Vec<(String, String, u64)> {
+        let mut out = Vec::new();
+        let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
+            .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+        for (scope, dir) in dirs {
+            let Ok(rd) = fs::read_dir(&dir) else { continue };
+            for item in rd.flatten() {
+                let name = item.file_name().to_string_lossy().into_owned();
+                if !name.starts_with(TEMP_PREFIX) {
+                    continue;
+                }
+                if let Ok(m) = item.metadata()
+                    && m.is_file()
+                {
+                    out.push((scope.clone(), name, m.len()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Bytes held by the whole root: payloads, and temporary files (being written or stale),
+    /// which take the same disk.
     pub fn usage(&self) -> Result<u64> {
-        Ok(self.held(&self.scopes()?).iter().map(|h| h.size).sum())
+        let scopes = self.scopes()?;
+        let temps: u64 = self.temps(&scopes).iter().map(|t| t.2).sum();
+        Ok(self.held(&scopes).iter().map(|h| h.size).sum::<u64>() + temps)
     }
 
     /// Under the root lock: evicts least-recently-used entries of any scope (ties: the earlier
     /// created first) until `incoming` more bytes fit the quota. `keep` (the entry about to be
-    /// replaced, if any) is neither evicted nor counted.
+    /// replaced, if any) is neither evicted nor counted; `incoming_temp` is the temporary file
+    /// holding the incoming bytes, so it is not counted twice. Every other temporary file counts:
+    /// another writer's bytes are on the disk already. When those alone leave no room, every
+    /// entry may go and the payload is still published (a writer is never refused for another's
+    /// work in flight; the next publish or `gc` brings the root back under the quota).
     pub(super) fn make_room(
         &self,
         incoming: u64,
         keep: Option<(&str, &Ref)>,
+        incoming_temp: &Path,
         _lock: &RootLock,
     ) -> Result<Vec<Removal>> {
         let quota = self.config().quota;
@@ -246,12 +288,27 @@ impl Store {
                 crate::limits::group_digits(quota)
             )));
         }
+        let scopes = self.scopes()?;
+        let own = incoming_temp
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned());
+        let own_scope = self.config().scope.as_str();
+        let in_flight: u64 = self
+            .temps(&scopes)
+            .iter()
+            .filter(|(scope, name, _)| !(scope == own_scope && own.as_ref() == Some(name)))
+            .map(|t| t.2)
+            .sum();
         let mut held: Vec<Held> = self
-            .held(&self.scopes()?)
+            .held(&scopes)
             .into_iter()
             .filter(|h| keep != Some((h.scope.as_str(), &h.reference)))
             .collect();
-        self.evict(&mut held, quota - incoming, false)
+        self.evict(
+            &mut held,
+            (quota - incoming).saturating_sub(in_flight),
+            false,
+        )
     }
 
     /// Evicts from `held` (least recently used first) until it sums to at most `limit`.
@@ -312,30 +369,37 @@ impl Store {
         Ok(out)
     }
 
-    /// Under the root lock, from `wrap`: the cheap expiry pass, at most once a minute per root
-    /// (the stamp file's mtime says when it last ran). Failures are ignored: it is housekeeping.
-    pub(super) fn expire_if_due(&self, lock: &RootLock) {
+    /// Under the root lock, from `wrap`: the cheap housekeeping pass, at most once a minute per
+    /// root (the stamp file's mtime says when it last ran): expiry, stale temporary files
+    /// (see [`sweep_temps`]: no live writer, or untouched for [`TEMP_AGE`]) and tombstones in
+    /// every scope. Failures are ignored: it is housekeeping.
+    pub(super) fn expire_if_due(&self, lock: &RootLock, own_temp: &Path) {
         let stamp = self.root().join(EXPIRY_STAMP);
         let now = SystemTime::now();
-        if let Ok(m) = fs::symlink_metadata(&stamp)
+        // Only a regular stamp says when the pass ran; a planted link is replaced below.
+        if let Found::File(m) = files::look(&stamp)
+            && m.nlink() == 1
             && let Ok(at) = m.modified()
             && now.duration_since(at).is_ok_and(|d| d < EXPIRY_INTERVAL)
         {
             return;
         }
-        let stamped = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&stamp)
-            .and_then(|f| f.set_modified(now));
-        if stamped.is_err() {
+        let opened = files::open_in_place(&stamp).or_else(|_| {
+            // Not a regular file of ours (a link, a hard link): under the lock nobody else is
+            // stamping, so remove the name itself and start a fresh stamp.
+            fs::remove_file(&stamp)?;
+            files::open_in_place(&stamp)
+        });
+        if opened.and_then(|f| f.set_modified(now)).is_err() {
             return;
         }
         if let Ok(scopes) = self.scopes() {
             let _ = self.expire(&scopes, false, lock);
+            let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
+                .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+            for (scope, dir) in dirs {
+                sweep_temps(&dir, &scope, false, Some(own_temp));
+            }
             self.prune_tombstones(&scopes);
         }
     }
@@ -384,22 +448,44 @@ impl Store {
         let mut removals = self.expire(&scopes, opts.dry_run, &lock)?;
         let mut dirs = vec![(String::new(), self.root().to_path_buf())];
         dirs.extend(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
-        for (scope, dir) in dirs {
-            removals.extend(sweep_temps(&dir, &scope, opts.dry_run));
+        for (scope, dir) in &dirs {
+            removals.extend(sweep_temps(dir, scope, opts.dry_run, None));
         }
-        // The quota is the root's, so it is enforced over every scope.
+        for (scope, dir) in dirs.iter().skip(1) {
+            removals.extend(sweep_incomplete(dir, scope, opts.dry_run));
+        }
+        // The quota is the root's, so it is enforced over every scope; temporary files that
+        // stay (live writers) count against it too.
         let gone: HashSet<(String, Ref)> = removals
             .iter()
-            .filter_map(|r| r.reference.map(|x| (r.scope.clone(), x)))
+            .filter_map(|r| {
+                let named = r
+                    .file
+                    .as_deref()
+                    .and_then(|f| Ref::parse(&format!("sp_{f}")));
+                r.reference.or(named).map(|x| (r.scope.clone(), x))
+            })
             .collect();
+        let swept: HashSet<(&str, &str)> = removals
+            .iter()
+            .filter_map(|r| r.file.as_deref().map(|f| (r.scope.as_str(), f)))
+            .collect();
+        let all = self.scopes()?;
+        let in_flight: u64 = self
+            .temps(&all)
+            .iter()
+            .filter(|(scope, name, _)| !swept.contains(&(scope.as_str(), name.as_str())))
+            .map(|t| t.2)
+            .sum();
         let mut held: Vec<Held> = self
-            .held(&self.scopes()?)
+            .held(&all)
             .into_iter()
             .filter(|h| !gone.contains(&(h.scope.clone(), h.reference)))
             .collect();
-        let evicted = self.evict(&mut held, self.config().quota, opts.dry_run)?;
+        let limit = self.config().quota.saturating_sub(in_flight);
+        let evicted = self.evict(&mut held, limit, opts.dry_run)?;
         let evicted_bytes: u64 = evicted.iter().map(|r| r.size).sum();
-        let usage = held.iter().map(|h| h.size).sum::<u64>() - evicted_bytes;
+        let usage = held.iter().map(|h| h.size).sum::<u64>() - evicted_bytes + in_flight;
         removals.extend(evicted);
         let tombstones_pruned = if opts.dry_run {
             0
@@ -414,10 +500,25 @@ impl Store {
         })
     }
 
-    /// The last access of an entry (its record's mtime), if it is stored.
+    /// The last access of an entry (its record's mtime, never a link's target's), if stored.
     pub(super) fn last_access(&self, r: &Ref) -> Option<f64> {
-        let m = fs::metadata(self.scope_dir().join(format!("{}.meta", r.hex()))).ok()?;
-        Some(mtime_secs(&m))
+        match files::look(&self.scope_dir().join(format!("{}.meta", r.hex()))) {
+            Found::File(m) => Some(mtime_secs(&m)),
+            _ => None,
+        }
+    }
+
+    /// For `spill rm --all`, under the root lock: removes what is left of incomplete entries
+    /// (see [`Reason::Incomplete`]) and the stale temporary files of the current scope.
+    pub fn remove_leftovers(&self) -> Result<Vec<Removal>> {
+        if !self.check()? {
+            return Ok(Vec::new());
+        }
+        let _lock = self.lock()?;
+        let scope = &self.config().scope;
+        let mut out = sweep_temps(self.scope_dir(), scope, false, None);
+        out.extend(sweep_incomplete(self.scope_dir(), scope, false));
+        Ok(out)
     }
 
     /// True when a stored entry has not been read for longer than the TTL.
@@ -448,13 +549,14 @@ fn expire_ledgers(dir: &Path, ttl: Duration, dry_run: bool) {
 }
 
 /// Finds (and unless `dry_run` removes) the stale temporary files of one directory: those no
-/// live writer holds locked, or untouched for an hour.
+/// live writer holds locked, or untouched for an hour — except `keep`, the caller's own (a
+/// publishing writer whose input paused for an hour keeps its file).
 ///
 /// A writer holds an exclusive `flock` on its temporary file from creation to rename, and the
 /// lock dies with the process, so a file we can lock belongs to nobody. We unlink it while still
 /// holding the lock; a writer that raced us between its `open` and its `flock` notices that its
 /// name no longer leads to its file and starts again (see `TempPayload::create`).
-fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
+fn sweep_temps(dir: &Path, scope: &str, dry_run: bool, keep: Option<&Path>) -> Vec<Removal> {
     let mut out = Vec::new();
     let Ok(rd) = fs::read_dir(dir) else {
         return out;
@@ -466,6 +568,26 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
             continue;
         }
         let path = item.path();
+        if keep == Some(path.as_path()) {
+            continue;
+        }
+        // No writer makes anything but a regular file under this prefix: a link (or a FIFO)
+        // was planted. Unlinking removes the name only, never what it points at.
+        if item
+            .file_type()
+            .is_ok_and(|t| t.is_symlink() || !(t.is_file() || t.is_dir()))
+        {
+            if dry_run || fs::remove_file(&path).is_ok() {
+                out.push(Removal {
+                    reference: None,
+                    file: Some(name),
+                    scope: scope.to_string(),
+                    size: 0,
+                    reason: Reason::Temp,
+                });
+            }
+            continue;
+        }
         let Ok(file) = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -501,6 +623,51 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
     out
 }
 
+/// Under the root lock: finds (and unless `dry_run` removes) the halves of incomplete entries in
+/// one scope directory: a payload without a regular metadata record, a record without a regular
+/// payload, and a link (or other non-file) at either kind of name. Publishing renames the record
+/// first and the payload last under the same lock, and removal unlinks the payload first, so
+/// under the lock such a half is never part of a write in progress. No tombstone is left: the
+/// entry was never complete.
+fn sweep_incomplete(dir: &Path, scope: &str, dry_run: bool) -> Vec<Removal> {
+    let mut out = Vec::new();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return out;
+    };
+    let mut names: Vec<String> = rd
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let (hex, partner) = match name.strip_suffix(".meta") {
+            Some(hex) => (hex.to_string(), hex.to_string()),
+            None => (name.clone(), format!("{name}.meta")),
+        };
+        if Ref::parse(&format!("sp_{hex}")).is_none() {
+            continue;
+        }
+        let path = dir.join(&name);
+        let size = match files::look(&path) {
+            // A directory is not ours to remove; publishing over it fails with a clear error.
+            Found::Missing | Found::Other("a directory") => continue,
+            Found::File(_) if files::look(&dir.join(&partner)).is_file() => continue,
+            Found::File(m) => m.len(),
+            Found::Other(_) => 0,
+        };
+        if dry_run || fs::remove_file(&path).is_ok() {
+            out.push(Removal {
+                reference: None,
+                file: Some(name),
+                scope: scope.to_string(),
+                size,
+                reason: Reason::Incomplete,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,7 +685,9 @@ mod tests {
         let mut temp = store.create_temp()?;
         temp.write_all(bytes)?;
         let finished = temp.finish()?;
-        store.publish(finished, &mut Meta::default())
+        store
+            .publish(finished, &mut Meta::default())
+            .map(|p| p.reference)
     }
 
     fn set_mtime(path: &Path, secs_ago: u64) {
@@ -577,15 +746,15 @@ mod tests {
         let held = File::create(&held_long).unwrap();
         assert!(try_lock(&held));
         set_mtime(&held_long, 2 * 3600);
-        let dry = sweep_temps(s.scope_dir(), "a", true);
+        let dry = sweep_temps(s.scope_dir(), "a", true, None);
         let mut names: Vec<String> = dry.iter().filter_map(|r| r.file.clone()).collect();
         names.sort();
         assert_eq!(names, [".tmp-crashed", ".tmp-held-long"]);
         assert!(crashed.exists());
-        assert_eq!(sweep_temps(s.scope_dir(), "a", false).len(), 2);
+        assert_eq!(sweep_temps(s.scope_dir(), "a", false, None).len(), 2);
         assert!(!crashed.exists() && !held_long.exists());
         assert!(live.path().exists(), "a live writer's file stays");
-        assert!(sweep_temps(s.scope_dir(), "a", false).is_empty());
+        assert!(sweep_temps(s.scope_dir(), "a", false, None).is_empty());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! entry's last access (sub-second), so a read refreshes it without rewriting anything.
 
 use std::fs;
+use std::io::Read;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -9,6 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::Ref;
 use crate::error::{Error, Result};
+
+/// A metadata record longer than this is not read (records are a few hundred bytes plus the
+/// label).
+pub const MAX_RECORD: u64 = 16 << 20;
 
 /// What is recorded about a stored payload.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -69,16 +74,23 @@ pub(super) fn list(scope: &str, dir: &Path) -> Result<Vec<Entry>> {
         let Some(reference) = Ref::parse(&format!("sp_{hex}")) else {
             continue;
         };
-        // A record without its payload is a removal in progress: not an entry.
-        if !dir.join(hex).is_file() {
+        // A record without its payload is a removal in progress or an interrupted write, and
+        // a link at either name is never an entry: both must be regular files.
+        if !super::files::look(&dir.join(hex)).is_file() {
             continue;
         }
-        let path = item.path();
-        let Ok(bytes) = fs::read(&path) else { continue };
+        let Ok(file) = super::files::open_read(&item.path()) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        if (&file).take(MAX_RECORD).read_to_end(&mut bytes).is_err() {
+            continue;
+        }
         let Ok(meta) = serde_json::from_slice::<Meta>(&bytes) else {
             continue;
         };
-        let last_access = fs::metadata(&path)
+        let last_access = file
+            .metadata()
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())

@@ -14,7 +14,10 @@
 //! symbolic links and not be writable by group or others; anything else is refused, never
 //! followed. Payloads are written to a temporary file created with `O_EXCL` in the scope
 //! directory and renamed into place, so a crash never leaves a partial payload under a final name.
+//! An entry is its payload and its record, both regular files, or nothing (see
+//! [`Store::publish`]); no file under the root is ever opened through a link (see `files`).
 
+mod files;
 mod lifecycle;
 pub mod meta;
 mod reference;
@@ -34,6 +37,7 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::limits;
+use files::Found;
 
 /// The layout version written to `<root>/VERSION`.
 pub const LAYOUT_VERSION: &str = "1";
@@ -96,6 +100,16 @@ pub fn validate_scope(name: &str) -> std::result::Result<(), String> {
 pub fn current_uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
+}
+
+/// What [`Store::publish`] did.
+#[derive(Clone, Debug)]
+pub struct Published {
+    /// The entry's ref.
+    pub reference: Ref,
+    /// What publishing had to replace because it was not a regular file (a symbolic link where
+    /// the payload or its record belongs), one sentence each; `wrap` prints them as warnings.
+    pub repaired: Vec<String>,
 }
 
 /// An opened view of one scope of the store.
@@ -199,60 +213,92 @@ impl Store {
     }
 
     /// Finds a stored payload: its path, after refreshing its last access (best effort).
-    /// A ref that is gone says why; one that never existed is an unknown ref.
+    /// A ref that is gone says why; one that never existed is an unknown ref. See
+    /// [`Store::open`] for what counts as stored.
     pub fn find(&self, r: &Ref) -> Result<PathBuf> {
+        self.open(r).map(|(_, path)| path)
+    }
+
+    /// Opens a stored payload for reading (without following a link) and refreshes its last
+    /// access (best effort: a read-only store still reads).
+    ///
+    /// An entry is its payload and its metadata record, both regular files. A symbolic link (or
+    /// anything else that is not a regular file) at either name is an error naming the ref,
+    /// never followed, and nothing is touched through it; a payload without its record is an
+    /// interrupted write and reads as nothing (`spill gc` removes it).
+    pub fn open(&self, r: &Ref) -> Result<(fs::File, PathBuf)> {
         let path = self.payload_path(r);
-        if self.check()? {
-            match fs::symlink_metadata(&path) {
-                Ok(m) if m.is_file() => {
-                    // Past its TTL but not yet collected: expired all the same. Removing it needs
-                    // the lock (and a second look under it: another reader may just have
-                    // refreshed it); a read-only store still answers "expired".
-                    let expired = self.is_expired(r)
-                        && match self.lock() {
-                            Ok(_lock) => {
-                                self.is_expired(r)
-                                    && lifecycle::remove_entry(&self.scope_dir, r, "expired")
-                                        .is_ok()
-                            }
-                            Err(_) => true,
-                        };
-                    if !expired {
-                        self.touch(r);
-                        return Ok(path);
-                    }
-                    return Err(Error::GoneRef {
-                        reference: r.to_string(),
-                        how: "expired",
-                    });
-                }
-                Ok(_) => {
-                    return Err(Error::Store(format!(
-                        "{} is not a regular file",
-                        path.display()
-                    )));
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io("open", path, e)),
-            }
-            if let Ok(why) = fs::read_to_string(self.tombstone_path(r)) {
-                let how = match why.split_whitespace().next() {
-                    Some("expired") => "expired",
-                    Some("evicted") => "been evicted",
-                    _ => "been removed",
-                };
-                return Err(Error::GoneRef {
-                    reference: r.to_string(),
-                    how,
-                });
-            }
+        if !self.check()? {
+            return Err(Error::UnknownRef(r.to_string()));
         }
-        Err(Error::UnknownRef(r.to_string()))
+        match files::look(&path) {
+            Found::File(_) => {}
+            Found::Other(what) => return Err(not_a_file(r, "payload", what)),
+            Found::Missing => return Err(self.gone_or_unknown(r)),
+        }
+        match files::look(&self.meta_path(r)) {
+            Found::File(_) => {}
+            Found::Other(what) => return Err(not_a_file(r, "metadata record", what)),
+            // Removal unlinks the payload first, so a payload still there has lost its record.
+            Found::Missing if files::look(&path).is_file() => {
+                return Err(Error::Store(format!(
+                    "{r} is incomplete: its payload has no metadata record (an interrupted \
+                     write); `spill gc` removes it"
+                )));
+            }
+            Found::Missing => return Err(self.gone_or_unknown(r)),
+        }
+        // Past its TTL but not yet collected: expired all the same. Removing it needs the lock
+        // (and a second look under it: another reader may just have refreshed it); a read-only
+        // store still answers "expired".
+        let expired = self.is_expired(r)
+            && match self.lock() {
+                Ok(_lock) => {
+                    self.is_expired(r)
+                        && lifecycle::remove_entry(&self.scope_dir, r, "expired").is_ok()
+                }
+                Err(_) => true,
+            };
+        if expired {
+            return Err(Error::GoneRef {
+                reference: r.to_string(),
+                how: "expired",
+            });
+        }
+        let file = match files::open_read(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(self.gone_or_unknown(r)),
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(not_a_file(r, "payload", &e.to_string()));
+            }
+            Err(e) => return Err(Error::io("open", path, e)),
+        };
+        self.touch(r);
+        Ok((file, path))
+    }
+
+    /// Why a ref with no payload is not there: its tombstone's word, or unknown.
+    fn gone_or_unknown(&self, r: &Ref) -> Error {
+        let why = files::read_small(&self.tombstone_path(r), 256).unwrap_or_default();
+        let how = match why.split(|b| b.is_ascii_whitespace()).next() {
+            _ if why.is_empty() => return Error::UnknownRef(r.to_string()),
+            Some(b"expired") => "expired",
+            Some(b"evicted") => "been evicted",
+            _ => "been removed",
+        };
+        Error::GoneRef {
+            reference: r.to_string(),
+            how,
+        }
     }
 
     /// Refreshes a ref's last access; a read-only store still reads, so failures are ignored.
+    /// The record is opened without following a link and must have no other hard link, so no
+    /// file outside the store has its mtime changed.
     pub fn touch(&self, r: &Ref) {
-        if let Ok(f) = fs::File::open(self.meta_path(r)) {
+        if let Ok(f) = files::open_read(&self.meta_path(r))
+            && f.metadata().is_ok_and(|m| m.nlink() == 1)
+        {
             let _ = f.set_modified(std::time::SystemTime::now());
         }
     }
@@ -263,14 +309,22 @@ impl Store {
     }
 
     /// Publishes a finished payload (see [`TempPayload::finish_hashed`]) under its content
-    /// hash and writes its metadata record. Identical content already stored is kept (payloads
+    /// hash with its metadata record. Identical content already stored is kept (payloads
     /// are immutable); its label is refreshed when the new one is non-empty, and its last access
     /// is refreshed either way.
     ///
-    /// Under the root lock: runs the opportunistic expiry pass when due, then evicts
-    /// least-recently-used entries of any scope until the payload fits the quota. A payload
-    /// larger than the quota itself is refused (an error; `wrap` prints the degraded envelope).
-    pub fn publish(&self, finished: Finished, meta: &mut Meta) -> Result<Ref> {
+    /// An entry is complete or invisible: the record is renamed into place first and the
+    /// payload last, and readers need both, so a failure in between (a full disk) leaves nothing
+    /// readable by ref; the record written is then removed again (`gc` and `rm --all` remove
+    /// any leftover half). Something that is not a regular file where the payload or the record
+    /// belongs (a planted symbolic link) is never trusted as the stored copy: it is replaced,
+    /// and [`Published::repaired`] says so.
+    ///
+    /// Under the root lock: runs the opportunistic housekeeping pass when due, then evicts
+    /// least-recently-used entries of any scope until the payload fits the quota, counting the
+    /// temporary files of other writers. A payload larger than the quota itself is refused (an
+    /// error; `wrap` prints the degraded envelope).
+    pub fn publish(&self, finished: Finished, meta: &mut Meta) -> Result<Published> {
         let r = finished.reference;
         meta.hash = finished.hash.to_hex().to_string();
         let final_path = self.payload_path(&r);
@@ -280,43 +334,68 @@ impl Store {
             .map_err(|e| Error::io("inspect", &finished.path, e))?
             .len();
         let lock = self.lock()?;
-        self.expire_if_due(&lock);
-        match self.meta(&r) {
-            // Identical content is already stored: keep it; dropping `finished` removes the copy.
-            Some(old) if old.hash == meta.hash && final_path.is_file() => {
-                if meta.label.as_deref().is_none_or(str::is_empty) {
-                    meta.label = old.label;
-                }
-                meta.created = old.created;
-            }
-            _ => {
-                self.make_room(size, Some((&self.config.scope, &r)), &lock)?;
-                fs::rename(&finished.path, &final_path)
-                    .map_err(|e| Error::io("publish payload", &final_path, e))?;
-                finished.published();
-            }
+        self.expire_if_due(&lock, &finished.path);
+        let mut repaired = Vec::new();
+        let payload = files::look(&final_path);
+        if let Found::Other(what) = payload {
+            repaired.push(replaced(&r, "payload", what));
         }
+        let old = match files::look(&self.meta_path(&r)) {
+            Found::File(_) => self.meta(&r),
+            Found::Other(what) => {
+                repaired.push(replaced(&r, "metadata record", what));
+                None
+            }
+            Found::Missing => None,
+        };
+        let same = match (&payload, &old) {
+            (Found::File(m), Some(old)) => old.hash == meta.hash && m.len() == size,
+            _ => false,
+        };
+        if same {
+            // Identical content is already stored: keep it; dropping `finished` removes the copy.
+            let old = old.expect("checked above");
+            if meta.label.as_deref().is_none_or(str::is_empty) {
+                meta.label = old.label;
+            }
+            meta.created = old.created;
+            self.write_meta(&r, meta)?;
+        } else {
+            self.make_room(size, Some((&self.config.scope, &r)), &finished.path, &lock)?;
+            if !matches!(payload, Found::Missing) {
+                // Whatever stood there is not this content; a directory stays and fails below.
+                let _ = fs::remove_file(&final_path);
+            }
+            self.write_meta(&r, meta)?;
+            if let Err(e) = fs::rename(&finished.path, &final_path) {
+                let _ = fs::remove_file(self.meta_path(&r));
+                return Err(Error::io("publish payload", &final_path, e));
+            }
+            finished.published();
+        }
+        // Only now: a reader that finds no payload always finds the tombstone of a removed one.
         let _ = fs::remove_file(self.tombstone_path(&r));
-        self.write_meta(&r, meta)?;
         drop(lock);
-        Ok(r)
+        Ok(Published {
+            reference: r,
+            repaired,
+        })
     }
 
-    /// Writes a metadata record atomically (temporary file, then rename).
+    /// Writes a metadata record atomically (temporary file, then rename over the name).
     fn write_meta(&self, r: &Ref, meta: &Meta) -> Result<()> {
         let bytes = serde_json::to_vec(meta).expect("metadata serialises");
-        let mut temp = TempPayload::create(&self.scope_dir)?;
-        temp.write_all(&bytes)?;
-        let finished = temp.finish()?;
-        let path = self.meta_path(r);
-        fs::rename(&finished.path, &path).map_err(|e| Error::io("write metadata", &path, e))?;
-        finished.published();
-        Ok(())
+        files::replace(
+            &self.scope_dir,
+            &self.meta_path(r),
+            &bytes,
+            "write metadata",
+        )
     }
 
-    /// Reads the metadata record of a ref.
+    /// Reads the metadata record of a ref (a regular file, never through a link).
     pub fn meta(&self, r: &Ref) -> Option<Meta> {
-        fs::read(self.meta_path(r))
+        files::read_small(&self.meta_path(r), meta::MAX_RECORD)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
     }
@@ -406,13 +485,15 @@ fn make_private_dir(path: &Path) -> Result<()> {
 }
 
 fn check_version(root: &Path) -> Result<()> {
-    match fs::read_to_string(root.join("VERSION")) {
-        Ok(v) if v.trim() == LAYOUT_VERSION => Ok(()),
+    // A VERSION that is not a regular file (a planted link) is never read through: it counts
+    // as missing, and the next writer replaces it.
+    match files::read_small(&root.join("VERSION"), 64) {
+        Ok(v) if String::from_utf8_lossy(&v).trim() == LAYOUT_VERSION => Ok(()),
         Ok(v) => Err(Error::Store(format!(
             "store {} has layout version {:?}; this spill understands version {LAYOUT_VERSION} \
              (use another SPILL_DIR or upgrade spill)",
             root.display(),
-            crate::diag::escape(v.trim())
+            crate::diag::escape(String::from_utf8_lossy(&v).trim())
         ))),
         // A root without VERSION is either new or being created right now.
         Err(_) => Ok(()),
@@ -421,13 +502,29 @@ fn check_version(root: &Path) -> Result<()> {
 
 fn ensure_version(root: &Path) -> Result<()> {
     let path = root.join("VERSION");
-    if path.exists() {
+    if files::look(&path).is_file() {
         return check_version(root);
     }
-    let mut temp = TempPayload::create(root)?;
-    temp.write_all(format!("{LAYOUT_VERSION}\n").as_bytes())?;
-    let finished = temp.finish()?;
-    fs::rename(&finished.path, &path).map_err(|e| Error::io("write", &path, e))?;
-    finished.published();
-    Ok(())
+    files::replace(
+        root,
+        &path,
+        format!("{LAYOUT_VERSION}\n").as_bytes(),
+        "write",
+    )
+}
+
+/// The error for a ref whose payload or record is not a regular file.
+fn not_a_file(r: &Ref, part: &str, what: &str) -> Error {
+    Error::Store(format!(
+        "the {part} of {r} is {what}, not a regular file; refusing to follow it \
+         (`spill rm {r}` or `spill gc` clears it)"
+    ))
+}
+
+/// The warning for something replaced while publishing.
+fn replaced(r: &Ref, part: &str, what: &str) -> String {
+    format!(
+        "{what} stood where the {part} of {r} belongs; it was replaced (never followed) and \
+         the new output stored"
+    )
 }

@@ -7,10 +7,8 @@
 //! not both see room for their output. A ledger not updated within `--ttl` counts as empty, and
 //! `gc` and the expiry pass delete it.
 
-use std::fs::OpenOptions;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -32,14 +30,9 @@ pub fn ledger_path(store: &Store, turn: &str) -> PathBuf {
 pub fn admit(store: &Store, turn: &str, size: u64, budget: u64) -> Result<bool> {
     store.prepare()?;
     let path = ledger_path(store, turn);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&path)
+    // Rewritten in place under its own lock, so it is never replaced: a link or a file with
+    // other hard links there is refused (the output passes through with a warning).
+    let mut file = super::files::open_in_place(&path)
         .map_err(|e| Error::io("open the turn ledger", &path, e))?;
     loop {
         // SAFETY: flock on a valid descriptor owned by `file`; released when it is closed.

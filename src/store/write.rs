@@ -64,11 +64,16 @@ impl TempPayload {
                         continue;
                     }
                     let ours = match (file.metadata(), fs::symlink_metadata(&path)) {
-                        (Ok(a), Ok(b)) => a.ino() == b.ino() && a.dev() == b.dev(),
-                        _ => false,
+                        (Ok(a), Ok(b)) if a.ino() == b.ino() && a.dev() == b.dev() => Some(a),
+                        _ => None,
                     };
-                    if !ours {
+                    let Some(m) = ours else {
                         continue;
+                    };
+                    // Exactly 0600 whatever the umask (a restrictive one could leave less).
+                    if let Err(e) = super::files::private(&file, &m) {
+                        let _ = fs::remove_file(&path);
+                        return Err(Error::io("create temporary file in", dir, e));
                     }
                     return Ok(TempPayload {
                         file,

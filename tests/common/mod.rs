@@ -230,6 +230,39 @@ impl Sandbox {
     }
 }
 
+/// The ref of a payload: `sp_` and the first 16 hex digits of its BLAKE3 hash.
+pub fn ref_of(bytes: &[u8]) -> String {
+    format!("sp_{}", &blake3::hash(bytes).to_hex()[..16])
+}
+
+/// Runs a `wrap` that must store its input (exit 0, `"spilled": true`); returns the ref.
+#[track_caller]
+pub fn spilled(cmd: Cmd) -> String {
+    let env = cmd.run().status(0).json();
+    assert_eq!(env["spilled"], true, "{env}");
+    env["ref"].as_str().unwrap().to_string()
+}
+
+/// Every file under a final name in the scope directory `dir` holds exactly the bytes its name
+/// promises: no partial or wrong-hash payload.
+#[track_caller]
+pub fn assert_no_partial_payload(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let bytes = std::fs::read(e.path()).unwrap();
+            assert_eq!(
+                ref_of(&bytes),
+                format!("sp_{name}"),
+                "a partial or wrong payload under a final name"
+            );
+        }
+    }
+}
+
 /// Deterministic pseudo-random bytes for big inputs (no committed fixtures).
 pub fn lines_of_text(n: usize) -> Vec<u8> {
     let mut out = Vec::new();
