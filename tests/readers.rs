@@ -401,3 +401,54 @@ fn messages_cut_echoed_input() {
     assert!(r.stderr.len() < 2000, "{} bytes", r.stderr.len());
     assert!(r.stderr.contains("…[+"), "{}", r.stderr);
 }
+
+#[test]
+fn the_envelope_bound_covers_path_label_and_error() {
+    let s = Sandbox::new();
+    // A store root 3.3 KB deep, as a harness with a long work directory may give.
+    let mut deep = s.path().to_path_buf();
+    for _ in 0..15 {
+        deep.push("d".repeat(220));
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    let not_a_dir = deep.join("file");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let roots = [
+        s.path().join("store"),
+        deep.join("store"),
+        // Refused by the store: a degraded envelope whose error names the long path.
+        not_a_dir.join("store"),
+    ];
+    let labels = [
+        String::new(),
+        "\u{1}".repeat(200),
+        "\u{1F600}".repeat(200),
+        "l".repeat(5000),
+    ];
+    let text: Vec<u8> = (1..=5000)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let json = format!("[{}]", vec!["{\"k\":\"v\"}"; 3000].join(","));
+    for root in &roots {
+        for label in &labels {
+            for input in [&text[..], json.as_bytes()] {
+                let mut args = vec!["wrap", "--max-inline", "0"];
+                if !label.is_empty() {
+                    args.extend(["--label", label]);
+                }
+                let r = s.cmd(&args).env("SPILL_DIR", root).stdin(input).run();
+                r.status(0);
+                let line = r.out();
+                let what = format!("root {} B, label {} B", root.as_os_str().len(), label.len());
+                assert!(line.len() <= 4096 + 1, "{what}: {} bytes", line.len());
+                let env = r.json();
+                assert!(env["summary"].is_string(), "{what}");
+                // A short root keeps its path, whatever the label costs.
+                if root == &roots[0] {
+                    assert_eq!(env["spilled"], true, "{what}");
+                    assert!(env["path"].is_string(), "{what}: {line}");
+                }
+            }
+        }
+    }
+}
