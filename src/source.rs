@@ -75,8 +75,11 @@ pub enum Need<'a> {
     All,
     /// Stop once this returns true. It is given each chunk read, in order, and keeps its own
     /// count (`cat --lines 1:5` stops after the fifth line break and one byte more).
-    Until(Box<dyn FnMut(&[u8]) -> bool + 'a>),
+    Until(Enough<'a>),
 }
+
+/// Told each chunk of a stream in order, says when the request has what it needs.
+pub type Enough<'a> = Box<dyn FnMut(&[u8]) -> bool + 'a>;
 
 impl Need<'_> {
     fn enough(&mut self, chunk: &[u8]) -> bool {

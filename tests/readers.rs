@@ -131,7 +131,7 @@ fn a_shrink_within_the_last_page_is_caught_after_the_read() {
     assert_changed(&r, p);
     assert!(
         r.stderr
-            .contains(&"it shrank from 2,099,152 to 2,099,142 bytes"),
+            .contains("it shrank from 2,099,152 to 2,099,142 bytes"),
         "{}",
         r.stderr
     );
