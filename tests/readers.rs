@@ -452,3 +452,50 @@ fn the_envelope_bound_covers_path_label_and_error() {
         }
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Through the library: whatever the label, the payload path and a degraded error hold
+    /// (control characters JSON escapes to six bytes, four-byte characters, thousands of
+    /// bytes), the envelope fits `max(--max-inline, 4 KiB)` and is valid JSON.
+    #[test]
+    fn the_envelope_fits_its_bound_whatever_its_fields_hold(
+        label in "[\\x00-\\x1f\u{1F600}a\"\\\\]{0,400}",
+        path_len in 0usize..4000,
+        error in proptest::option::of("[\\x00-\\x1f\u{1F600}/a]{0,4000}"),
+        json in proptest::prelude::any::<bool>(),
+        max_inline in 0u64..6000,
+    ) {
+        use spill::wrap::{Capture, WrapOptions, capture, envelope};
+        let dir = tempfile::tempdir().unwrap();
+        let store = spill::store::StoreConfig::new(dir.path().join("store"), "default".to_string());
+        let input: Vec<u8> = if json {
+            format!("[{}]", vec!["{\"k\":\"v\"}"; 1500].join(",")).into_bytes()
+        } else {
+            (1..=3000).flat_map(|i| format!("line {i}\n").into_bytes()).collect()
+        };
+        let opts = WrapOptions {
+            max_inline,
+            label: Some(label),
+            ..WrapOptions::default()
+        };
+        let Capture::Spilled(mut spilled) = capture(&mut &input[..], &opts, &store, &|| false).unwrap()
+        else {
+            panic!("the input is larger than --max-inline");
+        };
+        match error {
+            Some(reason) => spilled.stored = Err(reason),
+            None => {
+                if let Ok(stored) = &mut spilled.stored {
+                    stored.path = std::path::PathBuf::from(format!("/{}", "p".repeat(path_len)));
+                }
+            }
+        }
+        let line = envelope(&spilled, &opts, Some(1), false).to_json();
+        let bound = max_inline.max(4096) as usize;
+        proptest::prop_assert!(line.len() <= bound, "{} > {bound}: {line}", line.len());
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        proptest::prop_assert!(value["summary"].is_string());
+    }
+}
