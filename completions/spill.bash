@@ -555,7 +555,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --count --json --paths --raw --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --raw --footer --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,6 +602,10 @@ _spill() {
                     return 0
                     ;;
                 --max-columns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -103,7 +103,8 @@ complete -c spill -n "__fish_spill_using_subcommand search" -s B -l before-conte
 complete -c spill -n "__fish_spill_using_subcommand search" -s C -l context -d 'Show N lines before and after each match (-A and -B take precedence)' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l offset -d 'Skip this many matches (the footer\'s `next:` gives the next page\'s offset)' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l limit -d 'Show at most this many matches' -r
-complete -c spill -n "__fish_spill_using_subcommand search" -l max-columns -d 'Lines longer than this many characters are shown as a window around the match (0: whole)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-columns -d 'Lines longer than this many characters are shown as a window around the match (0: whole lines, within --max-bytes)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-bytes -d 'The page\'s rows (numbers and text of matches and context lines) stay within this size; a page that reaches it ends early and `next:` continues (0: no limit)' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
@@ -117,6 +118,7 @@ never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand search" -s F -l fixed-strings -d 'Treat the patterns as literal strings, not regexes'
 complete -c spill -n "__fish_spill_using_subcommand search" -s i -l ignore-case -d 'Match case-insensitively'
 complete -c spill -n "__fish_spill_using_subcommand search" -s w -l word-regexp -d 'Match only whole words'
+complete -c spill -n "__fish_spill_using_subcommand search" -l unbounded -d 'Lift --max-bytes and --max-columns: whole lines, however long (--limit still pages)'
 complete -c spill -n "__fish_spill_using_subcommand search" -l count -d 'Print only the number of matches (exit 1 when 0)'
 complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print one JSON object: the matches, the total and the pagination'
 complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
@@ -124,8 +126,8 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Print the
 complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l bytes -d 'Bytes A to B, 0-based and end-exclusive; either side may be omitted' -r
-complete -c spill -n "__fish_spill_using_subcommand cat" -l max-bytes -d 'Cap on an explicit range' -r
-complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Lines longer than this many characters are cut with a marker (unless --raw)' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l max-bytes -d 'Cap on an explicit range (0: no limit)' -r
+complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Lines longer than this many characters are cut with a marker, unless --raw (0: no limit; --max-bytes still bounds the page)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F

@@ -214,10 +214,11 @@ pub struct CatArgs {
     /// Bytes A to B, 0-based and end-exclusive; either side may be omitted.
     #[arg(long, value_name = "A:B")]
     pub bytes: Option<String>,
-    /// Cap on an explicit range.
+    /// Cap on an explicit range (0: no limit).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1MiB")]
     pub max_bytes: u64,
-    /// Lines longer than this many characters are cut with a marker (unless --raw).
+    /// Lines longer than this many characters are cut with a marker, unless --raw (0: no limit;
+    /// --max-bytes still bounds the page).
     #[arg(long, value_name = "N", default_value_t = limits::CAT_MAX_COLUMNS)]
     pub max_columns: usize,
     /// Print bytes exactly as stored: no line cutting, no escaping on a terminal.
@@ -437,9 +438,17 @@ pub struct SearchArgs {
     /// Show at most this many matches.
     #[arg(long, value_name = "N", default_value_t = limits::SEARCH_LIMIT)]
     pub limit: u64,
-    /// Lines longer than this many characters are shown as a window around the match (0: whole).
+    /// Lines longer than this many characters are shown as a window around the match (0: whole
+    /// lines, within --max-bytes).
     #[arg(long, value_name = "N", default_value_t = limits::SEARCH_MAX_COLUMNS)]
     pub max_columns: usize,
+    /// The page's rows (numbers and text of matches and context lines) stay within this size;
+    /// a page that reaches it ends early and `next:` continues (0: no limit).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1MiB")]
+    pub max_bytes: u64,
+    /// Lift --max-bytes and --max-columns: whole lines, however long (--limit still pages).
+    #[arg(long)]
+    pub unbounded: bool,
     /// Print only the number of matches (exit 1 when 0).
     #[arg(long)]
     pub count: bool,

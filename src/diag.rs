@@ -37,8 +37,13 @@ pub fn error(err: &Error) {
 /// Writes a usage error from the command-line parser: `spill: MESSAGE` (the text may span
 /// several lines and already ends with a newline).
 pub fn usage(text: &str) {
-    // clap echoes the offending argument as typed: escape it like any untrusted text.
-    emit_prefixed(ERROR, None, &escape_keep_newlines(text));
+    // clap echoes the offending argument as typed: escape it like any untrusted text, and cut
+    // its lines (only an echoed value makes one long) like any echo.
+    let lines: Vec<String> = escape_keep_newlines(text)
+        .split('\n')
+        .map(|line| cut(line, 2 * ECHO_MAX))
+        .collect();
+    emit_prefixed(ERROR, None, &lines.join("\n"));
 }
 
 /// Writes `spill: MESSAGE` for an outcome that is not an error (extract selected nothing).
@@ -67,22 +72,78 @@ fn emit_prefixed(prefix_style: Style, word: Option<(&str, Style)>, body: &str) {
     if let Some((word, style)) = word {
         text.push_str(&format!("{style}{word}{style:#} "));
     }
-    text.push_str(body);
+    for line in body.split_inclusive('\n') {
+        match line.strip_suffix('\n') {
+            Some(l) => {
+                text.push_str(&cut(l, LINE_MAX));
+                text.push('\n');
+            }
+            None => text.push_str(&cut(line, LINE_MAX)),
+        }
+    }
     // One write through anstream: it strips the styles unless colour is on for stderr.
     let mut err = anstream::AutoStream::auto(io::stderr().lock());
     let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
 }
 
 /// The two lines under a query error: the query indented by two spaces, and a caret under the
-/// character at byte `offset` (counted in characters so that multi-byte text lines up).
+/// character at byte `offset` (counted in characters so that multi-byte text lines up). A query
+/// longer than [`ECHO_MAX`] characters is shown as that many characters around the caret, with
+/// `…` where it is cut.
 pub fn caret_lines(query: &str, offset: usize) -> String {
-    let shown = escape(query);
+    let shown: Vec<char> = escape(query).chars().collect();
     let mut cut = offset.min(query.len());
     while !query.is_char_boundary(cut) {
         cut -= 1;
     }
     let width = escape(&query[..cut]).chars().count();
-    format!("  {shown}\n  {}^\n", " ".repeat(width))
+    if shown.len() <= ECHO_MAX {
+        let shown: String = shown.into_iter().collect();
+        return format!("  {shown}\n  {}^\n", " ".repeat(width));
+    }
+    let hi = (width.saturating_sub(ECHO_MAX / 2) + ECHO_MAX).min(shown.len());
+    let lo = hi - ECHO_MAX;
+    let mut line: String = if lo > 0 { "…".into() } else { String::new() };
+    line.extend(&shown[lo..hi]);
+    if hi < shown.len() {
+        line.push('…');
+    }
+    let column = width - lo + usize::from(lo > 0);
+    format!("  {line}\n  {}^\n", " ".repeat(column))
+}
+
+/// Input echoed in a message (a query, a pattern, a path, a value) shows at most this many
+/// characters: a 1 MB query must not become 1 MB on stderr.
+pub const ECHO_MAX: usize = 200;
+
+/// No line of a message is longer than this many characters, whatever it holds.
+pub const LINE_MAX: usize = 4096;
+
+/// Escapes untrusted text for a message and cuts it to [`ECHO_MAX`] characters: the beginning
+/// and the end around `…[+N chars]…` (the end of a path names the file).
+pub fn echo(text: &str) -> String {
+    cut(&escape(text), ECHO_MAX)
+}
+
+/// `text` when it has at most `max` characters, else its first three fifths and last two
+/// fifths of `max` around a marker counting what was left out (no escaping: see [`echo`]).
+pub fn cut(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let head = max * 3 / 5;
+    let tail = max - head;
+    let end: String = {
+        let mut rev: Vec<char> = text.chars().rev().take(tail).collect();
+        rev.reverse();
+        rev.into_iter().collect()
+    };
+    let start: String = text.chars().take(head).collect();
+    format!(
+        "{start}…[+{} chars]…{end}",
+        crate::limits::group_digits((count - max) as u64)
+    )
 }
 
 /// Escapes control characters (C0, DEL, C1 — which includes ESC and the OSC introducer) so that
@@ -140,5 +201,33 @@ mod tests {
     fn caret_points_at_the_offending_character() {
         assert_eq!(caret_lines("$.items[?", 9), "  $.items[?\n           ^\n");
         assert_eq!(caret_lines("$['é']x", 7), "  $['é']x\n        ^\n");
+    }
+
+    #[test]
+    fn long_queries_are_shown_around_the_caret() {
+        let query = format!("$.{}[?{}", "a".repeat(5000), "b".repeat(5000));
+        let offset = 5003;
+        let lines = caret_lines(&query, offset);
+        let (shown, caret) = lines.trim_end().split_once('\n').unwrap();
+        assert_eq!(shown.chars().count(), 2 + ECHO_MAX + 2, "{shown}");
+        let column = caret.chars().count() - 1;
+        assert_eq!(shown.chars().nth(column), Some('?'));
+        assert!(shown.starts_with("  …") && shown.ends_with('…'));
+        // At the very end, only the start is cut.
+        let lines = caret_lines(&query, query.len());
+        let (shown, caret) = lines.trim_end().split_once('\n').unwrap();
+        assert!(shown.starts_with("  …") && !shown.ends_with('…'));
+        assert_eq!(caret.chars().count(), shown.chars().count() + 1);
+    }
+
+    #[test]
+    fn echoed_input_is_cut_in_the_middle() {
+        assert_eq!(echo("short\x1b"), "short\\x{1b}");
+        let long = format!("{}{}", "h".repeat(1000), "t".repeat(1000));
+        let shown = echo(&long);
+        assert_eq!(
+            shown,
+            format!("{}…[+1,800 chars]…{}", "h".repeat(120), "t".repeat(80))
+        );
     }
 }

@@ -275,6 +275,8 @@ pub fn search_windows(data: &[u8]) {
         before_context: usize::from(ctx % 4),
         after_context: usize::from(ctx / 4 % 4),
         max_columns,
+        // Small byte bounds too (0: none), so that cut pages are compared as well.
+        max_bytes: u64::from(off / 16) * 16,
     };
     let r = search_slice(hay, &pattern, &page).expect("searching a slice cannot fail");
     let streamed = search_reader(hay, &pattern, &page).expect("searching memory cannot fail");
@@ -283,7 +285,27 @@ pub fn search_windows(data: &[u8]) {
     assert_eq!(r.total_matches, total);
     assert!(r.matches.len() as u64 <= page.limit);
     let expected_len = total.saturating_sub(page.offset).min(page.limit);
-    assert_eq!(r.matches.len() as u64, expected_len, "a page is short");
+    if page.max_bytes == 0 {
+        assert_eq!(r.matches.len() as u64, expected_len, "a page is short");
+    } else {
+        // The byte bound may end a page early, never before its first match, and what the
+        // page shows (each line once) stays within it.
+        assert!(r.matches.len() as u64 <= expected_len);
+        assert!(expected_len == 0 || !r.matches.is_empty(), "an empty page");
+        let mut shown = std::collections::BTreeMap::new();
+        for m in &r.matches {
+            shown.insert((m.line, m.byte_offset), m.window.bytes.len());
+            for c in m.before.iter().chain(&m.after) {
+                shown.insert((c.line, u64::MAX), c.window.bytes.len());
+            }
+        }
+        let bytes: usize = shown.values().sum();
+        assert!(
+            bytes as u64 <= page.max_bytes,
+            "{bytes} > {}",
+            page.max_bytes
+        );
+    }
     let mut last = None;
     for m in &r.matches {
         let at = m.byte_offset as usize;

@@ -107,6 +107,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
         }
     };
     diag::set_color(color_choice(cli.global.color));
+    // A source file truncated under its map ends the process with a message, not SIGBUS.
+    source::catch_truncation();
     match cmd::dispatch(cli) {
         Ok(outcome) => outcome.code(),
         Err(e) if e.is_broken_pipe() => 0,

@@ -11,6 +11,9 @@ pub const PREVIEW: u64 = 2 * 1024;
 pub const ENVELOPE_FLOOR: u64 = 4 * 1024;
 /// A `-` source is buffered in memory up to this size, then spooled to an unlinked temporary file.
 pub const STDIN_BUFFER: u64 = 64 * 1024 * 1024;
+/// A stream (stdin, a FIFO, a device) is read this far past what a `cat` range needs, so
+/// that the footer of a typical piped output still gives its exact length; then reading stops.
+pub const STREAM_LOOKAHEAD: u64 = 1024 * 1024;
 /// Default `--ttl`: entries expire this long after their last access.
 pub const TTL: Duration = Duration::from_secs(24 * 3600);
 /// Default `--quota`: the most bytes one store root holds.
@@ -40,6 +43,9 @@ pub const EXTRACT_MAX_BYTES: u64 = 16 * 1024;
 pub const SEARCH_LIMIT: u64 = 20;
 /// Default `search --max-columns`: longer lines are shown as a window around the match.
 pub const SEARCH_MAX_COLUMNS: usize = 300;
+/// Default `search --max-bytes`: the most bytes of rows one page shows (0 or `--unbounded`:
+/// no limit), so that `--max-columns 0` on giant lines or `-C` of millions stays bounded.
+pub const SEARCH_MAX_BYTES: u64 = 1024 * 1024;
 
 /// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`, `1G`).
 pub fn parse_size(text: &str) -> Result<u64, String> {

@@ -570,14 +570,11 @@ pub fn envelope(
         ..Envelope::default()
     };
     // Labels are free-form: keep the envelope bounded whatever was passed.
-    base.label = opts.label.as_ref().filter(|l| !l.is_empty()).map(|l| {
-        let keep = crate::text::prefix_bytes_for_chars(l.as_bytes(), 200);
-        if keep < l.len() {
-            format!("{}…", &l[..keep])
-        } else {
-            l.clone()
-        }
-    });
+    base.label = opts
+        .label
+        .as_ref()
+        .filter(|l| !l.is_empty())
+        .map(|l| cut_chars(l, 200));
     match &s.stored {
         Ok(st) => {
             base.reference = Some(st.reference.to_string());
@@ -598,17 +595,54 @@ pub fn envelope(
     }
     let mut budget = opts.preview as usize;
     let (mut head_lines, mut tail_lines) = (opts.head_lines, opts.tail_lines);
-    loop {
+    let mut env = loop {
         let mut env = base.clone();
         fill_preview(&mut env, s, budget, head_lines, tail_lines);
-        if env.to_json().len() <= cap
-            || (budget == 0 && head_lines.is_none() && tail_lines.is_none())
-        {
+        if env.to_json().len() <= cap {
             return env;
+        }
+        if budget == 0 && head_lines.is_none() && tail_lines.is_none() {
+            break env;
         }
         budget = budget * 3 / 4;
         head_lines = head_lines.map(|n| n / 2).filter(|&n| n > 0);
         tail_lines = tail_lines.map(|n| n / 2).filter(|&n| n > 0);
+    };
+    // Even an empty preview does not fit: the other free-form fields give way, in this order,
+    // until it does. What remains (ref, counts, summary, hint) is far below the 4 KiB floor.
+    for shrink in SHRINK_ORDER {
+        if env.to_json().len() <= cap {
+            break;
+        }
+        shrink(&mut env);
+    }
+    env
+}
+
+/// How an envelope that exceeds its bound with an empty preview gives way, step by step: the
+/// preview and signals go, the label is cut to 40 characters and then dropped, the degraded
+/// envelope's error is cut to 200 characters, the shape goes (`spill shape REF` prints it), the
+/// path goes (the ref reads the same bytes), and the error is cut to 40 characters.
+const SHRINK_ORDER: [fn(&mut Envelope); 7] = [
+    |e| {
+        e.preview = None;
+        e.signals = None;
+    },
+    |e| e.label = e.label.take().map(|l| cut_chars(&l, 40)),
+    |e| e.label = None,
+    |e| e.error = e.error.take().map(|x| cut_chars(&x, 200)),
+    |e| e.shape = None,
+    |e| e.path = None,
+    |e| e.error = e.error.take().map(|x| cut_chars(&x, 40)),
+];
+
+/// `text` cut to `max` characters, ending in `…` when cut.
+fn cut_chars(text: &str, max: usize) -> String {
+    let keep = crate::text::prefix_bytes_for_chars(text.as_bytes(), max);
+    if keep < text.len() {
+        format!("{}…", &text[..keep])
+    } else {
+        text.to_string()
     }
 }
 

@@ -13,6 +13,7 @@ mod fuzz_cases;
 mod lifecycle;
 mod packaging;
 mod props;
+mod readers;
 mod readme;
 mod redact;
 mod schema;

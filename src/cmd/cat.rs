@@ -6,6 +6,7 @@ use crate::cli::{CatArgs, FooterTo};
 use crate::error::{Error, Result};
 use crate::limits::{self, group_digits};
 use crate::output;
+use crate::source::Need;
 use crate::store::StoreConfig;
 use crate::text::{self, hex};
 
@@ -21,7 +22,8 @@ struct Span {
 fn parse_span(flag: &str, text: &str) -> Result<Span> {
     let bad = || {
         Error::Usage(format!(
-            "{flag} {text:?}: expected A:B with whole numbers, either side optional (e.g. 201:400, 100:, :50)"
+            "{flag} {:?}: expected A:B with whole numbers, either side optional (e.g. 201:400, 100:, :50)",
+            crate::diag::echo(text)
         ))
     };
     let (a, b) = text.split_once(':').ok_or_else(bad)?;
@@ -32,10 +34,25 @@ fn parse_span(flag: &str, text: &str) -> Result<Span> {
             s.parse::<u64>().map(Some).map_err(|_| bad())
         }
     };
-    Ok(Span {
+    let span = Span {
         start: num(a)?,
         end: num(b)?,
-    })
+    };
+    // Lines are 1-based and inclusive (5:5 is one line); bytes end-exclusive (5:5 is empty).
+    let first = if flag == "--lines" {
+        span.start.unwrap_or(1).max(1)
+    } else {
+        span.start.unwrap_or(0)
+    };
+    if let Some(end) = span.end
+        && end < first
+    {
+        return Err(Error::Usage(format!(
+            "{flag} {}: the range ends before it starts (A:B with A <= B; lines count from 1)",
+            crate::diag::echo(text)
+        )));
+    }
+    Ok(span)
 }
 
 /// What was selected: a byte range of the source and how to describe it.
@@ -51,14 +68,42 @@ struct Selection {
 /// Runs `spill cat`.
 pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
     let footer_to = super::footer_to(args.footer)?;
-    let input = crate::source::open(&args.source, store)?;
+    // 0 means no limit, for --max-bytes as for every --max-* flag of the readers.
+    let max_bytes = if args.max_bytes == 0 {
+        u64::MAX
+    } else {
+        args.max_bytes
+    };
+    let lines = args
+        .lines
+        .as_deref()
+        .map(|spec| parse_span("--lines", spec))
+        .transpose()?;
+    let byte_span = args
+        .bytes
+        .as_deref()
+        .map(|spec| parse_span("--bytes", spec))
+        .transpose()?;
+    let need = match (lines, byte_span) {
+        (Some(span), _) => lines_need(span, max_bytes),
+        (None, Some(span)) => bytes_need(span, max_bytes),
+        // The default page (and the hex one, 3,200 bytes) needs at most 16 KiB and one byte.
+        (None, None) => bytes_need(
+            Span {
+                start: Some(0),
+                end: Some(limits::CAT_BYTES),
+            },
+            u64::MAX,
+        ),
+    };
+    let input = crate::source::open_with(&args.source, store, need)?;
     let bytes: &[u8] = &input;
     let on_terminal = output::stdout_is_terminal();
     let hex = args.hex || (on_terminal && !args.raw && looks_binary(bytes));
-    let sel = if let Some(spec) = &args.lines {
-        select_lines(bytes, parse_span("--lines", spec)?, args.max_bytes)
-    } else if let Some(spec) = &args.bytes {
-        select_bytes(bytes, parse_span("--bytes", spec)?, args.max_bytes)
+    let sel = if let Some(span) = lines {
+        select_lines(bytes, span, max_bytes)
+    } else if let Some(span) = byte_span {
+        select_bytes(bytes, span, max_bytes)
     } else if hex {
         // 200 dump rows, the hex twin of the 200-line default.
         select_bytes(
@@ -74,28 +119,36 @@ pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
     };
     let mut out = output::stdout();
     let chunk = &bytes[sel.from..sel.to];
-    if hex {
-        if !chunk.is_empty() {
-            output::write_all(&mut out, hex::dump(chunk, sel.from as u64).as_bytes())?;
+    let written = if hex {
+        if chunk.is_empty() {
+            Ok(())
+        } else {
+            output::write_all(&mut out, hex::dump(chunk, sel.from as u64).as_bytes())
         }
     } else if args.raw {
-        output::write_all(&mut out, chunk)?;
+        output::write_all(&mut out, chunk)
     } else {
-        write_lines(&mut out, chunk, args.max_columns, on_terminal)?;
-    }
+        write_lines(&mut out, chunk, args.max_columns, on_terminal)
+    };
+    // A write straight from a map that shrank fails with EFAULT ("bad address"), not SIGBUS:
+    // the change is the error to report.
+    input.check_unchanged()?;
+    written?;
     let total = bytes.len() as u64;
+    // A stream read only as far as the range needed: its length is not known.
+    let of = if input.partial { "of at least " } else { "of " };
     let footer = match sel.lines {
         Some((a, b)) => {
             let total_lines = text::count_lines(bytes);
             format!(
-                "lines {}–{} of {}",
+                "lines {}–{} {of}{}",
                 group_digits(a),
                 group_digits(b),
                 group_digits(total_lines)
             )
         }
         None => format!(
-            "bytes {}–{} of {}",
+            "bytes {}–{} {of}{}",
             group_digits(sel.from as u64),
             group_digits(sel.to as u64),
             group_digits(total)
@@ -110,13 +163,65 @@ pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
     } else {
         output::flush(&mut out)?;
         if footer_to == FooterTo::Stderr && total > 0 {
-            crate::diag::notice(&format!(
-                "nothing in that range: the source has {} bytes",
-                group_digits(total)
-            ));
+            let size = if lines.is_some() {
+                let n = text::count_lines(bytes);
+                format!(
+                    "{} {} ({} bytes)",
+                    group_digits(n),
+                    if n == 1 { "line" } else { "lines" },
+                    group_digits(total)
+                )
+            } else {
+                format!("{} bytes", group_digits(total))
+            };
+            crate::diag::notice(&format!("nothing in that range: the source has {size}"));
         }
     }
     Ok(Outcome::Found)
+}
+
+/// What a `--bytes` range needs of a stream: its end (capped by `--max-bytes`) and one byte
+/// more, to know whether anything follows.
+fn bytes_need(span: Span, max_bytes: u64) -> Need<'static> {
+    let from = span.start.unwrap_or(0);
+    let Some(to) = span.end.map_or(
+        (max_bytes != u64::MAX).then(|| from.saturating_add(max_bytes)),
+        |end| Some(end.min(from.saturating_add(max_bytes))),
+    ) else {
+        return Need::All;
+    };
+    let mut read = 0u64;
+    Need::Until(Box::new(move |chunk: &[u8]| {
+        read += chunk.len() as u64;
+        read > to
+    }))
+}
+
+/// What a `--lines` range needs of a stream: the end of its last line and one byte more, or
+/// `--max-bytes` past the start of its first line, whichever comes first.
+fn lines_need(span: Span, max_bytes: u64) -> Need<'static> {
+    let first = span.start.unwrap_or(1).max(1);
+    if span.end.is_none() && max_bytes == u64::MAX {
+        return Need::All;
+    }
+    let (mut read, mut breaks) = (0u64, 0u64);
+    let mut start = (first == 1).then_some(0u64);
+    let mut end = None;
+    Need::Until(Box::new(move |chunk: &[u8]| {
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            breaks += 1;
+            let after = read + nl as u64 + 1;
+            if start.is_none() && breaks == first - 1 {
+                start = Some(after);
+            }
+            if end.is_none() && Some(breaks) == span.end {
+                end = Some(after);
+            }
+        }
+        read += chunk.len() as u64;
+        end.is_some_and(|e| read > e)
+            || start.is_some_and(|s| max_bytes != u64::MAX && read > s.saturating_add(max_bytes))
+    }))
 }
 
 fn looks_binary(bytes: &[u8]) -> bool {
@@ -257,7 +362,12 @@ fn write_lines(
             Some(body) => (body, true),
             None => (line, false),
         };
-        let keep = text::prefix_bytes_for_chars(body, max_columns);
+        // 0 means no limit, as in `search --max-columns 0`; --max-bytes still bounds the page.
+        let keep = if max_columns == 0 {
+            body.len()
+        } else {
+            text::prefix_bytes_for_chars(body, max_columns)
+        };
         let (shown, cut) = if keep < body.len() {
             (&body[..keep], Some(text::char_count(&body[keep..])))
         } else {

@@ -27,7 +27,7 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     if args.offset > 0 && query.is_singular() && mode != Mode::Nodes {
         return Err(Error::Usage(format!(
             "--offset pages through a list of nodes, and {:?} is a singular query (it selects at most one)",
-            diag::escape(&text)
+            diag::echo(&text)
         )));
     }
     let max_bytes = args.max_bytes.unwrap_or(limits::EXTRACT_MAX_BYTES);
@@ -52,7 +52,10 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         offset: args.offset,
     };
     let mut out = output::stdout();
-    let report = extract::extract(&input, &query, &opts, &mut out)?;
+    let report = extract::extract(&input, &query, &opts, &mut out);
+    // A source that shrank under its map explains any error it caused.
+    input.check_unchanged()?;
+    let report = report?;
     if let Some(why) = &report.no_match {
         output::flush(&mut out)?;
         diag::message(&diag::escape(why));

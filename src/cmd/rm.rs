@@ -63,7 +63,7 @@ pub fn run(config: &StoreConfig, args: RmArgs) -> Result<Outcome> {
     if args.json {
         return Ok(Outcome::Status(2));
     }
-    let list: Vec<String> = result.unknown.iter().map(|u| diag::escape(u)).collect();
+    let list: Vec<String> = result.unknown.iter().map(|u| diag::echo(u)).collect();
     Err(Error::Usage(format!(
         "not removed (unknown ref in this scope): {}; `spill ls` lists what is stored",
         list.join(", ")

@@ -32,7 +32,8 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         limit: args.limit,
         before_context: args.before_context.or(args.context).unwrap_or(0),
         after_context: args.after_context.or(args.context).unwrap_or(0),
-        max_columns: args.max_columns,
+        max_columns: if args.unbounded { 0 } else { args.max_columns },
+        max_bytes: if args.unbounded { 0 } else { args.max_bytes },
     };
     // Only a ref needs the store; a path or `-` never opens it.
     let store = super::store_config(global, false)?;
@@ -42,7 +43,9 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     let mut out = output::stdout();
 
     let total = if args.count {
-        let total = search::count_slice(&input, &pattern).map_err(searching)?;
+        let total = search::count_slice(&input, &pattern);
+        input.check_unchanged()?;
+        let total = total.map_err(searching)?;
         if args.json {
             let mode = literal_mode_field(&pattern);
             writeln!(out, "{{\"totalMatches\":{total}{mode}}}").map_err(writing)?;
@@ -62,6 +65,7 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         {
             notes.push(paths_ignored(&input, &e));
         }
+        input.check_unchanged()?;
         if args.json {
             printer::write_json(&mut out, &result, &notes).map_err(writing)?;
             output::flush(&mut out)?;

@@ -21,7 +21,9 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
     let doc: &[u8] = &input;
     let mut out = output::stdout();
     if args.paths {
-        let list = shape::shape_paths(doc).map_err(|e| {
+        let list = shape::shape_paths(doc);
+        input.check_unchanged()?;
+        let list = list.map_err(|e| {
             if matches!(
                 doc.iter().find(|b| !b.is_ascii_whitespace()),
                 Some(b'{' | b'[')
@@ -55,6 +57,7 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         sample: None,
     };
     let skeleton = shape::shape(doc, &opts);
+    input.check_unchanged()?;
     output::write_all(&mut out, skeleton.json.as_bytes())?;
     output::write_all(&mut out, b"\n")?;
     output::flush(&mut out)?;

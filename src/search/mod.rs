@@ -41,8 +41,34 @@ pub struct Page {
     /// Lines of context after each returned occurrence (`-A`, `-C`).
     pub after_context: usize,
     /// Lines longer than this many characters are shown as a window (`--max-columns`);
-    /// 0 shows whole lines.
+    /// 0 shows whole lines (within `max_bytes`).
     pub max_columns: usize,
+    /// The page's rows (line number, column and shown text of every match and context line)
+    /// total at most this many bytes (`--max-bytes`); a page that reaches it ends early and
+    /// its `next` offset continues. 0 means no limit (`--unbounded`).
+    pub max_bytes: u64,
+}
+
+impl Page {
+    /// The byte bound, `u64::MAX` for none.
+    fn budget(&self) -> u64 {
+        if self.max_bytes == 0 {
+            u64::MAX
+        } else {
+            self.max_bytes
+        }
+    }
+
+    /// The page with its context counts cut to what the byte bound can show (a row costs at
+    /// least two bytes), so that `-C 18446744073709551615` walks no more lines than it prints.
+    fn within_budget(&self) -> Page {
+        let most = usize::try_from(self.budget() / 2).unwrap_or(usize::MAX);
+        Page {
+            before_context: self.before_context.min(most),
+            after_context: self.after_context.min(most),
+            ..self.clone()
+        }
+    }
 }
 
 impl Default for Page {
@@ -53,6 +79,7 @@ impl Default for Page {
             before_context: 0,
             after_context: 0,
             max_columns: 300,
+            max_bytes: crate::limits::SEARCH_MAX_BYTES,
         }
     }
 }
@@ -145,6 +172,8 @@ const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 /// assert_eq!(result.next_offset(), Some(2));
 /// ```
 pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
+    let bounded = page.within_budget();
+    let page = &bounded;
     let (matches, seen, resume_at) = if page.limit == 0 {
         (Vec::new(), 0, Some(0))
     } else {
@@ -167,6 +196,8 @@ pub fn search_reader<R: Read>(
     pattern: &Pattern,
     page: &Page,
 ) -> io::Result<SearchResult> {
+    let bounded = page.within_budget();
+    let page = &bounded;
     let mut sink = PageSink::new(&pattern.matcher, page, None, false);
     page_searcher(page, None, true).search_reader(&pattern.matcher, reader, &mut sink)?;
     let seen = sink.seen;
@@ -176,6 +207,8 @@ pub fn search_reader<R: Read>(
 /// Searches a file for one page of occurrences, choosing between streaming and a memory
 /// map as the module documentation describes.
 pub fn search_file(file: &File, pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
+    let bounded = page.within_budget();
+    let page = &bounded;
     if let Some(map) = map_if_one_line(file)? {
         return search_slice(&map, pattern, page);
     }

@@ -258,6 +258,10 @@ pub fn footer(result: &SearchResult) -> Option<String> {
         group_digits(total)
     );
     if let Some(next) = result.next_offset() {
+        // A page shorter than its limit with matches after it was ended by the byte bound.
+        if shown < result.limit {
+            line.push_str(" (the page reached --max-bytes)");
+        }
         line.push_str(&format!(" · next: --offset {next}"));
     }
     Some(line)

@@ -38,6 +38,8 @@ pub(crate) struct PageSink<'a> {
     /// With a haystack the searcher runs without line numbers and the sink numbers the lines
     /// it is given: the offset up to which line breaks were counted, and how many there were.
     counted: (u64, u64),
+    /// Bytes of rows the page may still show ([`Page::max_bytes`]); at 0 the page is complete.
+    budget: u64,
 }
 
 /// A remembered line: its window, or the haystack and where the line is in it.
@@ -68,7 +70,24 @@ impl<'a> PageSink<'a> {
             counting_only: false,
             resume_at: None,
             counted: (0, 0),
+            budget: page.budget(),
         }
+    }
+
+    /// The bytes of text a context row for `line` may show within the budget.
+    fn room(&self, line: u64) -> usize {
+        room(self.budget, line, None)
+    }
+
+    /// Charges a context row for `line` and keeps it.
+    fn keep_context(&mut self, line: u64, window: Window) {
+        let cost = row_cost(&window, line, None);
+        if cost > self.budget {
+            self.budget = 0;
+            return;
+        }
+        self.budget -= cost;
+        self.context.insert(line, window);
     }
 
     /// The number of the line starting at `offset`: the searcher's, or else counted in the
@@ -104,18 +123,30 @@ impl<'a> PageSink<'a> {
         let page = self.page;
         let kept_before = self.kept.len();
         if is_match {
-            let (mut seen, kept) = (self.seen, &mut self.kept);
+            let (mut seen, kept, mut budget) = (self.seen, &mut self.kept, self.budget);
             self.matcher
                 .find_iter(text, |m| {
-                    if seen >= page.offset && (kept.len() as u64) < page.limit {
+                    if seen >= page.offset && (kept.len() as u64) < page.limit && budget > 0 {
+                        let column = m.start() as u64 + 1;
+                        let room = room(budget, number, Some(column));
+                        let window =
+                            Window::around_within(text, m.start(), m.end(), page.max_columns, room);
+                        let cost = row_cost(&window, number, Some(column));
+                        // A page always shows its first match, so paging always moves on.
+                        if cost > budget && !kept.is_empty() {
+                            budget = 0;
+                            seen += 1;
+                            return true;
+                        }
+                        budget = budget.saturating_sub(cost);
                         kept.push(Match {
                             line: number,
-                            column: m.start() as u64 + 1,
+                            column,
                             byte_offset: offset + m.start() as u64,
                             len: m.len() as u64,
                             path: None,
                             in_key: false,
-                            window: Window::around(text, m.start(), m.end(), page.max_columns),
+                            window,
                             before: Vec::new(),
                             after: Vec::new(),
                         });
@@ -125,37 +156,61 @@ impl<'a> PageSink<'a> {
                 })
                 .map_err(io::Error::other)?;
             self.seen = seen;
+            self.budget = budget;
         }
         let (before, after) = (page.before_context as u64, page.after_context as u64);
         if before > 0 || after > 0 {
-            let display = || Window::head(text, page.max_columns);
             if self.kept.len() > kept_before {
-                for (line, recent) in self.recent.drain(..) {
-                    if line.saturating_add(before) >= number {
-                        let window = match recent {
-                            Recent::Shown(window) => window,
-                            Recent::At(hay, range) => Window::head(&hay[range], page.max_columns),
-                        };
-                        self.context.insert(line, window);
+                // Nearest lines first, so a spent budget drops the farthest; with after-context
+                // too, the lines before get at most half of what is left.
+                let floor = if after > 0 { self.budget / 2 } else { 0 };
+                let recent: Vec<_> = self.recent.drain(..).collect();
+                for (line, recent) in recent.into_iter().rev() {
+                    if line.saturating_add(before) < number || self.budget <= floor {
+                        continue;
                     }
+                    let window = match recent {
+                        Recent::Shown(window) => window.clip(self.room(line)),
+                        Recent::At(hay, range) => {
+                            Window::head_within(&hay[range], page.max_columns, self.room(line))
+                        }
+                    };
+                    self.keep_context(line, window);
                 }
-                self.context.insert(number, display());
+                if self.budget > 0 {
+                    let window = Window::head_within(text, page.max_columns, self.room(number));
+                    self.keep_context(number, window);
+                }
                 self.after_until = number.saturating_add(after);
             } else if !self.kept.is_empty() && number <= self.after_until {
-                self.context.insert(number, display());
+                if self.budget > 0 {
+                    let window = Window::head_within(text, page.max_columns, self.room(number));
+                    self.keep_context(number, window);
+                } else {
+                    self.after_until = number;
+                }
             }
-            if before > 0 && (self.kept.len() as u64) < page.limit {
+            if before > 0 && (self.kept.len() as u64) < page.limit && self.budget > 0 {
                 if self.recent.len() as u64 == before {
                     self.recent.pop_front();
                 }
                 let recent = match self.haystack {
                     Some(hay) => Recent::At(hay, offset as usize..offset as usize + text.len()),
-                    None => Recent::Shown(display()),
+                    None => Recent::Shown(Window::head_within(
+                        text,
+                        page.max_columns,
+                        self.room(number),
+                    )),
                 };
                 self.recent.push_back((number, recent));
             }
         }
-        if self.kept.len() as u64 >= page.limit && number >= self.after_until {
+        if self.budget == 0 {
+            // The page is full: no more after-context either.
+            self.after_until = self.after_until.min(number);
+        }
+        if (self.kept.len() as u64 >= page.limit || self.budget == 0) && number >= self.after_until
+        {
             self.counting_only = true;
             self.recent.clear();
             if self.stop_when_complete {
@@ -237,6 +292,26 @@ impl Sink for CountSink<'_> {
         }
         Ok(true)
     }
+}
+
+/// What a row costs of the page's byte bound: its shown bytes, its cut markers, its line
+/// number and (for a match) column with their separators, and its line break.
+fn row_cost(window: &Window, line: u64, column: Option<u64>) -> u64 {
+    let markers = 3 * (u64::from(window.cut_start) + u64::from(window.cut_end));
+    window.bytes.len() as u64 + markers + numbers_cost(line, column) + 1
+}
+
+/// The line number and column of a row with their separators.
+fn numbers_cost(line: u64, column: Option<u64>) -> u64 {
+    let digits = |n: u64| u64::from(n.checked_ilog10().unwrap_or(0) + 1);
+    digits(line) + column.map_or(1, |c| digits(c) + 2)
+}
+
+/// The bytes of text a row may show out of `budget`, leaving room for its numbers, two cut
+/// markers and its line break.
+fn room(budget: u64, line: u64, column: Option<u64>) -> usize {
+    let rest = budget.saturating_sub(numbers_cost(line, column) + 6 + 1);
+    usize::try_from(rest).unwrap_or(usize::MAX)
 }
 
 /// Occurrences of the pattern in one line (without its terminator).

@@ -18,6 +18,7 @@ fn page(offset: u64, limit: u64, context: usize) -> Page {
         before_context: context,
         after_context: context,
         max_columns: 300,
+        max_bytes: 0,
     }
 }
 

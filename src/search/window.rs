@@ -71,6 +71,59 @@ impl Window {
         }
     }
 
+    /// Like [`Window::around`], holding at most `max_bytes` bytes of the line: the page's byte
+    /// bound applies even when `max_columns` is 0. Only the
+    /// `max_bytes` bytes around the match are looked at.
+    pub fn around_within(
+        line: &[u8],
+        start: usize,
+        end: usize,
+        max_columns: usize,
+        max_bytes: usize,
+    ) -> Window {
+        if line.len() <= max_bytes {
+            return Window::around(line, start, end, max_columns);
+        }
+        let (start, end) = (start.min(line.len()), end.min(line.len()).max(start));
+        let width = end - start;
+        let mut lo = if width >= max_bytes {
+            start
+        } else {
+            start - start.min((max_bytes - width) / 2)
+        };
+        let hi = (lo + max_bytes).min(line.len());
+        lo = lo.min(hi.saturating_sub(max_bytes));
+        let (lo, hi) = span_on_boundaries(line, lo, hi, start);
+        let sub = &line[lo..hi];
+        let mut w = Window::around(sub, start - lo, end.min(hi).max(start) - lo, max_columns);
+        w.start += lo;
+        w.cut_start |= lo > 0;
+        w.cut_end |= hi < line.len();
+        w
+    }
+
+    /// Like [`Window::head`], holding at most `max_bytes` bytes of the line.
+    pub fn head_within(line: &[u8], max_columns: usize, max_bytes: usize) -> Window {
+        if line.len() <= max_bytes {
+            return Window::head(line, max_columns);
+        }
+        let (_, hi) = span_on_boundaries(line, 0, max_bytes, 0);
+        let mut w = Window::head(&line[..hi], max_columns);
+        w.cut_end = true;
+        w
+    }
+
+    /// This window cut to at most `max_bytes` bytes, at its end.
+    pub fn clip(mut self, max_bytes: usize) -> Window {
+        if self.bytes.len() > max_bytes {
+            let (_, hi) = span_on_boundaries(&self.bytes, 0, max_bytes, 0);
+            self.bytes.truncate(hi);
+            self.highlight = self.highlight.start.min(hi)..self.highlight.end.min(hi);
+            self.cut_end = true;
+        }
+        self
+    }
+
     fn whole(line: &[u8], highlight: std::ops::Range<usize>) -> Window {
         Window {
             bytes: line.to_vec(),
@@ -80,6 +133,23 @@ impl Window {
             highlight,
         }
     }
+}
+
+/// `lo..hi` moved onto character boundaries (`lo` forward, but never past `keep`, the match's
+/// first byte; `hi` backward): empty when no whole character fits.
+fn span_on_boundaries(s: &[u8], mut lo: usize, mut hi: usize, keep: usize) -> (usize, usize) {
+    let continuation = |b: u8| b & 0xc0 == 0x80;
+    let mut steps = 0;
+    while lo < keep && lo < s.len() && continuation(s[lo]) && steps < 3 {
+        lo += 1;
+        steps += 1;
+    }
+    steps = 0;
+    while hi > lo && hi < s.len() && continuation(s[hi]) && steps < 3 {
+        hi -= 1;
+        steps += 1;
+    }
+    (lo, hi.max(lo))
 }
 
 /// Whether `line` has more than `max_columns` characters, looking at no more than
@@ -197,6 +267,34 @@ mod tests {
         line.extend(vec![0xe6u8; 50]);
         let w = Window::around(&line, 50, 51, 5);
         assert_eq!(w.bytes, [0xff, 0xff, b'X', 0xe6, 0xe6]);
+    }
+
+    #[test]
+    fn windows_within_a_byte_bound_stay_within_it() {
+        let line = format!("{}NEEDLE{}", "é".repeat(100_000), "日".repeat(100_000));
+        let start = "é".repeat(100_000).len();
+        for max in [1, 2, 7, 100, 1001, 4096] {
+            let w = Window::around_within(line.as_bytes(), start, start + 6, 0, max);
+            assert!(w.bytes.len() <= max, "{max}: {}", w.bytes.len());
+            std::str::from_utf8(&w.bytes).expect("cut inside a character");
+            assert!(w.cut_start && w.cut_end);
+            let shown = &line.as_bytes()[w.start..w.start + w.bytes.len()];
+            assert_eq!(shown, &w.bytes[..]);
+            if max >= 6 {
+                assert_eq!(&w.bytes[w.highlight.clone()], b"NEEDLE");
+            }
+            let h = Window::head_within(line.as_bytes(), 0, max);
+            assert!(h.bytes.len() <= max && h.cut_end && !h.cut_start);
+            std::str::from_utf8(&h.bytes).expect("cut inside a character");
+        }
+        // Short lines and the column window are unchanged.
+        assert_eq!(
+            Window::around_within(b"abc", 1, 2, 300, 100),
+            Window::around(b"abc", 1, 2, 300)
+        );
+        let clipped = Window::head(line.as_bytes(), 50).clip(10);
+        assert_eq!(clipped.bytes, "é".repeat(5).as_bytes());
+        assert!(clipped.cut_end);
     }
 
     #[test]

@@ -43,13 +43,10 @@ pub fn explain_no_match<'a, D: Doc>(
         }
     }
     let Some(k) = failing else {
-        return Ok(format!("{} selected no node", canonical));
+        return Ok(format!("{} selected no node", cut(&canonical)));
     };
     let seg = &segs[k];
-    let seg_text = canonical
-        .get(seg.span.start..seg.span.end)
-        .unwrap_or("")
-        .to_string();
+    let seg_text = cut(canonical.get(seg.span.start..seg.span.end).unwrap_or(""));
     let prefix = &segs[..k];
     let single = (!seg.descendant && seg.selectors.len() == 1).then(|| &seg.selectors[0]);
 
@@ -60,9 +57,9 @@ pub fn explain_no_match<'a, D: Doc>(
     }) {
         let mut path = NormPath::root();
         let Some(node) = eval.singular(prefix, root, Some(&mut path))? else {
-            return Ok(format!("{} selected no node", canonical));
+            return Ok(format!("{} selected no node", cut(&canonical)));
         };
-        let at = path.to_dot();
+        let at = cut(&path.to_dot());
         let kind = doc.kind(node)?;
         return Ok(match single {
             Some(Selector::Name(name)) if kind == Kind::Object => {
@@ -100,7 +97,7 @@ pub fn explain_no_match<'a, D: Doc>(
     }
 
     // A non-singular prefix: look at the first nodes it selects.
-    let prefix_text = canonical.get(..seg.span.start).unwrap_or("").trim_end();
+    let prefix_text = cut(canonical.get(..seg.span.start).unwrap_or("").trim_end());
     let mut nodes = Vec::new();
     let mut path = NormPath::root();
     let _ = eval.run(prefix, root, &mut path, &mut |_, n| {
@@ -189,7 +186,12 @@ fn show_key(k: &str) -> String {
 }
 
 fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+    cut(&serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\"")))
+}
+
+/// Query text in a message, cut to [`crate::diag::ECHO_MAX`] characters.
+fn cut(s: &str) -> String {
+    crate::diag::cut(s, crate::diag::ECHO_MAX)
 }
 
 /// The closest key, if close enough to be a likely typo (case-insensitive equality first,
