@@ -390,20 +390,7 @@ fn a_relative_store_root_without_a_working_directory_stores_nothing_elsewhere() 
                 Ok(())
             });
         }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let writer = std::thread::spawn(move || {
-            let _ = std::io::Write::write_all(&mut stdin, &lines_of_text(5000));
-        });
-        let out = child.wait_with_output().unwrap();
-        writer.join().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        let env: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let env = run_feeding(cmd, lines_of_text(5000)).status(0).json();
         assert_eq!(env["spilled"], false, "restricted={restricted}: {env}");
         assert!(
             env.get("path").is_none() && env.get("ref").is_none(),
@@ -417,6 +404,28 @@ fn a_relative_store_root_without_a_working_directory_stores_nothing_elsewhere() 
             "stored in the default store"
         );
         assert!(!s.store_root().exists());
+    }
+}
+
+/// Runs a prepared command with `input` on stdin and collects what it printed.
+fn run_feeding(mut cmd: std::process::Command, input: Vec<u8>) -> Run {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The command may stop reading early; what it printed is what counts.
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut stdin, &input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 
@@ -471,23 +480,7 @@ fn restricted_mode_names_no_path_in_any_message() {
             Ok(())
         });
     }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = std::io::Write::write_all(&mut stdin, &lines_of_text(20_000));
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let r = Run {
-        code: out.status.code(),
-        stdout: out.stdout,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
+    let r = run_feeding(cmd, lines_of_text(20_000));
     check("failed write, wrap", r.status(0), "cannot write <path>");
     assert_eq!(r.json()["spilled"], false);
     // A payload that is not a regular file.
@@ -522,6 +515,19 @@ fn restricted_mode_names_no_path_in_any_message() {
         Vec::new(),
     );
     check("parser error", r.status(2), "<path>");
+    // A switch whose unrecognised value is itself a path: restricted, and the warning hides it.
+    let value = s.path().join("x");
+    let r = s
+        .cmd(&["wrap", "--", "true"])
+        .env("SPILL_RESTRICTED", &value)
+        .env("SPILL_ALLOW_RUN", &value)
+        .run();
+    check("switch values", r.status(2), "SPILL_ALLOW_RUN=\"<path>\"");
+    assert!(
+        r.stderr.contains("SPILL_RESTRICTED=\"<path>\""),
+        "{}",
+        r.stderr
+    );
     // The same messages outside restricted mode do name the path (the checks above can fail).
     let r = s
         .cmd(&["cat", "sp_0000000000000000"])

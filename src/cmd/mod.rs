@@ -94,17 +94,23 @@ pub fn env_switch(name: &str, fail_to: bool) -> bool {
             false => ("an explicit on (1, true, yes, on)", "off"),
         };
         diag::warning(&format!(
-            "{name}={shown:?} is not {known}: taken as {state}"
+            "{name}=\"{shown}\" is not {known}: taken as {state}"
         ));
         fail_to
     })
 }
 
 /// True in restricted mode: `SPILL_RESTRICTED` set to anything but an explicit off (no flag
-/// twin, by design). Read once per process, so its warning is given once.
+/// twin, by design). Read once per process, so its warning is given once; the first call turns
+/// on path hiding ([`diag::hide_paths`]) before anything is written, that warning included.
 pub fn restricted() -> bool {
     static RESTRICTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *RESTRICTED.get_or_init(|| env_switch("SPILL_RESTRICTED", true))
+    *RESTRICTED.get_or_init(|| {
+        if parse_switch(std::env::var_os("SPILL_RESTRICTED").as_deref()) != Some(false) {
+            diag::hide_paths(known_dirs());
+        }
+        env_switch("SPILL_RESTRICTED", true)
+    })
 }
 
 /// The directories a message could name, which restricted mode hides whole
