@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use super::tree::{OValue, ovalue};
+use super::tree::OValue;
 use crate::json::path::{NormPath, PathElem, Query, Step, fuzz_query};
 
 fn elem() -> impl Strategy<Value = PathElem<'static>> {
