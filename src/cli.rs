@@ -34,7 +34,12 @@ Streams:
 Environment (a flag wins over its variable):
   SPILL_DIR  SPILL_SCOPE  SPILL_TTL  SPILL_QUOTA  SPILL_MAX_FILE  SPILL_MAX_INLINE  SPILL_FORMAT
   SPILL_FOOTER  SPILL_REDACT=1  SPILL_TURN  SPILL_TURN_BUDGET  NO_COLOR
-  SPILL_RESTRICTED=1 (no flag): refs and stdin only, no store flags, no paths in envelopes.
+  SPILL_RESTRICTED (no flag) is on for any value but 0, false, no, off or empty: refs and
+  stdin only, no store flags, no paths in envelopes or messages, gc sees only its scope, and
+  `wrap -- CMD` is refused unless SPILL_ALLOW_RUN is 1, true, yes or on.
+
+Numbers: sizes (16384, 16K, 1MiB) up to 1024T, counts up to 10^15, durations (90s, 30m, 24h,
+  7d) up to 36500d. A larger value is an error, never a wrap-around.
 
 Examples:
   cargo test 2>&1 | spill wrap
@@ -151,10 +156,10 @@ pub struct WrapArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2KiB")]
     pub preview: u64,
     /// Lines shown from the start of a text preview (overrides the 1/3 head budget).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>)]
     pub head_lines: Option<usize>,
     /// Lines shown from the end of a text preview (overrides the 2/3 tail budget).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>)]
     pub tail_lines: Option<usize>,
     /// A free-form label (e.g. the command), stored and echoed in the envelope.
     #[arg(long, value_name = "TEXT")]
@@ -219,7 +224,7 @@ pub struct CatArgs {
     pub max_bytes: u64,
     /// Lines longer than this many characters are cut with a marker, unless --raw (0: no limit;
     /// --max-bytes still bounds the page).
-    #[arg(long, value_name = "N", default_value_t = limits::CAT_MAX_COLUMNS)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::CAT_MAX_COLUMNS)]
     pub max_columns: usize,
     /// Print bytes exactly as stored: no line cutting, no escaping on a terminal.
     #[arg(long, conflicts_with = "hex")]
@@ -254,7 +259,7 @@ pub struct ShapeArgs {
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
-    #[arg(long, visible_alias = "depth", value_name = "N", default_value_t = 4)]
+    #[arg(long, visible_alias = "depth", value_name = "N", value_parser = parse_count::<usize>, default_value_t = 4)]
     pub max_depth: usize,
     /// The skeleton never exceeds this size (at least 256 bytes).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1024")]
@@ -313,16 +318,16 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub compact: bool,
     /// Skip this many selected nodes (to page through a long list).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = 0)]
     pub offset: usize,
     /// Elements or members shown per container, and nodes per list.
-    #[arg(long, value_name = "N", default_value_t = limits::EXTRACT_MAX_ITEMS)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::EXTRACT_MAX_ITEMS)]
     pub max_items: usize,
     /// Container levels shown; deeper ones become "… object(12 keys): …" / "… array[300]: …".
-    #[arg(long, value_name = "N", default_value_t = limits::EXTRACT_MAX_DEPTH)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::EXTRACT_MAX_DEPTH)]
     pub max_depth: usize,
     /// Characters shown per string.
-    #[arg(long, value_name = "N", default_value_t = limits::EXTRACT_MAX_STRING)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::EXTRACT_MAX_STRING)]
     pub max_string: usize,
     /// The whole output stays within this size, at least 128 bytes (0 lifts every bound)
     /// [default: 16KiB].
@@ -424,23 +429,23 @@ pub struct SearchArgs {
     #[arg(short = 'w', long = "word-regexp")]
     pub word: bool,
     /// Show N lines after each match.
-    #[arg(short = 'A', long, value_name = "N")]
+    #[arg(short = 'A', long, value_name = "N", value_parser = parse_count::<usize>)]
     pub after_context: Option<usize>,
     /// Show N lines before each match.
-    #[arg(short = 'B', long, value_name = "N")]
+    #[arg(short = 'B', long, value_name = "N", value_parser = parse_count::<usize>)]
     pub before_context: Option<usize>,
     /// Show N lines before and after each match (-A and -B take precedence).
-    #[arg(short = 'C', long, value_name = "N")]
+    #[arg(short = 'C', long, value_name = "N", value_parser = parse_count::<usize>)]
     pub context: Option<usize>,
     /// Skip this many matches (the footer's `next:` gives the next page's offset).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<u64>, default_value_t = 0)]
     pub offset: u64,
     /// Show at most this many matches.
-    #[arg(long, value_name = "N", default_value_t = limits::SEARCH_LIMIT)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<u64>, default_value_t = limits::SEARCH_LIMIT)]
     pub limit: u64,
     /// Lines longer than this many characters are shown as a window around the match (0: whole
     /// lines, within --max-bytes).
-    #[arg(long, value_name = "N", default_value_t = limits::SEARCH_MAX_COLUMNS)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::SEARCH_MAX_COLUMNS)]
     pub max_columns: usize,
     /// The page's rows (numbers and text of matches and context lines) stay within this size;
     /// a page that reaches it ends early and `next:` continues (0: no limit).
@@ -471,8 +476,9 @@ pub struct SearchArgs {
 ///
 /// Prints one line per removal (`REF  SCOPE  SIZE  expired|evicted|temp`), then
 /// `freed N bytes (X MiB)`. Expiry and temporary files cover the current scope (every scope
-/// with --all-scopes); the quota is the root's, so eviction considers every scope. --ttl
-/// overrides the lifetime for this run.
+/// with --all-scopes); the quota is the root's, so eviction considers every scope. In restricted
+/// mode gc sees only the current scope: its usage, its evictions. --ttl overrides the lifetime
+/// for this run.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -537,6 +543,11 @@ pub enum SchemaName {
 /// clap value parser for sizes.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     limits::parse_size(text)
+}
+
+/// clap value parser for counts (lines, matches, items, columns).
+pub fn parse_count<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
+    limits::parse_count(text)
 }
 
 /// clap value parser for durations.

@@ -1,12 +1,17 @@
 //! The only writer to stderr: `spill: …` error lines, warnings, notes, query carets, and the
 //! escaping that keeps untrusted text from reaching a terminal as control sequences.
 //!
+//! Restricted mode: once [`hide_paths`] is called, every message is passed through
+//! [`without_paths`] on its way out, so no warning or error names a file-system path, whichever
+//! layer wrote it.
+//!
 //! Colour: the `spill:` prefix (and `warning:`/`note:`) is styled through anstream, which
 //! decides from `--color` ([`set_color`]), `NO_COLOR`, `CLICOLOR_FORCE`, `TERM` and whether
 //! stderr is a terminal. Messages are escaped before they get here, so stripping styles (when
 //! colour is off) can never remove bytes that belong to the message.
 
 use std::io::{self, Write};
+use std::sync::OnceLock;
 
 use anstyle::{AnsiColor, Style};
 
@@ -66,12 +71,90 @@ pub fn notice(msg: &str) {
     emit(&format!("{msg}\n"));
 }
 
+/// The directories whose names restricted mode hides (longest first); set once by
+/// [`hide_paths`]. Unset: messages are written as they are.
+static HIDDEN: OnceLock<Vec<String>> = OnceLock::new();
+
+/// Turns on restricted mode's path hiding for the rest of the process: from now on every
+/// message is written through [`without_paths`]. `known` are the directories a message could
+/// name (the store root, `TMPDIR`, the working directory, ...): they are hidden whole even when
+/// they hold spaces, which the general rule would cut at. Only absolute ones are kept: a
+/// relative directory is shown joined to the working directory, and a bare word such as
+/// `store` must not hide the word everywhere.
+pub fn hide_paths(known: impl IntoIterator<Item = String>) {
+    let mut known: Vec<String> = known
+        .into_iter()
+        .flat_map(|k| [escape(&k), k])
+        .map(|k| k.trim_end_matches('/').to_string())
+        .filter(|k| k.starts_with('/') && k.len() > 1)
+        .collect();
+    known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    known.dedup();
+    let _ = HIDDEN.set(known);
+}
+
+/// True once [`hide_paths`] was called (restricted mode).
+pub fn hiding_paths() -> bool {
+    HIDDEN.get().is_some()
+}
+
+/// `text` with every file-system path replaced by `<path>`: each of the directories given to
+/// [`hide_paths`] and whatever follows it up to the next space or quote, and every word that
+/// starts with `/`, `./`, `../` or `~/` (a word starts the text or follows a space, a quote, `(`,
+/// `[`, `=` or `,`). Punctuation that ends the sentence (`:`, `,`, `;`, `.`) is kept.
+pub fn without_paths(text: &str) -> String {
+    hide_among(text, HIDDEN.get().map(Vec::as_slice).unwrap_or(&[]))
+}
+
+/// [`without_paths`] with these directories (longest first) hidden whole.
+fn hide_among(text: &str, known: &[String]) -> String {
+    let starts_word = |i: usize| {
+        text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || "\"'([=,".contains(c))
+    };
+    let ends_path = |c: char| c.is_whitespace() || "\"')]".contains(c);
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        let rest = &text[i..];
+        let known_len = known
+            .iter()
+            .find(|k| rest.starts_with(k.as_str()))
+            .map(|k| k.len());
+        let general = ["/", "./", "../", "~/"].iter().any(|p| {
+            rest.strip_prefix(p)
+                .and_then(|after| after.chars().next())
+                .is_some_and(|next| !ends_path(next))
+        });
+        if (known_len.is_some() || general) && starts_word(i) {
+            let floor = i + known_len.unwrap_or(1);
+            let mut end = floor + text[floor..].find(ends_path).unwrap_or(text.len() - floor);
+            while end > floor && text[..end].ends_with([':', ',', ';', '.']) {
+                end -= 1;
+            }
+            out.push_str("<path>");
+            i = end;
+            continue;
+        }
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
 /// `spill:` in `prefix_style`, then an optional styled word, then the (already escaped) body.
 fn emit_prefixed(prefix_style: Style, word: Option<(&str, Style)>, body: &str) {
     let mut text = format!("{prefix_style}spill:{prefix_style:#} ");
     if let Some((word, style)) = word {
         text.push_str(&format!("{style}{word}{style:#} "));
     }
+    // Paths are hidden before lines are cut, so a cut never leaves half a path behind.
+    let body = match hiding_paths() {
+        true => without_paths(body),
+        false => body.to_string(),
+    };
     for line in body.split_inclusive('\n') {
         match line.strip_suffix('\n') {
             Some(l) => {
@@ -180,6 +263,10 @@ fn is_unsafe(c: char) -> bool {
 }
 
 fn emit(text: &str) {
+    let text = match hiding_paths() {
+        true => without_paths(text),
+        false => text.to_string(),
+    };
     // Nothing sensible can be done when stderr itself is gone.
     let _ = io::stderr().lock().write_all(text.as_bytes());
 }
@@ -195,6 +282,40 @@ mod tests {
         assert_eq!(escape("tab\there\n"), "tab\\there\\n");
         assert_eq!(escape("\u{9b}31m"), "\\x{9b}31m");
         assert_eq!(escape_bytes(b"a\xffb"), "a\u{fffd}b");
+    }
+
+    #[test]
+    fn paths_are_hidden_but_the_message_stays() {
+        for (text, want) in [
+            (
+                "cannot write /tmp/s/default/.tmp-1: no space left on device",
+                "cannot write <path>: no space left on device",
+            ),
+            (
+                "unsafe store root /r/x: it is writable (fix: chmod 700 /r/x); set SPILL_DIR",
+                "unsafe store root <path>: it is writable (fix: chmod 700 <path>); set SPILL_DIR",
+            ),
+            (
+                r#"not "/etc/passwd" or '../x'"#,
+                r#"not "<path>" or '<path>'"#,
+            ),
+            (
+                "SPILL_DIR=./rel, then ~/x.",
+                "SPILL_DIR=<path>, then <path>.",
+            ),
+            // Not paths: a fraction, a URL, a pair of words, a lone slash.
+            (
+                "1/3 of text/plain at https://x.y/z, a / b",
+                "1/3 of text/plain at https://x.y/z, a / b",
+            ),
+        ] {
+            assert_eq!(without_paths(text), want, "{text}");
+        }
+        let known = ["/tmp/my dir".to_string()];
+        assert_eq!(
+            hide_among("cannot open /tmp/my dir/spill-1/x.meta: denied", &known),
+            "cannot open <path>: denied"
+        );
     }
 
     #[test]

@@ -9,7 +9,10 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::limits::{group_digits, human_duration, human_size, parse_duration, parse_size};
+use crate::limits::{
+    MAX_COUNT, MAX_DURATION, MAX_SIZE, group_digits, human_duration, human_size, parse_count,
+    parse_duration, parse_size,
+};
 use crate::search::Window;
 use crate::text::analyze::{TextAnalyzer, analyze};
 use crate::text::clean::{clean_line, strip_ansi};
@@ -477,9 +480,18 @@ pub fn limits(data: &[u8]) {
     let human = human_size(n);
     assert!(human.ends_with('B'), "{human}");
     assert_eq!(group_digits(n).replace(',', ""), n.to_string());
-    let secs = n % (u64::MAX / 86400);
+    let secs = n % (MAX_DURATION.as_secs() + 1);
     let d = Duration::from_secs(secs);
     assert_eq!(parse_duration(&human_duration(d)), Ok(d));
+    // Past each maximum: an error, never a wrap-around.
+    let over = MAX_DURATION.as_secs() + 1 + n % (u64::MAX / 2);
+    assert!(parse_duration(&format!("{over}s")).is_err());
+    assert!(parse_size(&(MAX_SIZE + 1 + n % (u64::MAX / 2)).to_string()).is_err());
+    assert!(parse_count::<u64>(&(MAX_COUNT + 1 + n % (u64::MAX / 2)).to_string()).is_err());
+    if let Ok(c) = parse_count::<u64>(&text) {
+        assert!(c <= MAX_COUNT);
+        assert_eq!(parse_count::<u64>(&c.to_string()), Ok(c));
+    }
     for suffix in ["", "K", "kb", "MiB", "g", "T"] {
         let _ = parse_size(&format!("{n}{suffix}"));
     }

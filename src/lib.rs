@@ -96,6 +96,8 @@ use clap::Parser;
 /// Errors are reported on stderr as `spill: …` lines; a closed stdout ends quietly with 0.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
+    // Read first: restricted mode hides paths from every message, including the parser's.
+    cmd::restricted();
     let cli = match cli::Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {

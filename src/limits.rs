@@ -1,5 +1,14 @@
 //! Every bound and default of spill, documented once, plus the parsers and formatters for sizes,
 //! durations and counts that the command line and the outputs share.
+//!
+//! # The range of every number
+//!
+//! Every size, count and duration a flag or a `SPILL_*` variable takes is parsed here, into a
+//! range the code can add to without overflowing: sizes up to [`MAX_SIZE`] (1 PiB), counts up
+//! to [`MAX_COUNT`] (10^15), durations up to [`MAX_DURATION`] (36500d, 100 years). A larger
+//! value is refused with a message that names the maximum (exit 2; `wrap` warns and keeps its
+//! default for an environment value, so that configuration never loses its input). Both numeric
+//! maxima are below 2^53, so every value is also exact in a JSON number.
 
 use std::time::Duration;
 
@@ -47,7 +56,15 @@ pub const SEARCH_MAX_COLUMNS: usize = 300;
 /// no limit), so that `--max-columns 0` on giant lines or `-C` of millions stays bounded.
 pub const SEARCH_MAX_BYTES: u64 = 1024 * 1024;
 
-/// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`, `1G`).
+/// The largest size accepted anywhere: 1 PiB (2^50 bytes, written `1024T`).
+pub const MAX_SIZE: u64 = 1 << 50;
+/// The largest count accepted anywhere (lines, matches, items, columns, context lines): 10^15.
+pub const MAX_COUNT: u64 = 1_000_000_000_000_000;
+/// The longest duration accepted anywhere (`--ttl`, `--timeout`): 36500 days, about 100 years.
+pub const MAX_DURATION: Duration = Duration::from_secs(36_500 * 86_400);
+
+/// Parses a size: plain bytes or a case-insensitive binary suffix (`16K`, `16KB`, `16KiB`, `1M`,
+/// `1G`, `1T`), at most [`MAX_SIZE`].
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -73,31 +90,56 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(1u64 << shift))
-        .ok_or_else(|| format!("invalid size {text:?}: too large"))
+        .filter(|&n| n <= MAX_SIZE)
+        .ok_or_else(|| format!("invalid size {text:?}: too large (at most 1024T, 2^50 bytes)"))
 }
 
-/// Parses a duration: a whole number with `s`, `m`, `h` or `d` (`90s`, `30m`, `24h`, `7d`).
+/// Parses a count: a whole number from 0 to [`MAX_COUNT`], into any integer type that holds it
+/// (`usize` on every supported platform is 64 bits).
+pub fn parse_count<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
+    let t = text.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "invalid count {text:?}: expected a whole number such as 20"
+        ));
+    }
+    t.parse::<u64>()
+        .ok()
+        .filter(|&n| n <= MAX_COUNT)
+        .and_then(|n| T::try_from(n).ok())
+        .ok_or_else(|| {
+            format!("invalid count {text:?}: too large (at most 1,000,000,000,000,000, 10^15)")
+        })
+}
+
+/// Parses a duration: a whole number with `s`, `m`, `h` or `d` (`90s`, `30m`, `24h`, `7d`), at
+/// most [`MAX_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     let secs_per = match unit {
+        _ if digits.is_empty() => 0,
         "s" => 1,
         "m" => 60,
         "h" => 3600,
         "d" => 86400,
-        _ => {
-            return Err(format!(
-                "invalid duration {text:?}: expected a number with s, m, h or d (90s, 30m, 24h, 7d)"
-            ));
-        }
+        _ => 0,
     };
+    if secs_per == 0 {
+        return Err(format!(
+            "invalid duration {text:?}: expected a number with s, m, h or d (90s, 30m, 24h, 7d)"
+        ));
+    }
     digits
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(secs_per))
         .map(Duration::from_secs)
-        .ok_or_else(|| format!("invalid duration {text:?}: expected a number with s, m, h or d"))
+        .filter(|&d| d <= MAX_DURATION)
+        .ok_or_else(|| {
+            format!("invalid duration {text:?}: too large (at most 36500d, about 100 years)")
+        })
 }
 
 /// Formats a byte count for people: `512 B`, `277.8 KiB`, `1.0 GiB` (one decimal, locale-free).
@@ -171,6 +213,30 @@ mod tests {
         ] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
+        assert_eq!(parse_size("1024T"), Ok(MAX_SIZE));
+        for huge in ["1025T", "18446744073709551615", "1125899906842625"] {
+            let e = parse_size(huge).unwrap_err();
+            assert!(e.contains("at most 1024T"), "{huge}: {e}");
+        }
+    }
+
+    #[test]
+    fn counts_are_whole_numbers_up_to_the_maximum() {
+        assert_eq!(parse_count::<u64>("0"), Ok(0));
+        assert_eq!(parse_count::<usize>(" 20 "), Ok(20));
+        assert_eq!(parse_count::<u64>("1000000000000000"), Ok(MAX_COUNT));
+        for huge in [
+            "1000000000000001",
+            "18446744073709551615",
+            "99999999999999999999",
+        ] {
+            let e = parse_count::<usize>(huge).unwrap_err();
+            assert!(e.contains("at most 1,000,000,000,000,000"), "{huge}: {e}");
+        }
+        for bad in ["", "-1", "+3", "1e3", "2K", "0x10"] {
+            let e = parse_count::<u64>(bad).unwrap_err();
+            assert!(e.contains("whole number"), "{bad}: {e}");
+        }
     }
 
     #[test]
@@ -181,6 +247,11 @@ mod tests {
         assert_eq!(parse_duration("7d"), Ok(Duration::from_secs(7 * 86400)));
         for bad in ["", "10", "h", "1.5h", "10w", "-3s"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+        assert_eq!(parse_duration("36500d"), Ok(MAX_DURATION));
+        for huge in ["36501d", "18446744073709551615s", "99999999999999999999s"] {
+            let e = parse_duration(huge).unwrap_err();
+            assert!(e.contains("at most 36500d"), "{huge}: {e}");
         }
         assert_eq!(human_duration(Duration::from_secs(86400)), "1d");
         assert_eq!(human_duration(Duration::from_secs(90)), "90s");

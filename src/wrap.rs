@@ -49,6 +49,10 @@ pub struct WrapOptions {
     pub turn: Option<String>,
     /// `--turn-budget`: the most bytes one turn passes through inline.
     pub turn_budget: u64,
+    /// Why the store must not be used (an invalid `SPILL_SCOPE` or `SPILL_DIR`, ...), when it
+    /// must not: then nothing touches the store — a large output gets the degraded envelope
+    /// with this reason, and turn budgets are not applied — and no other store stands in.
+    pub store_error: Option<String>,
 }
 
 impl Default for WrapOptions {
@@ -62,6 +66,7 @@ impl Default for WrapOptions {
             redact: false,
             turn: None,
             turn_budget: limits::TURN_BUDGET,
+            store_error: None,
         }
     }
 }
@@ -133,7 +138,8 @@ pub fn capture(
     let mut interrupted = false;
     // Phase one: buffer up to max_inline + 1 bytes; most outputs end here.
     while (first.len() as u64) <= limit {
-        let want = ((limit + 1 - first.len() as u64) as usize).min(CHUNK);
+        // Saturating: a limit of u64::MAX means "everything inline", never a zero-byte read.
+        let want = (limit.saturating_add(1) - first.len() as u64).min(CHUNK as u64) as usize;
         let start = first.len();
         first.resize(start + want, 0);
         match read_some(input, &mut first[start..], stop) {
@@ -165,7 +171,8 @@ fn inline(
     opts: &WrapOptions,
     store: &StoreConfig,
 ) -> Result<Capture> {
-    if let Some(turn) = opts.turn.as_deref().filter(|_| !bytes.is_empty()) {
+    let turn = opts.turn.as_deref().filter(|_| opts.store_error.is_none());
+    if let Some(turn) = turn.filter(|_| !bytes.is_empty()) {
         let admitted = crate::store::turn::admit(
             &Store::new(store.clone()),
             turn,
@@ -308,11 +315,14 @@ fn spill(
     stop: &dyn Fn() -> bool,
 ) -> Result<Spilled> {
     let store = Store::new(config.clone());
-    let mut writer: std::result::Result<CappedWriter, String> = store
-        .prepare()
-        .and_then(|_| store.create_temp())
-        .map(|temp| CappedWriter::new(temp, file_cap(config)))
-        .map_err(|e| e.to_string());
+    let mut writer: std::result::Result<CappedWriter, String> = match &opts.store_error {
+        Some(reason) => Err(reason.clone()),
+        None => store
+            .prepare()
+            .and_then(|_| store.create_temp())
+            .map(|temp| CappedWriter::new(temp, file_cap(config)))
+            .map_err(|e| e.to_string()),
+    };
     let keep = (opts.preview as usize)
         .saturating_mul(4)
         .clamp(256 << 10, 16 << 20);
@@ -585,6 +595,8 @@ pub fn envelope(
                 base.dropped_bytes = Some(st.dropped_bytes);
             }
         }
+        // Restricted mode names no path, in the envelope as on stderr.
+        Err(reason) if restricted => base.error = Some(crate::diag::without_paths(reason)),
         Err(reason) => base.error = Some(reason.clone()),
     }
     if let Some(part) = &s.json {

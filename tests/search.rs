@@ -62,10 +62,18 @@ fn context_lines_print_once_and_groups_merge_or_separate() {
         r.out(),
         "1:1:boot ok\n2-disk error on sda\n--\n7-error error error\n8:1:done\n"
     );
-    // Huge context values are whole-file context, not an overflow.
+    // The largest context (10^15, the maximum of every count) is whole-file context, not an
+    // overflow; past it the value is refused.
+    let r = search(&s, &["timeout", "-C", "1000000000000000"], LOG);
+    assert_eq!(r.out().lines().count(), 8);
     let huge = u64::MAX.to_string();
     let r = search(&s, &["timeout", "-C", &huge], LOG);
-    assert_eq!(r.out().lines().count(), 8);
+    r.status(2);
+    assert!(
+        r.stderr.contains("at most 1,000,000,000,000,000"),
+        "{}",
+        r.stderr
+    );
     let r = search(&s, &["timeout", "-B", "2"], LOG);
     assert_eq!(r.out(), "3-retry\n4-retry\n5:16:network ERROR: timeout\n");
     let r = search(&s, &["timeout", "-A", "1"], LOG);

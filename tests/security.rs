@@ -121,7 +121,7 @@ fn untrusted_text_in_messages_is_escaped() {
     let s = Sandbox::new();
     let evil = "no-such-\x1b]0;owned\x07-file\x1b[2J";
     // A bad flag is a usage error; wrap never loses its input to the environment: a bad
-    // SPILL_SCOPE falls back with a warning.
+    // SPILL_SCOPE stores nothing, with a warning, and the input still gets its envelope.
     for (args, code, env) in [
         (vec!["cat", evil], 2, "default"),
         (vec!["shape", evil], 2, "default"),

@@ -77,11 +77,14 @@ fn invalid_environment_values_never_lose_the_input() {
         "{}",
         r.stderr
     );
+    // An invalid scope is not ignored (that would mean the `default` scope): it stops storing.
     assert!(
-        r.stderr.contains("spill: warning: ignoring SPILL_SCOPE"),
+        r.stderr
+            .contains("spill: warning: SPILL_SCOPE: invalid scope name \"../x\""),
         "{}",
         r.stderr
     );
+    assert!(r.stderr.contains("nothing is stored"), "{}", r.stderr);
 }
 
 #[test]

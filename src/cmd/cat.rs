@@ -31,7 +31,13 @@ fn parse_span(flag: &str, text: &str) -> Result<Span> {
         if s.is_empty() {
             Ok(None)
         } else {
-            s.parse::<u64>().map(Some).map_err(|_| bad())
+            // A number past the common maximum says so, instead of wrapping further on.
+            crate::limits::parse_count::<u64>(s)
+                .map(Some)
+                .map_err(|why| match s.bytes().all(|b| b.is_ascii_digit()) {
+                    true => Error::Usage(format!("{flag}: {why}")),
+                    false => bad(),
+                })
         }
     };
     let span = Span {

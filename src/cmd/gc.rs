@@ -85,6 +85,9 @@ pub fn run(config: &StoreConfig, args: GcArgs) -> Result<Outcome> {
     let report = store.gc(GcOptions {
         dry_run: args.dry_run,
         all_scopes: args.all_scopes,
+        // Restricted mode sees only its own scope, so it can neither learn about nor evict
+        // another scope's entries.
+        scope_only: config.restricted,
     })?;
     let mut out = output::stdout();
     if args.json {

@@ -44,52 +44,130 @@ impl Outcome {
 pub fn dispatch(cli: Cli) -> Result<Outcome> {
     match cli.command {
         Command::Wrap(args) => wrap::run(&cli.global, args),
-        Command::Cat(args) => cat::run(&store_config(&cli.global, false)?, args),
-        Command::Shape(args) => shape::run(&store_config(&cli.global, false)?, args),
-        Command::Extract(args) => extract::run(&store_config(&cli.global, false)?, args),
-        Command::Ls(args) => ls::run(&store_config(&cli.global, false)?, args),
-        Command::Rm(args) => rm::run(&store_config(&cli.global, false)?, args),
+        Command::Cat(args) => cat::run(&store_config(&cli.global)?, args),
+        Command::Shape(args) => shape::run(&store_config(&cli.global)?, args),
+        Command::Extract(args) => extract::run(&store_config(&cli.global)?, args),
+        Command::Ls(args) => ls::run(&store_config(&cli.global)?, args),
+        Command::Rm(args) => rm::run(&store_config(&cli.global)?, args),
         Command::Search(args) => search::run(&cli.global, args),
-        Command::Gc(args) => gc::run(&store_config(&cli.global, false)?, args),
+        Command::Gc(args) => gc::run(&store_config(&cli.global)?, args),
         Command::Schema(args) => schema::run(args),
     }
 }
 
-/// True when `SPILL_RESTRICTED=1` (no flag twin, by design).
+/// The spellings of a switch (`SPILL_RESTRICTED`, `SPILL_REDACT`, `SPILL_ALLOW_RUN`), compared
+/// without ASCII case and surrounding whitespace. Unset or empty is off.
+pub const SWITCH_OFF: [&str; 4] = ["0", "false", "no", "off"];
+/// ... and the explicit on-values.
+pub const SWITCH_ON: [&str; 4] = ["1", "true", "yes", "on"];
+
+/// Reads a switch: `Some(false)` for unset, empty or an explicit off, `Some(true)` for an
+/// explicit on, `None` for anything else (`01`, `enabled`, bytes that are not UTF-8).
+pub fn parse_switch(value: Option<&std::ffi::OsStr>) -> Option<bool> {
+    let Some(value) = value else {
+        return Some(false);
+    };
+    let word = value
+        .to_str()?
+        .trim_matches(|c: char| c.is_ascii_whitespace());
+    let is = |list: &[&str]| list.iter().any(|w| w.eq_ignore_ascii_case(word));
+    if word.is_empty() || is(&SWITCH_OFF) {
+        Some(false)
+    } else if is(&SWITCH_ON) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Reads the switch `name` from the environment. A value that is neither an explicit on nor an
+/// explicit off reads as `fail_to`, the safe side, with a warning saying so: a safety switch
+/// (`SPILL_RESTRICTED`, `SPILL_REDACT`) passes `true`, so only an explicit off turns it off; a
+/// switch that loosens safety (`SPILL_ALLOW_RUN`) passes `false`, so only an explicit on
+/// turns it on.
+pub fn env_switch(name: &str, fail_to: bool) -> bool {
+    let value = std::env::var_os(name);
+    parse_switch(value.as_deref()).unwrap_or_else(|| {
+        let shown = diag::escape(&value.unwrap_or_default().to_string_lossy());
+        let (known, state) = match fail_to {
+            true => ("an explicit off (0, false, no, off, or empty)", "on"),
+            false => ("an explicit on (1, true, yes, on)", "off"),
+        };
+        diag::warning(&format!(
+            "{name}=\"{shown}\" is not {known}: taken as {state}"
+        ));
+        fail_to
+    })
+}
+
+/// True in restricted mode: `SPILL_RESTRICTED` set to anything but an explicit off (no flag
+/// twin, by design). Read once per process, so its warning is given once; the first call turns
+/// on path hiding ([`diag::hide_paths`]) before anything is written, that warning included.
 pub fn restricted() -> bool {
-    std::env::var_os("SPILL_RESTRICTED").is_some_and(|v| v == "1")
+    static RESTRICTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *RESTRICTED.get_or_init(|| {
+        if parse_switch(std::env::var_os("SPILL_RESTRICTED").as_deref()) != Some(false) {
+            diag::hide_paths(known_dirs());
+        }
+        env_switch("SPILL_RESTRICTED", true)
+    })
 }
 
-/// A non-empty environment variable.
-pub fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
+/// The directories a message could name, which restricted mode hides whole
+/// ([`diag::hide_paths`]): the store root's variables, `TMPDIR`, `HOME` and the working directory.
+pub fn known_dirs() -> Vec<String> {
+    let mut dirs: Vec<String> = ["SPILL_DIR", "TMPDIR", "HOME", "PWD"]
+        .iter()
+        .filter_map(std::env::var_os)
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if let Ok(cwd) = std::env::current_dir() {
+        dirs.push(cwd.to_string_lossy().into_owned());
+    }
+    dirs.push(StoreConfig::default_root().to_string_lossy().into_owned());
+    dirs
 }
 
-/// Reads and parses an environment variable. An invalid value is an error, or, when `lenient`
-/// (wrap, which must never lose its input to configuration), a warning and the default.
+/// Reads an environment variable as text: `None` when it is unset or empty, an error when its
+/// value is not UTF-8 (such a value is never taken for an unset one).
+pub fn env_text(name: &str) -> Result<Option<String>> {
+    match std::env::var_os(name) {
+        None => Ok(None),
+        Some(v) if v.is_empty() => Ok(None),
+        Some(v) => v
+            .into_string()
+            .map(Some)
+            .map_err(|_| Error::Usage(format!("{name}: the value is not valid UTF-8"))),
+    }
+}
+
+/// Reads and parses an environment variable; an invalid value (or one that is not UTF-8) is an
+/// error, or, when `lenient` (wrap's own options, which must never lose its input to
+/// configuration), a warning and the default.
 pub fn env_parsed<T>(
     name: &str,
     parse: impl Fn(&str) -> std::result::Result<T, String>,
     lenient: bool,
 ) -> Result<Option<T>> {
-    let Some(value) = env(name) else {
-        return Ok(None);
-    };
-    match parse(&value) {
-        Ok(v) => Ok(Some(v)),
-        Err(why) if lenient => {
-            diag::warning(&format!("ignoring {name}: {why}; using the default"));
+    let parsed = env_text(name).and_then(|value| match value {
+        None => Ok(None),
+        Some(v) => parse(&v)
+            .map(Some)
+            .map_err(|why| Error::Usage(format!("{name}: {why}"))),
+    });
+    match parsed {
+        Err(e) if lenient => {
+            diag::warning(&format!("ignoring {e}; using the default"));
             Ok(None)
         }
-        Err(why) => Err(Error::Usage(format!("{name}: {why}"))),
+        other => other,
     }
 }
 
-/// Resolves the store configuration: flag > environment > default. Restricted mode refuses
-/// the store flags. `lenient` turns invalid environment values into warnings (for wrap).
-pub fn store_config(global: &Global, lenient: bool) -> Result<StoreConfig> {
-    let restricted = restricted();
-    if restricted {
+/// Checks the store flags: restricted mode refuses them, `--scope` must be a valid name and
+/// `--dir` valid UTF-8. These are the caller's own mistakes, so even `wrap` exits 2 on them.
+pub fn check_store_flags(global: &Global) -> Result<()> {
+    if restricted() {
         let given = [
             ("--dir", global.dir.is_some()),
             ("--scope", global.scope.is_some()),
@@ -103,11 +181,32 @@ pub fn store_config(global: &Global, lenient: bool) -> Result<StoreConfig> {
             )));
         }
     }
-    let root = global
-        .dir
-        .clone()
-        .or_else(|| env("SPILL_DIR").map(PathBuf::from))
-        .unwrap_or_else(StoreConfig::default_root);
+    if let Some(dir) = &global.dir
+        && dir.to_str().is_none()
+    {
+        return Err(Error::Usage(
+            "--dir: the path is not valid UTF-8 (envelopes and messages could not show it exactly)"
+                .into(),
+        ));
+    }
+    if let Some(s) = &global.scope {
+        validate_scope(s).map_err(|why| Error::Usage(format!("--scope: {why}")))?;
+    }
+    Ok(())
+}
+
+/// Resolves the store configuration: flag > environment > default. Every invalid value is an
+/// error — never another scope or root: a `SPILL_SCOPE` or `SPILL_DIR` that is not valid, or a
+/// relative root when the current directory cannot be read. `wrap` turns these errors (all but
+/// [`check_store_flags`]'s) into its degraded envelope.
+pub fn store_config(global: &Global) -> Result<StoreConfig> {
+    check_store_flags(global)?;
+    let root = match &global.dir {
+        Some(dir) => dir.clone(),
+        None => env_text("SPILL_DIR")?
+            .map(PathBuf::from)
+            .unwrap_or_else(StoreConfig::default_root),
+    };
     let root = if root.is_relative() {
         std::env::current_dir()
             .map_err(|e| Error::stream("read the current directory", e))?
@@ -116,31 +215,28 @@ pub fn store_config(global: &Global, lenient: bool) -> Result<StoreConfig> {
         root
     };
     let scope = match &global.scope {
-        Some(s) => {
-            validate_scope(s).map_err(|why| Error::Usage(format!("--scope: {why}")))?;
-            s.clone()
-        }
+        Some(s) => s.clone(),
         None => env_parsed(
             "SPILL_SCOPE",
             |s| validate_scope(s).map(|_| s.to_string()),
-            lenient,
+            false,
         )?
         .unwrap_or_else(|| "default".to_string()),
     };
     let mut config = StoreConfig::new(root, scope);
-    config.restricted = restricted;
+    config.restricted = restricted();
     config.ttl = match global.ttl {
         Some(t) => t,
-        None => env_parsed("SPILL_TTL", limits::parse_duration, lenient)?.unwrap_or(limits::TTL),
+        None => env_parsed("SPILL_TTL", limits::parse_duration, false)?.unwrap_or(limits::TTL),
     };
     config.quota = match global.quota {
         Some(q) => q,
-        None => env_parsed("SPILL_QUOTA", limits::parse_size, lenient)?.unwrap_or(limits::QUOTA),
+        None => env_parsed("SPILL_QUOTA", limits::parse_size, false)?.unwrap_or(limits::QUOTA),
     };
     let max_file = match global.max_file {
         Some(m) => m,
         None => {
-            env_parsed("SPILL_MAX_FILE", limits::parse_size, lenient)?.unwrap_or(limits::MAX_FILE)
+            env_parsed("SPILL_MAX_FILE", limits::parse_size, false)?.unwrap_or(limits::MAX_FILE)
         }
     };
     config.max_file = max_file.min(config.quota);

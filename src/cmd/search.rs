@@ -36,7 +36,7 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         max_bytes: if args.unbounded { 0 } else { args.max_bytes },
     };
     // Only a ref needs the store; a path or `-` never opens it.
-    let store = super::store_config(global, false)?;
+    let store = super::store_config(global)?;
     let input = crate::source::open(&args.source, &store)?;
     let searching = |e| Error::stream("search the source", e);
     let writing = |e| Error::stream("write to stdout", e);

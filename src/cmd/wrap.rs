@@ -5,6 +5,7 @@ use std::fs::File;
 use std::io::{IsTerminal, Read};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -12,6 +13,7 @@ use std::time::Duration;
 
 use crate::cli::{Global, WrapArgs, WrapFormat};
 use crate::error::{Error, Result};
+use crate::store::StoreConfig;
 use crate::text::redact::Redactor;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, limits, output};
@@ -160,8 +162,12 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
             env_parsed("SPILL_FORMAT", parse, true)?.unwrap_or(WrapFormat::Json)
         }
     };
-    let redact = args.redact || env_parsed("SPILL_REDACT", parse_switch, true)?.unwrap_or(false);
-    let turn = args.turn.clone().or_else(|| super::env("SPILL_TURN"));
+    // A safety switch: anything but an explicit off turns redaction on.
+    let redact = args.redact || super::env_switch("SPILL_REDACT", true);
+    let turn = match &args.turn {
+        Some(t) => Some(t.clone()),
+        None => env_parsed("SPILL_TURN", |s| Ok(s.to_string()), true)?,
+    };
     let turn_budget = match args.turn_budget {
         Some(v) => v,
         None => env_parsed("SPILL_TURN_BUDGET", limits::parse_size, true)?
@@ -183,31 +189,38 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         redact,
         turn,
         turn_budget,
+        store_error: None,
     };
     Ok((opts, format))
 }
 
-/// Parses an on/off environment switch such as `SPILL_REDACT`.
-fn parse_switch(value: &str) -> std::result::Result<bool, String> {
-    match value {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        other => Err(format!("invalid value {other:?}: use 1 or 0")),
-    }
-}
-
 /// Runs `spill wrap`.
 pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
-    let (opts, format) = options(&args)?;
-    let store = match super::store_config(global, true) {
+    // Restricted mode is for a caller that may only run spill: running any other command would
+    // undo every boundary it draws. Only the harness, which runs commands anyway, says otherwise.
+    if !args.command.is_empty()
+        && super::restricted()
+        && !super::env_switch("SPILL_ALLOW_RUN", false)
+    {
+        return Err(Error::Usage(
+            "wrap -- CMD is refused in restricted mode (SPILL_RESTRICTED): pipe the output in instead (`CMD 2>&1 | spill wrap`), or, where the harness itself runs CMD, set SPILL_ALLOW_RUN=1".into(),
+        ));
+    }
+    let (mut opts, format) = options(&args)?;
+    super::check_store_flags(global)?;
+    // An unusable store setting never lets another scope or root stand in: the input still
+    // passes through or gets the degraded envelope, and restricted mode stays on.
+    let store = match super::store_config(global) {
         Ok(c) => c,
-        Err(e @ Error::Usage(_)) => return Err(e),
         Err(e) => {
-            diag::warning(&format!("{e}; using the default store"));
-            crate::store::StoreConfig::new(
-                crate::store::StoreConfig::default_root(),
-                "default".into(),
-            )
+            let reason = e.to_string();
+            diag::warning(&format!(
+                "{reason}; nothing is stored until it is fixed (larger output gets a preview only)"
+            ));
+            opts.store_error = Some(reason);
+            let mut placeholder = StoreConfig::new(PathBuf::new(), String::new());
+            placeholder.restricted = super::restricted();
+            placeholder
         }
     };
     install_signal_handlers();
@@ -249,6 +262,8 @@ fn print(
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
             match &s.stored {
+                // A store setting that is unusable was already reported, before reading.
+                Err(_) if opts.store_error.is_some() => {}
                 Err(reason) => diag::warning(&format!(
                     "the output was not stored ({reason}); printed a preview only. Set SPILL_DIR (or --dir) to a private, writable directory"
                 )),
@@ -264,7 +279,7 @@ fn run_command(
     args: &WrapArgs,
     opts: &WrapOptions,
     format: WrapFormat,
-    store: &crate::store::StoreConfig,
+    store: &StoreConfig,
 ) -> Result<Outcome> {
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 fills two descriptors we then own; O_CLOEXEC keeps them out of other children.
@@ -282,13 +297,17 @@ fn run_command(
         .try_clone()
         .map_err(|e| Error::stream("create a pipe for CMD", e))?;
     let program = &args.command[0];
-    let mut child = match Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(&args.command[1..])
         .stdout(Stdio::from(write_end))
         .stderr(Stdio::from(write_err))
-        .process_group(0)
-        .spawn()
-    {
+        .process_group(0);
+    die_with_parent(&mut command);
+    let spawned = command.spawn();
+    // The command holds our copies of the pipe's write end: they must be gone for EOF.
+    drop(command);
+    let mut child = match spawned {
         Ok(c) => c,
         Err(e) => {
             let name = diag::escape(&program.to_string_lossy());
@@ -303,6 +322,8 @@ fn run_command(
     };
     let group = child.id() as i32;
     CHILD_GROUP.store(group, Ordering::SeqCst);
+    // Dropped on every way out of this function; a SIGKILL closes its pipe all the same.
+    let _guardian = Guardian::start(group);
     // The command's own handle to the pipe was moved into it; ours must be gone for EOF.
     let timed_out = Arc::new(AtomicBool::new(false));
     let done = Arc::new((Mutex::new(false), Condvar::new()));
@@ -343,6 +364,126 @@ fn run_command(
     Ok(Outcome::Status(code.clamp(0, 255) as u8))
 }
 
+/// Makes CMD die with wrap: on Linux the kernel sends it SIGKILL when wrap's thread that
+/// spawned it ends, even when wrap itself is killed with SIGKILL ([`Guardian`] covers the rest of
+/// its process group).
+fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the child between fork and exec and calls only
+        // async-signal-safe functions (prctl, getppid); it allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // wrap died before the request took effect: no signal will ever come.
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
+/// A small forked process in CMD's process group that kills the whole group with SIGKILL as
+/// soon as wrap is gone: it waits on a pipe whose only write end wrap holds, and the kernel
+/// closes that end however wrap ends — returning, failing, or killed with SIGKILL, alone or
+/// with its own process group. So nothing CMD started outlives wrap (a daemon that must, leaves
+/// the group with `setsid`). Dropping the guardian (when CMD is done) ends the group the same way
+/// and reaps it.
+struct Guardian {
+    pid: libc::pid_t,
+    /// The write end: closing it is the signal.
+    wake: Option<OwnedFd>,
+}
+
+impl Guardian {
+    /// Forks the guardian into `group`; `None` when no pipe or process can be made (CMD still
+    /// dies with wrap on Linux, only its own children may not).
+    fn start(group: libc::pid_t) -> Option<Guardian> {
+        let mut fds = [0 as libc::c_int; 2];
+        // SAFETY: pipe2 writes two descriptors into `fds` on success.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return None;
+        }
+        // SAFETY: both descriptors were just created and are owned by nothing else.
+        let (read_end, write_end) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: fork has no preconditions; the child runs only `guard`, which calls
+        // async-signal-safe functions and never returns.
+        match unsafe { libc::fork() } {
+            -1 => None,
+            // SAFETY: in the forked child, with the pipe's two descriptors.
+            0 => unsafe { guard(fds[0], fds[1], group) },
+            pid => {
+                drop(read_end);
+                // Joined from both sides, so the guardian is in the group before wrap can die.
+                // SAFETY: setpgid on our own child; failure leaves it in wrap's group.
+                unsafe { libc::setpgid(pid, group) };
+                Some(Guardian {
+                    pid,
+                    wake: Some(write_end),
+                })
+            }
+        }
+    }
+}
+
+impl Drop for Guardian {
+    fn drop(&mut self) {
+        drop(self.wake.take());
+        let mut status = 0;
+        // SAFETY: waits for our own child, which exits as soon as it reads end-of-file.
+        while unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0
+            && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {}
+    }
+}
+
+/// The guardian's whole life, in the forked child: keep only the pipe's read end (as stdin, so
+/// that nobody reading wrap's stdout or stderr waits for it), ignore the signals wrap forwards
+/// to the group, wait for end-of-file, then kill the group and exit.
+///
+/// # Safety
+///
+/// Only in a freshly forked child; `read_end` and `write_end` are the guardian pipe.
+unsafe fn guard(read_end: libc::c_int, write_end: libc::c_int, group: libc::pid_t) -> ! {
+    // SAFETY: each call is async-signal-safe and acts on this process only (kill: on `group`).
+    unsafe {
+        libc::close(write_end);
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGPIPE] {
+            libc::signal(sig, libc::SIG_IGN);
+        }
+        libc::setpgid(0, group);
+        if read_end != 0 {
+            libc::dup2(read_end, 0);
+        }
+        #[cfg(target_os = "linux")]
+        let closed = libc::syscall(libc::SYS_close_range, 1u32, u32::MAX, 0u32) == 0;
+        #[cfg(not(target_os = "linux"))]
+        let closed = false;
+        if !closed {
+            for fd in 1..1024 {
+                libc::close(fd);
+            }
+        }
+        let mut byte = 0u8;
+        while libc::read(0, (&raw mut byte).cast(), 1) != 0 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        libc::kill(-group, libc::SIGKILL);
+        libc::_exit(0)
+    }
+}
+
 /// Kills CMD's process group after `limit` (TERM, then KILL two seconds later), like timeout(1).
 fn spawn_watchdog(
     group: i32,
@@ -353,11 +494,15 @@ fn spawn_watchdog(
     std::thread::spawn(move || {
         let (lock, cvar) = &*done;
         let mut finished = lock.lock().unwrap_or_else(|e| e.into_inner());
-        let deadline = std::time::Instant::now() + limit;
-        for (sig, wait_until) in [
-            (libc::SIGTERM, deadline),
-            (libc::SIGKILL, deadline + Duration::from_secs(2)),
-        ] {
+        // A deadline past what the clock can hold is no deadline.
+        let now = std::time::Instant::now();
+        let Some(deadline) = now.checked_add(limit) else {
+            return;
+        };
+        let grace = deadline
+            .checked_add(Duration::from_secs(2))
+            .unwrap_or(deadline);
+        for (sig, wait_until) in [(libc::SIGTERM, deadline), (libc::SIGKILL, grace)] {
             while !*finished {
                 let now = std::time::Instant::now();
                 if now >= wait_until {

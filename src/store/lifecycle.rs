@@ -106,6 +106,10 @@ pub struct GcOptions {
     pub dry_run: bool,
     /// Expire entries and sweep temporary files of every scope, not only the current one.
     pub all_scopes: bool,
+    /// See and touch the current scope only (restricted mode): its usage is what is reported
+    /// and held against the quota, only its entries are evicted, and the root's own temporary
+    /// files and other scopes' tombstones are left alone.
+    pub scope_only: bool,
 }
 
 /// A published payload as seen on disk.
@@ -438,20 +442,32 @@ impl Store {
     }
 
     /// `spill gc`: expires entries, removes stale temporary files, then enforces the quota by
-    /// evicting least-recently-used entries of any scope, and prunes tombstones.
+    /// evicting least-recently-used entries of any scope (of the current one only with
+    /// [`GcOptions::scope_only`]), and prunes tombstones.
     pub fn gc(&self, opts: GcOptions) -> Result<GcReport> {
         if !check_dir(self.root(), "root")? {
             return Ok(GcReport::default());
         }
         let lock = self.lock()?;
-        let scopes = self.visit_scopes(opts.all_scopes)?;
+        let scopes = self.visit_scopes(opts.all_scopes && !opts.scope_only)?;
+        // The scopes whose usage counts and whose entries may be evicted.
+        let pool = match opts.scope_only {
+            true => scopes.clone(),
+            false => self.scopes()?,
+        };
         let mut removals = self.expire(&scopes, opts.dry_run, &lock)?;
-        let mut dirs = vec![(String::new(), self.root().to_path_buf())];
-        dirs.extend(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
+        let dirs: Vec<(String, PathBuf)> = scopes
+            .iter()
+            .map(|s| (s.clone(), self.root().join(s)))
+            .collect();
+        // The root's own temporary files belong to no scope: not for a scope-only pass.
+        if !opts.scope_only {
+            removals.extend(sweep_temps(self.root(), "", opts.dry_run, None));
+        }
         for (scope, dir) in &dirs {
             removals.extend(sweep_temps(dir, scope, opts.dry_run, None));
         }
-        for (scope, dir) in dirs.iter().skip(1) {
+        for (scope, dir) in &dirs {
             removals.extend(sweep_incomplete(dir, scope, opts.dry_run));
         }
         // The quota is the root's, so it is enforced over every scope; temporary files that
@@ -470,15 +486,15 @@ impl Store {
             .iter()
             .filter_map(|r| r.file.as_deref().map(|f| (r.scope.as_str(), f)))
             .collect();
-        let all = self.scopes()?;
         let in_flight: u64 = self
-            .temps(&all)
+            .temps(&pool)
             .iter()
+            .filter(|(scope, ..)| !opts.scope_only || !scope.is_empty())
             .filter(|(scope, name, _)| !swept.contains(&(scope.as_str(), name.as_str())))
             .map(|t| t.2)
             .sum();
         let mut held: Vec<Held> = self
-            .held(&all)
+            .held(&pool)
             .into_iter()
             .filter(|h| !gone.contains(&(h.scope.clone(), h.reference)))
             .collect();
@@ -490,7 +506,7 @@ impl Store {
         let tombstones_pruned = if opts.dry_run {
             0
         } else {
-            self.prune_tombstones(&self.scopes()?)
+            self.prune_tombstones(&pool)
         };
         Ok(GcReport {
             freed: removals.iter().map(|r| r.size).sum(),
