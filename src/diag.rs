@@ -104,6 +104,20 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// Like [`escape`], for user input echoed in a message: longer than 200 characters, it is cut
+/// there with a marker saying how long it was.
+pub fn escape_echo(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        None => escape(text),
+        Some((cut, _)) => format!(
+            "{}… ({} characters in all)",
+            escape(&text[..cut]),
+            crate::limits::group_digits(text.chars().count() as u64)
+        ),
+    }
+}
+
 /// Like [`escape`], but keeps line breaks: for multi-line human text bound for a terminal.
 pub fn escape_keep_newlines(text: &str) -> String {
     text.split('\n').map(escape).collect::<Vec<_>>().join("\n")
