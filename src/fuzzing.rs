@@ -530,7 +530,7 @@ mod tests {
 
         #[test]
         fn redact_invariants(data in prop::collection::vec(any::<u8>(), 0..200), token in
-            "(sk-[a-zA-Z0-9]{20,30}|AKIA[0-9A-Z]{16}|ghp_[a-zA-Z0-9]{36}|hunter2hunter2|Authorization: Bearer [a-z0-9]{8,20}|-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----)") {
+            "(sk-[a-zA-Z0-9]{20,30}|AKIA[0-9A-Z]{16}|ghp_[a-zA-Z0-9]{36}|hunter2hunter2|Authorization: Bearer [a-z0-9]{8,20}|-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----|\\\\u0041KIA[0-9A-Z]{16}|ghp\\\\u005[fF][a-zA-Z0-9]{36}|id_AKIA[0-9A-Z]{16}|AWS_SECRET_ACCESS_KEY=[A-Za-z0-9/+]{40}|\"SecretAccessKey\": \"[A-Za-z0-9+]{10}\\\\/[A-Za-z0-9+]{29}\"|Bearer [a-z]{4}\\\\/[a-z0-9]{8}|-----BEGIN PGP PRIVATE KEY BLOCK-----(\\\\n|\n)abc(\\\\n|\n)-----END PGP PRIVATE KEY BLOCK-----|hunter2\\\\u0068unter2)") {
             let mut input = data.clone();
             let at = input.len() / 2;
             input.splice(at..at, [b' '].into_iter().chain(token.bytes()).chain([b' ']));
