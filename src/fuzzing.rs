@@ -17,7 +17,7 @@ use crate::search::Window;
 use crate::text::analyze::{TextAnalyzer, analyze};
 use crate::text::clean::{clean_line, strip_ansi};
 use crate::text::preview::{Budget, render};
-use crate::text::redact::{REPLACEMENT, Redactor};
+use crate::text::redact::{REPLACEMENT, Redactor, decoded};
 use crate::text::{ceil_char_boundary, floor_char_boundary};
 
 /// Splits `data` into a control prefix of `n` bytes (zero-padded) and the rest.
@@ -112,15 +112,43 @@ thread_local! {
     });
 }
 
+/// `text` with its ASCII bytes JSON-escaped in turn as they are, `\u00xx`, `\u00XX` or their
+/// short escape (`\/`, `\"`, `\n` ...), starting at the choice `first`; other bytes as they are.
+fn json_escaped(text: &[u8], first: u8) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() * 3);
+    for (i, &b) in text.iter().enumerate() {
+        let short = match b {
+            b'"' | b'/' => Some(b),
+            b'\n' => Some(b'n'),
+            b'\t' => Some(b't'),
+            0x08 => Some(b'b'),
+            _ => None,
+        };
+        match (usize::from(first) + i) % 4 {
+            _ if !b.is_ascii() => out.push(b),
+            0 => out.push(b),
+            1 => out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+            2 => out.extend_from_slice(format!("\\u{b:04X}").as_bytes()),
+            _ => match short {
+                Some(s) => out.extend_from_slice(&[b'\\', s]),
+                None => out.push(b),
+            },
+        }
+    }
+    out
+}
+
 /// The redactor: the output does not depend on chunking; nothing is replaced iff the output is
 /// the input; every replacement is visible. Inputs are repeated with filler so that matches
-/// cross the held-back window (about 16.5 KiB) as well as chunk boundaries.
+/// cross the held-back window (about 16.5 KiB) as well as chunk boundaries. In one mode the
+/// input is JSON-escaped first (its backslashes made `|`): escaping never changes what is found
+/// — the escaped input has as many replacements, and its output decodes to the plain input's.
 pub fn redact(data: &[u8]) {
-    let ([mode, reps, split], body) = control::<3>(data);
+    let ([mode, copies, split], body) = control::<3>(data);
     // Tiny chunks are fed only without filler: with a batch of 0 each feed past the held-back
     // window rescans it, so byte-sized feeds of a long input would be quadratic.
     let tiny = mode & 0x40 != 0;
-    let reps = if tiny { 0 } else { reps % 4 };
+    let reps = if tiny { 0 } else { copies % 4 };
     let mut input = Vec::new();
     for i in 0..=usize::from(reps) {
         input.extend_from_slice(body);
@@ -129,6 +157,14 @@ pub fn redact(data: &[u8]) {
             input.resize(input.len() + usize::from(mode >> 1) * 97, b'.');
         }
     }
+    let plain = (copies & 0x80 != 0).then(|| {
+        let plain: Vec<u8> = input
+            .iter()
+            .map(|&b| if b == b'\\' { b'|' } else { b })
+            .collect();
+        input = json_escaped(&plain, split);
+        plain
+    });
     REDACTORS.with(|cell| {
         let mut all = cell.borrow_mut();
         let pair = if mode & 1 == 0 { 0 } else { 2 };
@@ -158,6 +194,20 @@ pub fn redact(data: &[u8]) {
         } else {
             let shown = memchr::memmem::find_iter(&out_whole, REPLACEMENT).count() as u64;
             assert!(shown >= count, "{shown} < {count}");
+        }
+        if let Some(plain) = plain {
+            let before = whole.count();
+            let out_plain = whole.redact_all(&plain);
+            assert_eq!(
+                whole.count() - before,
+                count,
+                "escaping changed what was found"
+            );
+            assert_eq!(
+                decoded(&out_whole),
+                out_plain,
+                "the escaped output does not decode to the plain output"
+            );
         }
     });
 }
@@ -514,7 +564,7 @@ mod tests {
 
         #[test]
         fn redact_invariants(data in prop::collection::vec(any::<u8>(), 0..200), token in
-            "(sk-[a-zA-Z0-9]{20,30}|AKIA[0-9A-Z]{16}|ghp_[a-zA-Z0-9]{36}|hunter2hunter2|Authorization: Bearer [a-z0-9]{8,20}|-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----)") {
+            "(sk-[a-zA-Z0-9]{20,30}|AKIA[0-9A-Z]{16}|ghp_[a-zA-Z0-9]{36}|hunter2hunter2|Authorization: Bearer [a-z0-9]{8,20}|-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----|\\\\u0041KIA[0-9A-Z]{16}|ghp\\\\u005[fF][a-zA-Z0-9]{36}|id_AKIA[0-9A-Z]{16}|AWS_SECRET_ACCESS_KEY=[A-Za-z0-9/+]{40}|\"SecretAccessKey\": \"[A-Za-z0-9+]{10}\\\\/[A-Za-z0-9+]{29}\"|Bearer [a-z]{4}\\\\/[a-z0-9]{8}|-----BEGIN PGP PRIVATE KEY BLOCK-----(\\\\n|\n)abc(\\\\n|\n)-----END PGP PRIVATE KEY BLOCK-----|hunter2\\\\u0068unter2)") {
             let mut input = data.clone();
             let at = input.len() / 2;
             input.splice(at..at, [b' '].into_iter().chain(token.bytes()).chain([b' ']));

@@ -935,3 +935,95 @@ fn a_byte_bound_below_the_floor_is_refused_and_the_floor_holds() {
         );
     }
 }
+
+/// RFC 9535 makes `match()`/`search()` with a pattern that is not valid I-Regexp (RFC 9485)
+/// false; extract keeps that and says why in one note on stderr.
+#[test]
+fn an_invalid_i_regexp_matches_nothing_and_one_note_says_why() {
+    let s = Sandbox::new();
+    let doc = r#"[{"a":"x"},{"a":"X"},{"a":"("}]"#;
+    let note = |r: &crate::common::Run| -> Vec<String> {
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with("spill: note:"))
+            .map(String::from)
+            .collect()
+    };
+    for (query, function, pattern, why) in [
+        (
+            "$[?match(@.a, '(?i)x')]",
+            "match",
+            "(?i)x",
+            "I-Regexp has no inline flags such as `(?i)` and no other `(?` groups",
+        ),
+        (
+            "$[?search(@.a, '[[:upper:]]')]",
+            "search",
+            "[[:upper:]]",
+            "`[` inside a class must be escaped as `\\[` (I-Regexp has no POSIX classes such as `[:upper:]`: use `\\p{Lu}`)",
+        ),
+        ("$[?match(@.a, '(')]", "match", "(", "a `(` is never closed"),
+        (
+            "$[?search(@.a, '\\\\d')]",
+            "search",
+            "\\d",
+            "`\\d` is not an I-Regexp escape (use a class such as `[0-9]` or `\\p{Nd}`)",
+        ),
+    ] {
+        let r = s.run(&["extract", "-", query, "--compact"], doc);
+        r.status(1);
+        assert_eq!(r.out(), "[]\n", "{query}");
+        assert_eq!(
+            note(&r),
+            vec![format!(
+                "spill: note: {function}() pattern '{pattern}' is not valid I-Regexp (RFC 9485): {why}; \
+                 the call is false for every value, as RFC 9535 specifies"
+            )],
+            "{query}"
+        );
+    }
+    // Found through another branch: the nodes are printed, the note still comes (once, for a
+    // pattern used twice), after stdout.
+    let r = s.run(
+        &[
+            "extract",
+            "-",
+            "$[?match(@.a, '(') || @.a == 'X' || !search(@.a, '(')]",
+            "--compact",
+        ],
+        doc,
+    );
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        r#"[{"a":"x"},{"a":"X"},{"a":"("}]"#.to_string() + "\n"
+    );
+    assert_eq!(note(&r).len(), 1, "{}", r.stderr);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    // Two different invalid patterns: one note, counting the other.
+    let r = s.run(
+        &["extract", "-", "$[?match(@.a, '(') || match(@.a, 'a{')]"],
+        doc,
+    );
+    r.status(1);
+    let notes = note(&r);
+    assert_eq!(notes.len(), 1, "{}", r.stderr);
+    assert!(
+        notes[0].ends_with("(1 more pattern of the query is invalid too)"),
+        "{}",
+        notes[0]
+    );
+    // Valid patterns, and patterns taken from the document (data, not the query): no note.
+    let r = s.run(
+        &["extract", "-", "$[?match(@.a, '[xX]')]", "--compact"],
+        doc,
+    );
+    r.status(0);
+    assert_eq!(r.stderr, "");
+    let r = s.run(
+        &["extract", "-", "$[?match(@.a, @.re)]"],
+        r#"[{"a":"x","re":"("}]"#,
+    );
+    r.status(1);
+    assert!(note(&r).is_empty(), "{}", r.stderr);
+}

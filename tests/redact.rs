@@ -269,3 +269,137 @@ fn concurrent_outputs_of_one_turn_share_the_budget_exactly() {
         .count();
     assert_eq!(inlined, 4);
 }
+
+/// The forms `--redact` once missed, in a JSON log big enough to be stored: JSON `\u` escapes
+/// inside tokens, an environment secret holding `"` and `\` (escaped by the JSON), a PGP private
+/// key block, labelled AWS secret access keys and session tokens, an AWS key id glued to a word,
+/// a bearer token written with `\/`. Neither the envelope, nor the stored bytes, nor `cat`, nor
+/// `extract -r` (which decodes the escapes) shows any of them, and the stored log is still JSON.
+#[test]
+fn json_escaped_and_labelled_secrets_reach_neither_the_store_nor_the_readers() {
+    let s = Sandbox::new();
+    let env_secret = r#"pa"ss\word-42"#;
+    let pgp = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF+xyz0BCADhVh8kQ2\n=Wf3a\n-----END PGP PRIVATE KEY BLOCK-----";
+    let ghp = "a1B2".repeat(9);
+    let values = [
+        r#""key \u0041KIAIOSFODNN7EXAMPLE""#.to_string(),
+        format!(r#""token ghp\u005f{ghp}""#),
+        format!(
+            r#""login {}""#,
+            serde_json::to_string(env_secret).unwrap().trim_matches('"')
+        ),
+        serde_json::to_string(pgp).unwrap(),
+        r#""AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI\/K7MDENG\/bPxRfiCYEXAMPLEKEY""#.to_string(),
+        r#""aws_session_token = FwoGZXIvYXdzEBYaDH3Xb+8A\/k9Qxyz==""#.to_string(),
+        r#""uploaded by id_AKIAZZ7QEXAMPLE2KEY4""#.to_string(),
+        r#""Authorization: Bearer abc\/DEF123\/xyz789""#.to_string(),
+    ];
+    let mut doc = String::from("[\n");
+    for i in 0..400 {
+        doc.push_str(&format!("{{\"i\":{i},\"msg\":\"filler line {i}\"}},\n"));
+    }
+    for (i, v) in values.iter().enumerate() {
+        doc.push_str(&format!("{{\"i\":{i},\"msg\":{v}}},\n"));
+    }
+    doc.push_str("{\"end\":true}\n]\n");
+    let plain = [
+        "AKIAIOSFODNN7EXAMPLE",
+        &format!("ghp_{ghp}"),
+        env_secret,
+        "lQOYBF+xyz0BCADhVh8kQ2",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "FwoGZXIvYXdzEBYaDH3Xb+8A/k9Qxyz==",
+        "AKIAZZ7QEXAMPLE2KEY4",
+        "abc/DEF123/xyz789",
+    ];
+    // What the readers would print: the plain secrets, and their escaped pieces.
+    let leaks = |bytes: &[u8]| -> Vec<String> {
+        let text = String::from_utf8_lossy(bytes);
+        plain
+            .iter()
+            .map(|p| p.to_string())
+            .chain(
+                [
+                    "KIAIOSFODNN7",
+                    &ghp,
+                    "word-42",
+                    "xyz0BCADhVh8k",
+                    "bPxRfiCY",
+                    "H3Xb",
+                    "ZZ7QEXAMPLE2KEY4",
+                    "DEF123",
+                ]
+                .map(String::from),
+            )
+            .filter(|p| text.contains(p.as_str()))
+            .collect()
+    };
+    let r = s
+        .cmd(&["wrap", "--redact", "--max-inline", "1K"])
+        .env("APP_PASSWORD", env_secret)
+        .stdin(doc.clone())
+        .run();
+    r.status(0);
+    assert_eq!(leaks(&r.stdout), Vec::<String>::new(), "envelope");
+    let env = r.json();
+    assert_eq!(env["redacted"], values.len(), "{env}");
+    let reference = env["ref"].as_str().unwrap().to_string();
+    let stored = std::fs::read(env["path"].as_str().unwrap()).unwrap();
+    assert_eq!(leaks(&stored), Vec::<String>::new(), "stored bytes");
+    let parsed: serde_json::Value = serde_json::from_slice(&stored).expect("still JSON");
+    assert_eq!(
+        leaks(parsed.to_string().as_bytes()),
+        Vec::<String>::new(),
+        "decoded"
+    );
+    assert_eq!(env["mimeType"], "application/json", "{env}");
+    for args in [
+        vec!["cat", &reference, "--lines", "400:415"],
+        vec!["extract", &reference, "$[*].msg", "-r", "--unbounded"],
+        vec!["extract", &reference, "$..*", "--unbounded"],
+        vec!["search", &reference, "REDACTED", "--max-columns", "0"],
+    ] {
+        let r = s.run(&args, "");
+        r.status(0);
+        assert_eq!(leaks(&r.stdout), Vec::<String>::new(), "{args:?}");
+    }
+    let r = s.run(&["extract", &reference, "$[400:408].msg", "-r"], "");
+    assert_eq!(
+        r.out(),
+        "key [REDACTED]\ntoken [REDACTED]\nlogin [REDACTED]\n[REDACTED]\n\
+         AWS_SECRET_ACCESS_KEY=[REDACTED]\naws_session_token = [REDACTED]\n\
+         uploaded by id_[REDACTED]\nAuthorization: Bearer [REDACTED]\n"
+    );
+    // The same document inline (under --max-inline): redacted the same way.
+    let r = s
+        .cmd(&["wrap", "--redact", "--max-inline", "1M"])
+        .env("APP_PASSWORD", env_secret)
+        .stdin(doc.clone())
+        .run();
+    assert_eq!(leaks(&r.stdout), Vec::<String>::new(), "inline");
+    assert_eq!(r.stdout, stored, "inline and stored bytes agree");
+}
+
+/// A secret split across wrap's read chunks in escaped form (a `\u0041` cut in two by the
+/// first read) is still found.
+#[test]
+fn an_escape_split_across_read_chunks_is_still_decoded() {
+    let s = Sandbox::new();
+    // wrap reads --max-inline + 1 bytes first: put the boundary inside the escape.
+    let first = 1024 + 1;
+    let token = r"\u0041KIAIOSFODNN7EXAMPLE";
+    let mut input = vec![b'.'; 3 << 20];
+    for at in [first - 3, first + (1 << 20) - 5] {
+        input[at - 1] = b' ';
+        input[at..at + token.len()].copy_from_slice(token.as_bytes());
+        input[at + token.len()] = b' ';
+    }
+    let env = s
+        .run(&["wrap", "--redact", "--max-inline", "1K"], input)
+        .status(0)
+        .json();
+    assert_eq!(env["redacted"], 2, "{env}");
+    let stored = std::fs::read(env["path"].as_str().unwrap()).unwrap();
+    assert_eq!(&stored[first - 4..first + 11], b" [REDACTED] ...");
+    assert!(!String::from_utf8_lossy(&stored).contains("KIA"));
+}

@@ -659,3 +659,64 @@ fn paths_round_trip_through_extract() {
         }
     }
 }
+
+#[test]
+fn no_match_says_so_on_stderr_in_text_mode_only() {
+    let s = Sandbox::new();
+    let r = search(&s, &["absent"], LOG);
+    r.status(1);
+    assert_eq!(
+        (r.out().as_str(), r.stderr.as_str()),
+        ("", "spill: no matches for 'absent'\n")
+    );
+    let r = search(&s, &["-e", "absent", "-e", "missing", "-C", "2"], LOG);
+    r.status(1);
+    assert_eq!(r.stderr, "spill: no matches for any of the 2 patterns\n");
+    // Like extract's explanation, it stays on stderr with --footer stdout.
+    let r = search(&s, &["absent", "--footer", "stdout"], LOG);
+    r.status(1);
+    assert_eq!(
+        (r.out().as_str(), r.stderr.as_str()),
+        ("", "spill: no matches for 'absent'\n")
+    );
+    // The literal fallback's note comes first; the pattern is escaped and cut when long.
+    let r = search(&s, &["(absent"], LOG);
+    r.status(1);
+    assert!(
+        r.stderr
+            .starts_with("spill: note: pattern is not a valid regex")
+            && r.stderr.ends_with("spill: no matches for '(absent'\n"),
+        "{}",
+        r.stderr
+    );
+    let r = search(&s, &["-F", "\x1b[31mred"], LOG);
+    assert_eq!(r.stderr, "spill: no matches for '\\x{1b}[31mred'\n");
+    let long = "q".repeat(1000);
+    let r = search(&s, &["-F", &long], LOG);
+    r.status(1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "spill: no matches for '{}…[+800 chars]…{}'\n",
+            "q".repeat(120),
+            "q".repeat(80)
+        )
+    );
+    // --json and --count say it on stdout; stderr stays silent.
+    let r = search(&s, &["absent", "--json"], LOG);
+    r.status(1);
+    assert!(r.out().contains("\"totalMatches\":0"), "{}", r.out());
+    assert_eq!(r.stderr, "");
+    for args in [&["absent", "--count"][..], &["absent", "--count", "--json"]] {
+        let r = search(&s, args, LOG);
+        r.status(1);
+        assert_eq!(r.stderr, "", "{args:?}");
+    }
+    // Matches past the offset are not "no matches": the footer says where they are.
+    let r = search(&s, &["retry", "--offset", "9"], LOG);
+    r.status(0);
+    assert_eq!(
+        r.stderr,
+        "no matches at --offset 9 (2 in total) · first page: --offset 0\n"
+    );
+}

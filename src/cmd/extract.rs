@@ -4,7 +4,7 @@
 use crate::cli::ExtractArgs;
 use crate::error::{Error, Result};
 use crate::extract::{self, Bounds, Mode, Options};
-use crate::json::path::Query;
+use crate::json::path::{InvalidPattern, Query};
 use crate::limits;
 use crate::store::StoreConfig;
 use crate::{diag, output};
@@ -56,8 +56,11 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     // A source that shrank under its map explains any error it caused.
     input.check_unchanged()?;
     let report = report?;
+    // An invalid pattern is false for every value (RFC 9535); the note says why, after stdout.
+    let invalid = query.invalid_patterns();
     if let Some(why) = &report.no_match {
         output::flush(&mut out)?;
+        pattern_note(&invalid);
         diag::message(&diag::escape(why));
         return Ok(Outcome::NotFound);
     }
@@ -78,7 +81,27 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         }
         None => output::flush(&mut out)?,
     }
+    pattern_note(&invalid);
     Ok(Outcome::Found)
+}
+
+/// One note naming the query's first invalid `match()`/`search()` pattern and why (and how
+/// many more there are), when there is one.
+fn pattern_note(invalid: &[InvalidPattern]) {
+    let Some(first) = invalid.first() else {
+        return;
+    };
+    let more = match invalid.len() - 1 {
+        0 => String::new(),
+        1 => " (1 more pattern of the query is invalid too)".into(),
+        n => format!(" ({n} more patterns of the query are invalid too)"),
+    };
+    diag::note(&format!(
+        "{}() pattern '{}' is not valid I-Regexp (RFC 9485): {}; the call is false for every value, as RFC 9535 specifies{more}",
+        first.function,
+        diag::echo(&first.pattern),
+        diag::escape(&first.reason),
+    ));
 }
 
 /// The query as given on the command line or in the `--from-file` file.

@@ -14,8 +14,10 @@ use super::Outcome;
 /// Runs `spill search`.
 pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     let footer_to = super::footer_to(args.footer)?;
+    let patterns: Vec<String> = args.pattern.into_iter().chain(args.regexp).collect();
+    let no_matches = no_matches_message(&patterns);
     let pattern = Pattern::new(&PatternOptions {
-        patterns: args.pattern.into_iter().chain(args.regexp).collect(),
+        patterns,
         fixed_strings: args.fixed_strings,
         ignore_case: args.ignore_case,
         word: args.word,
@@ -85,6 +87,11 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
             if let Some(line) = printer::footer(&result) {
                 super::emit_footer(&mut out, footer_to, &line)?;
             }
+            // Like extract's "nothing selected": in text mode an empty stdout is explained.
+            // --json (`"totalMatches":0`) and --count (`0`) say it on stdout already.
+            if result.total_matches == 0 {
+                diag::message(&no_matches);
+            }
         }
         result.total_matches
     };
@@ -93,6 +100,14 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     } else {
         Outcome::NotFound
     })
+}
+
+/// `no matches for 'PATTERN'` (or for any of N patterns), escaped for the terminal.
+fn no_matches_message(patterns: &[String]) -> String {
+    match patterns {
+        [one] => format!("no matches for '{}'", diag::echo(one)),
+        many => format!("no matches for any of the {} patterns", many.len()),
+    }
 }
 
 /// The note for `--paths` on a source that is not JSON or NDJSON; it says where a source that

@@ -598,7 +598,7 @@ impl<'a, D: Doc> Eval<'a, D> {
         }
         let re = cache
             .entry((full, p.into_owned()))
-            .or_insert_with_key(|(full, p)| iregexp::compile(p, *full));
+            .or_insert_with_key(|(full, p)| iregexp::compile(p, *full).ok());
         Ok(re.as_ref().is_some_and(|re| re.is_match(&s)))
     }
 

@@ -2,28 +2,38 @@
 //!
 //! The translation is a single iterative pass (no recursion, so a pattern taken from the
 //! document cannot exhaust the stack); the `regex` crate then enforces its own nesting and
-//! size limits. A pattern that is not valid I-Regexp yields `None`, which `match()` and
-//! `search()` turn into LogicalFalse (RFC 9535 §2.4.6).
+//! size limits. A pattern that is not valid I-Regexp yields an error saying why, which
+//! `match()` and `search()` turn into LogicalFalse (RFC 9535 §2.4.6) and `extract` reports in
+//! a note ([`check`]).
 
 use regex::{Regex, RegexBuilder};
 
+/// Why a pattern is not valid I-Regexp: a lower-case phrase.
+type Invalid = String;
+
 /// Translates `pattern`; `full` anchors it at both ends (for `match()`).
-pub(crate) fn translate(pattern: &str, full: bool) -> Option<String> {
+pub(crate) fn translate(pattern: &str, full: bool) -> Result<String, Invalid> {
     let mut out = String::with_capacity(pattern.len() + 16);
     out.push_str(if full { r"\A(?:" } else { "(?:" });
     let mut chars = pattern.chars().peekable();
     let mut depth = 0usize;
-    // Whether the previous piece was an atom that a quantifier may follow.
+    // Whether the previous piece was an atom that a quantifier may follow, and whether it was
+    // an opening parenthesis (for the message about `(?`).
     let mut can_quantify = false;
+    let mut after_open = false;
     while let Some(c) = chars.next() {
+        let opened = std::mem::take(&mut after_open);
         match c {
             '(' => {
                 out.push_str("(?:");
                 depth += 1;
                 can_quantify = false;
+                after_open = true;
             }
             ')' => {
-                depth = depth.checked_sub(1)?;
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or("`)` closes no group (a literal parenthesis is `\\)`)")?;
                 out.push(')');
                 can_quantify = true;
             }
@@ -31,45 +41,23 @@ pub(crate) fn translate(pattern: &str, full: bool) -> Option<String> {
                 out.push('|');
                 can_quantify = false;
             }
+            '?' if opened => {
+                return Err(
+                    "I-Regexp has no inline flags such as `(?i)` and no other `(?` groups".into(),
+                );
+            }
             '*' | '+' | '?' => {
                 if !can_quantify {
-                    return None;
+                    return Err(format!("`{c}` follows nothing it could repeat"));
                 }
                 out.push(c);
                 can_quantify = false;
             }
             '{' => {
                 if !can_quantify {
-                    return None;
+                    return Err("`{` follows nothing it could repeat".into());
                 }
-                out.push('{');
-                let mut digits = 0;
-                while let Some(&d) = chars.peek() {
-                    if !d.is_ascii_digit() {
-                        break;
-                    }
-                    out.push(d);
-                    chars.next();
-                    digits += 1;
-                }
-                if digits == 0 {
-                    return None;
-                }
-                if chars.peek() == Some(&',') {
-                    chars.next();
-                    out.push(',');
-                    while let Some(&d) = chars.peek() {
-                        if !d.is_ascii_digit() {
-                            break;
-                        }
-                        out.push(d);
-                        chars.next();
-                    }
-                }
-                if chars.next() != Some('}') {
-                    return None;
-                }
-                out.push('}');
+                quantifier(&mut chars, &mut out)?;
                 can_quantify = false;
             }
             '.' => {
@@ -95,7 +83,9 @@ pub(crate) fn translate(pattern: &str, full: bool) -> Option<String> {
                 out.push('$');
                 can_quantify = false;
             }
-            ']' | '}' => return None,
+            ']' | '}' => {
+                return Err(format!("`{c}` opens nothing (a literal one is `\\{c}`)"));
+            }
             c => {
                 push_literal(&mut out, c);
                 can_quantify = true;
@@ -103,19 +93,24 @@ pub(crate) fn translate(pattern: &str, full: bool) -> Option<String> {
         }
     }
     if depth != 0 {
-        return None;
+        return Err("a `(` is never closed".into());
     }
     out.push_str(if full { r")\z" } else { ")" });
-    Some(out)
+    Ok(out)
 }
 
-/// Compiles an I-Regexp pattern, or `None` when it is invalid (or beyond the crate's limits).
-pub(crate) fn compile(pattern: &str, full: bool) -> Option<Regex> {
+/// Compiles an I-Regexp pattern, or says why it is invalid (or beyond the crate's limits).
+pub(crate) fn compile(pattern: &str, full: bool) -> Result<Regex, Invalid> {
     let translated = translate(pattern, full)?;
     RegexBuilder::new(&translated)
         .size_limit(1 << 22)
         .build()
-        .ok()
+        .map_err(|_| "it is too large to compile".into())
+}
+
+/// Whether a pattern given to `match()` (`full`) or `search()` compiles; why not if not.
+pub(crate) fn check(pattern: &str, full: bool) -> Result<(), Invalid> {
+    compile(pattern, full).map(drop)
 }
 
 type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
@@ -123,6 +118,31 @@ type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
 fn push_literal(out: &mut String, c: char) {
     let mut buf = [0u8; 4];
     out.push_str(&regex::escape(c.encode_utf8(&mut buf)));
+}
+
+/// The rest of `{n}`, `{n,}` or `{n,m}`, the `{` already read.
+fn quantifier(chars: &mut Chars, out: &mut String) -> Result<(), Invalid> {
+    let not_one = || "`{` starts no quantifier `{n}`, `{n,}` or `{n,m}`".to_string();
+    out.push('{');
+    let mut digits = 0;
+    while let Some(d) = chars.next_if(char::is_ascii_digit) {
+        out.push(d);
+        digits += 1;
+    }
+    if digits == 0 {
+        return Err(not_one());
+    }
+    if chars.next_if_eq(&',').is_some() {
+        out.push(',');
+        while let Some(d) = chars.next_if(char::is_ascii_digit) {
+            out.push(d);
+        }
+    }
+    if chars.next() != Some('}') {
+        return Err(not_one());
+    }
+    out.push('}');
+    Ok(())
 }
 
 /// The characters RFC 9485 `SingleCharEsc` may escape (besides n, r, t).
@@ -133,25 +153,37 @@ fn is_single_char_esc(c: char) -> bool {
     )
 }
 
-/// After a backslash outside a class: `SingleCharEsc` or `\p{…}`/`\P{…}`.
-fn escape(chars: &mut Chars, out: &mut String) -> Option<()> {
-    match chars.next()? {
-        'n' => out.push_str(r"\n"),
-        'r' => out.push_str(r"\r"),
-        't' => out.push_str(r"\t"),
-        c @ ('p' | 'P') => category(c, chars, out)?,
-        c if is_single_char_esc(c) => push_literal(out, c),
-        _ => return None,
+/// The message for a backslash before `c`, which I-Regexp does not define.
+fn bad_escape(c: Option<char>) -> Invalid {
+    match c {
+        None => "it ends with a lone `\\`".into(),
+        Some(c @ ('d' | 'D' | 'w' | 'W' | 's' | 'S' | 'b' | 'B')) => format!(
+            "`\\{c}` is not an I-Regexp escape (use a class such as `[0-9]` or `\\p{{Nd}}`)"
+        ),
+        Some(c) => format!("`\\{c}` is not an I-Regexp escape"),
     }
-    Some(())
+}
+
+/// After a backslash outside a class: `SingleCharEsc` or `\p{…}`/`\P{…}`.
+fn escape(chars: &mut Chars, out: &mut String) -> Result<(), Invalid> {
+    match chars.next() {
+        Some('n') => out.push_str(r"\n"),
+        Some('r') => out.push_str(r"\r"),
+        Some('t') => out.push_str(r"\t"),
+        Some(c @ ('p' | 'P')) => category(c, chars, out)?,
+        Some(c) if is_single_char_esc(c) => push_literal(out, c),
+        c => return Err(bad_escape(c)),
+    }
+    Ok(())
 }
 
 /// `\p{Cat}` / `\P{Cat}` with the RFC 9485 general categories.
-fn category(p: char, chars: &mut Chars, out: &mut String) -> Option<()> {
-    if chars.next()? != '{' {
-        return None;
+fn category(p: char, chars: &mut Chars, out: &mut String) -> Result<(), Invalid> {
+    let bad = || format!("`\\{p}` takes a general category such as `\\{p}{{Lu}}`");
+    if chars.next() != Some('{') {
+        return Err(bad());
     }
-    let major = chars.next()?;
+    let major = chars.next().ok_or_else(bad)?;
     let allowed_minor: &str = match major {
         'L' => "lmotu",
         'M' => "cen",
@@ -160,25 +192,25 @@ fn category(p: char, chars: &mut Chars, out: &mut String) -> Option<()> {
         'Z' => "lps",
         'S' => "ckmo",
         'C' => "cfno",
-        _ => return None,
+        _ => return Err(bad()),
     };
     let mut name = String::from(major);
-    match chars.next()? {
-        '}' => {}
-        minor if allowed_minor.contains(minor) => {
+    match chars.next() {
+        Some('}') => {}
+        Some(minor) if allowed_minor.contains(minor) => {
             name.push(minor);
-            if chars.next()? != '}' {
-                return None;
+            if chars.next() != Some('}') {
+                return Err(bad());
             }
         }
-        _ => return None,
+        _ => return Err(bad()),
     }
     out.push('\\');
     out.push(p);
     out.push('{');
     out.push_str(&name);
     out.push('}');
-    Some(())
+    Ok(())
 }
 
 /// One class member: a character (possibly escaped) or a category escape.
@@ -187,46 +219,49 @@ enum Member {
     Category(String),
 }
 
-fn class_member(c: char, chars: &mut Chars) -> Option<Member> {
+fn class_member(c: char, chars: &mut Chars) -> Result<Member, Invalid> {
     match c {
-        '\\' => match chars.next()? {
-            'n' => Some(Member::Char('\n')),
-            'r' => Some(Member::Char('\r')),
-            't' => Some(Member::Char('\t')),
-            p @ ('p' | 'P') => {
+        '\\' => match chars.next() {
+            Some('n') => Ok(Member::Char('\n')),
+            Some('r') => Ok(Member::Char('\r')),
+            Some('t') => Ok(Member::Char('\t')),
+            Some(p @ ('p' | 'P')) => {
                 let mut s = String::new();
                 category(p, chars, &mut s)?;
-                Some(Member::Category(s))
+                Ok(Member::Category(s))
             }
-            e if is_single_char_esc(e) => Some(Member::Char(e)),
-            _ => None,
+            Some(e) if is_single_char_esc(e) => Ok(Member::Char(e)),
+            e => Err(bad_escape(e)),
         },
-        '[' | ']' | '-' => None,
-        c => Some(Member::Char(c)),
+        '[' => Err(
+            "`[` inside a class must be escaped as `\\[` (I-Regexp has no POSIX \
+             classes such as `[:upper:]`: use `\\p{Lu}`)"
+                .into(),
+        ),
+        '-' => Err("`-` inside a class makes a range, or comes first or last".into()),
+        ']' => Err("a class is empty".into()),
+        c => Ok(Member::Char(c)),
     }
 }
 
 /// `"[" ["^"] ("-" / CCE1) *CCE1 ["-"] "]"`, the `[` already read.
-fn class(chars: &mut Chars, out: &mut String) -> Option<()> {
+fn class(chars: &mut Chars, out: &mut String) -> Result<(), Invalid> {
+    let unclosed = || "a `[` is never closed".to_string();
     out.push('[');
-    if chars.peek() == Some(&'^') {
-        chars.next();
+    if chars.next_if_eq(&'^').is_some() {
         out.push('^');
     }
     let mut first = true;
     loop {
-        let c = chars.next()?;
+        let c = chars.next().ok_or_else(unclosed)?;
         if c == ']' && !first {
             break;
         }
-        if c == '-' {
+        if c == '-' && (first || chars.peek() == Some(&']')) {
             // A literal '-' only first or last.
-            if first || chars.peek() == Some(&']') {
-                out.push_str(r"\-");
-                first = false;
-                continue;
-            }
-            return None;
+            out.push_str(r"\-");
+            first = false;
+            continue;
         }
         first = false;
         match class_member(c, chars)? {
@@ -236,12 +271,12 @@ fn class(chars: &mut Chars, out: &mut String) -> Option<()> {
                 let mut ahead = chars.clone();
                 if ahead.next() == Some('-') && ahead.peek().is_some_and(|&n| n != ']') {
                     chars.next();
-                    let hi_c = chars.next()?;
+                    let hi_c = chars.next().ok_or_else(unclosed)?;
                     let Member::Char(hi) = class_member(hi_c, chars)? else {
-                        return None;
+                        return Err("a range ends in a category".into());
                     };
                     if hi < lo {
-                        return None;
+                        return Err(format!("the range `{lo}-{hi}` is out of order"));
                     }
                     out.push('-');
                     push_literal(out, hi);
@@ -250,7 +285,7 @@ fn class(chars: &mut Chars, out: &mut String) -> Option<()> {
         }
     }
     out.push(']');
-    Some(())
+    Ok(())
 }
 
 #[cfg(test)]
@@ -258,7 +293,7 @@ mod tests {
     use super::compile;
 
     fn full(p: &str, s: &str) -> Option<bool> {
-        compile(p, true).map(|r| r.is_match(s))
+        compile(p, true).ok().map(|r| r.is_match(s))
     }
 
     #[test]
@@ -267,7 +302,10 @@ mod tests {
         assert_eq!(full("a.c", "abcd"), Some(false));
         assert_eq!(full("a.c", "a\nc"), Some(false));
         assert_eq!(full("a.c", "a\rc"), Some(false));
-        assert_eq!(compile("b", false).map(|r| r.is_match("abc")), Some(true));
+        assert_eq!(
+            compile("b", false).ok().map(|r| r.is_match("abc")),
+            Some(true)
+        );
     }
 
     #[test]
@@ -275,7 +313,10 @@ mod tests {
         assert_eq!(full("a$", "a"), Some(true));
         assert_eq!(full("^a", "a"), Some(true));
         assert_eq!(full(r"a\^", "a^"), Some(true));
-        assert_eq!(compile("^b", false).map(|r| r.is_match("ab")), Some(false));
+        assert_eq!(
+            compile("^b", false).ok().map(|r| r.is_match("ab")),
+            Some(false)
+        );
         assert_eq!(full("[^a]", "b"), Some(true));
         assert_eq!(full("[a-]", "-"), Some(true));
         assert_eq!(full("[-a]", "-"), Some(true));
@@ -297,13 +338,13 @@ mod tests {
             "(", ")", "a**", "*a", "[]", "[a-b-c]", r"\d", r"\w", "a{", "a{,2}", "]", "}",
             r"\p{Xx}", r"\p{Lx}", "[b-a]", "(?:a)", "a|*",
         ] {
-            assert!(compile(p, true).is_none(), "{p} should be invalid");
+            assert!(compile(p, true).is_err(), "{p} should be invalid");
         }
     }
 
     #[test]
     fn deep_nesting_does_not_crash() {
         let p = "(".repeat(100_000) + &")".repeat(100_000);
-        assert!(compile(&p, true).is_none());
+        assert!(compile(&p, true).is_err());
     }
 }

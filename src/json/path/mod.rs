@@ -186,6 +186,38 @@ impl Query {
         )
     }
 
+    /// The patterns written in the query's `match()` and `search()` calls that are not valid
+    /// I-Regexp (RFC 9485), each once (the first call using it names the function), with why. Such a call is false for every value (RFC 9535
+    /// §2.4.6), which is what evaluation does; `extract` also says so in a note. A pattern taken
+    /// from the document (`match(@.a, @.re)`) is data, and is not checked here.
+    pub fn invalid_patterns(&self) -> Vec<InvalidPattern> {
+        let mut found: Vec<InvalidPattern> = Vec::new();
+        let mut check = |f: &ast::Func| {
+            let full = match f.name {
+                ast::FuncName::Match => true,
+                ast::FuncName::Search => false,
+                _ => return,
+            };
+            let Some(ast::Arg::Value(ast::ValueExpr::Literal(ast::Literal::String(p)))) =
+                f.args.get(1)
+            else {
+                return;
+            };
+            let function = if full { "match" } else { "search" };
+            if let Err(reason) = iregexp::check(p, full)
+                && !found.iter().any(|i| &i.pattern == p)
+            {
+                found.push(InvalidPattern {
+                    function,
+                    pattern: p.clone(),
+                    reason,
+                });
+            }
+        };
+        visit_funcs(&self.ast, &mut check);
+        found
+    }
+
     /// Evaluates the query on the document whose root is `root`, calling `sink` with each
     /// selected node and its location, in RFC 9535 order, as soon as it is found. The sink
     /// returns [`ControlFlow::Break`] to stop early; the result says whether it did.
@@ -198,6 +230,57 @@ impl Query {
         let eval = eval::Eval::new(doc, root);
         let mut path = NormPath::root();
         eval.run(&self.ast.segments, root, &mut path, &mut sink)
+    }
+}
+
+/// A `match()` or `search()` pattern in a query that is not valid I-Regexp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidPattern {
+    /// `match` or `search`.
+    pub function: &'static str,
+    /// The pattern as written in the query.
+    pub pattern: String,
+    /// Why it is invalid: a lower-case phrase.
+    pub reason: String,
+}
+
+/// Calls `f` with every function call in `query`, nested ones included (nesting is bounded by
+/// the parser, so the recursion is too).
+fn visit_funcs(query: &ast::PathQuery, f: &mut impl FnMut(&ast::Func)) {
+    fn logical(l: &ast::Logical, f: &mut impl FnMut(&ast::Func)) {
+        match l {
+            ast::Logical::Or(v) | ast::Logical::And(v) => v.iter().for_each(|l| logical(l, f)),
+            ast::Logical::Not(l) => logical(l, f),
+            ast::Logical::Compare(a, _, b) => {
+                value(a, f);
+                value(b, f);
+            }
+            ast::Logical::Exists(q) => visit_funcs(q, f),
+            ast::Logical::Func(func) => call(func, f),
+        }
+    }
+    fn value(v: &ast::ValueExpr, f: &mut impl FnMut(&ast::Func)) {
+        match v {
+            ast::ValueExpr::Literal(_) => {}
+            ast::ValueExpr::Query(q) => visit_funcs(q, f),
+            ast::ValueExpr::Func(func) => call(func, f),
+        }
+    }
+    fn call(func: &ast::Func, f: &mut impl FnMut(&ast::Func)) {
+        f(func);
+        for arg in &func.args {
+            match arg {
+                ast::Arg::Value(v) => value(v, f),
+                ast::Arg::Nodes(q) => visit_funcs(q, f),
+            }
+        }
+    }
+    for segment in &query.segments {
+        for selector in &segment.selectors {
+            if let ast::Selector::Filter(l) = selector {
+                logical(l, f);
+            }
+        }
     }
 }
 
