@@ -330,6 +330,10 @@ pub struct ExtractArgs {
     /// Lift every bound: print everything selected.
     #[arg(long)]
     pub unbounded: bool,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
+    /// failing at the first (indexes count only the records).
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr].
     #[arg(long, value_name = "WHERE", value_enum)]
     pub footer: Option<FooterTo>,

@@ -823,6 +823,7 @@ mod props {
             mode,
             compact: false,
             offset: 0,
+            skip_invalid: false,
         };
         let mut out = Vec::new();
         let report = extract(text.as_bytes(), &query, &opts, &mut out).expect("valid document");

@@ -98,6 +98,7 @@ fn extract_byte_bound_with_a_long_key() {
                         mode,
                         compact,
                         offset: 0,
+                        skip_invalid: false,
                     };
                     let mut out = Vec::new();
                     let report = extract(&data[6..], &query, &opts, &mut out).unwrap();

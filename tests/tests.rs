@@ -10,6 +10,7 @@ mod concurrency;
 mod extract;
 mod faults;
 mod fuzz_cases;
+mod json_test_suite;
 mod lifecycle;
 mod packaging;
 mod props;

@@ -50,6 +50,7 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         mode,
         compact: args.compact,
         offset: args.offset,
+        skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
     let report = extract::extract(&input, &query, &opts, &mut out)?;

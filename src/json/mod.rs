@@ -106,6 +106,7 @@ mod nav;
 mod parse;
 pub mod path;
 mod paths;
+pub mod records;
 mod scan;
 pub mod shape;
 

@@ -197,6 +197,25 @@ pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     walk_value(doc, at, &mut Ignore) // Ignore never stops
 }
 
+/// The offset just past the scalar (string, number, `true`, `false` or `null`) that starts at
+/// `doc[at]`, checked as strictly as [`validate`] checks it: the navigation and the skip of
+/// [`skip_value`](super::skip_value) pass over scalars with this, so a number such as
+/// `2024-01-02` ends at `2024` and the byte after it is then no separator (an error), never
+/// part of a value. An error for anything else at `at`.
+pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    let mut p = Parser::new(doc, at);
+    match doc.get(at) {
+        Some(b'"') => p.string(at),
+        Some(b'-' | b'0'..=b'9') => p.number(at).map(|_| p.pos),
+        Some(b't') => p.literal(at, b"true").map(|()| p.pos),
+        Some(b'f') => p.literal(at, b"false").map(|()| p.pos),
+        Some(b'n') => p.literal(at, b"null").map(|()| p.pos),
+        Some(b'N' | b'I') => Err(p.err(at, "NaN and Infinity are not JSON numbers")),
+        Some(_) => Err(p.err(at, "expected a JSON value")),
+        None => Err(p.err(at, "unexpected end of input: expected a JSON value")),
+    }
+}
+
 /// Walks the one value that starts at `at` (leading whitespace allowed), calling the visitor
 /// for its events, and returns the offset just past it (or where the visitor stopped it).
 /// Memory: 16 bytes per open container.

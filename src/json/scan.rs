@@ -6,9 +6,9 @@
 //! in-string mask is the prefix-XOR of the remaining quotes, and the bracket depth is tracked
 //! with popcounts — a block is only walked bit by bit when it could close the container.
 //!
-//! Skipping is lenient: it balances brackets and strings but does not check the grammar inside
-//! the value (`{"a" 1]` skips fine). Callers that print what they skipped over check it with
-//! [`crate::json::validate_value`].
+//! Skipping a container is lenient: it balances brackets and strings but does not check the
+//! grammar inside it (`{"a" 1]` skips fine). Scalars are always read strictly. Callers that print
+//! what they skipped over check it with [`crate::json::validate_value`].
 
 use super::SyntaxError;
 
@@ -22,62 +22,29 @@ struct Masks {
     close: u64,
 }
 
-/// The bytes a JSON scalar may not contain: where a number or literal ends.
-#[inline]
-fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' | b'"' | b'{' | b'['
-    )
-}
-
 /// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
 ///
-/// Containers and strings are matched by bracket depth and quote state only, so this runs at
-/// memory-scanning speed; the grammar inside the value is not checked (see the module docs).
-/// A value that does not end before the end of `doc` is an error at `at`.
+/// A scalar is read strictly ([`super::parse::scalar_end`]: the same checks as
+/// [`crate::json::validate`]), so what a skip passes over ends where the strict parser says it
+/// ends. Containers are matched by bracket depth and quote state only, so this runs at
+/// memory-scanning speed; the grammar inside a container is not checked (see the module docs).
+/// A value that does not end before the end of `doc` is an error.
 pub fn skip_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     match doc.get(at) {
+        // A container that never closes is invalid: the strict parser names its first error
+        // (errors are rare, so the second pass costs nothing on valid input), the same one
+        // `shape` and `wrap` report.
         Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| {
-            SyntaxError::new(
-                doc,
-                doc.len(),
-                "unexpected end of input: unclosed container",
-            )
-        }),
-        Some(b'"') => string_end(doc, at + 1).map(|end| end + 1).ok_or_else(|| {
-            SyntaxError::new(
-                doc,
-                doc.len(),
-                "unexpected end of input: unterminated string",
-            )
-        }),
-        Some(&b) if b == b'-' || b.is_ascii_alphanumeric() || b == b'.' || b == b'+' => {
-            let mut end = at + 1;
-            while end < doc.len() && !is_delimiter(doc[end]) {
-                end += 1;
+            match super::parse::validate_value(doc, at) {
+                Err(e) => e,
+                Ok(_) => SyntaxError::new(
+                    doc,
+                    doc.len(),
+                    "unexpected end of input: unclosed container",
+                ),
             }
-            Ok(end)
-        }
-        Some(_) => Err(SyntaxError::new(doc, at, "expected a JSON value")),
-        None => Err(SyntaxError::new(
-            doc,
-            at,
-            "unexpected end of input: expected a JSON value",
-        )),
-    }
-}
-
-/// Finds the closing quote of a string whose contents start at `from`; `None` if unterminated.
-/// Escapes are honoured (`\"` does not end the string) but not checked.
-pub fn string_end(doc: &[u8], mut from: usize) -> Option<usize> {
-    loop {
-        let (i, _) = find_string_special(doc, from);
-        match doc.get(i)? {
-            b'"' => return Some(i),
-            b'\\' => from = i + 2,
-            _ => from = i + 1, // a control character: the validator's business, not ours
-        }
+        }),
+        _ => super::parse::scalar_end(doc, at),
     }
 }
 
