@@ -260,7 +260,10 @@ pub struct ShapeArgs {
     pub max_bytes: u64,
     /// Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`.
     #[arg(long)]
-    pub paths: bool,
+    pub paths: bool,    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
+    /// failing at the first (indexes count only the records).
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 /// Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.
@@ -454,6 +457,10 @@ pub struct SearchArgs {
     /// (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only.
     #[arg(long)]
     pub paths: bool,
+    /// With --paths on NDJSON: skip and count the lines that are not exactly one JSON value
+    /// (as `extract --skip-invalid` does, so the paths index the same records).
+    #[arg(long, requires = "paths")]
+    pub skip_invalid: bool,
     /// Print the source text as is on a terminal, without escaping control characters.
     #[arg(long)]
     pub raw: bool,

@@ -437,17 +437,17 @@ fn starts_like_json(head: &[u8]) -> bool {
 
 /// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
 /// the memory-mapped temporary file, before it is published, so the metadata says what it is.
-/// Not JSON after all: `Err` with the summary's note when it broke somewhere.
+/// Not JSON after all: `Err` with the error when it looked like JSON and broke somewhere.
 fn analyze_json(
     finished: &Finished,
     opts: &WrapOptions,
-) -> std::result::Result<JsonPart, Option<String>> {
+) -> std::result::Result<JsonPart, Option<json::SyntaxError>> {
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
     match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
         json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
-        other => Err(other.invalid_note()),
+        json::analyze::Analysis::NotJson { invalid } => Err(invalid),
     }
 }
 
@@ -488,8 +488,21 @@ fn publish(
                 meta.summary = part.facts.summary.clone();
                 *json = Some(part);
             }
-            Err(note) => {
+            Err(error) => {
+                let note = error.as_ref().map(|e| {
+                    json::analyze::Analysis::NotJson {
+                        invalid: Some(e.clone()),
+                    }
+                    .invalid_note()
+                    .unwrap_or_default()
+                });
                 meta.summary = summary(facts, facts.signal_total, note.as_deref());
+                meta.invalid_json = error.map(|e| crate::store::meta::InvalidJson {
+                    offset: e.offset,
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                });
                 *invalid_json = note;
             }
         }

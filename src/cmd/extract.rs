@@ -44,6 +44,7 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         max_bytes: Some(usize::try_from(max_bytes).unwrap_or(usize::MAX)),
     });
     let input = crate::source::open(&args.source, store)?;
+    super::known_invalid_json(store, &input)?;
     let opts = Options {
         source: &args.source,
         bounds,
@@ -54,6 +55,9 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     };
     let mut out = output::stdout();
     let report = extract::extract(&input, &query, &opts, &mut out)?;
+    if report.skipped_lines > 0 {
+        diag::note(&super::shape::skipped_note(report.skipped_lines));
+    }
     if let Some(why) = &report.no_match {
         output::flush(&mut out)?;
         diag::message(&diag::escape(why));

@@ -207,7 +207,7 @@ pub fn extract(
                 doc.check_after(*v, path)?;
                 report.skipped_lines = doc.skipped_before(v.offset());
             }
-            None => report.skipped_lines = doc.check_end(root)?,
+            None => report.skipped_lines = doc.check_end(root, None)?,
         }
         match found {
             Some((mut path, v)) if opts.offset == 0 => {
@@ -243,6 +243,7 @@ pub fn extract(
         cut: false,
         reserve: 0,
         short_reserve: 0,
+        furthest: None,
     };
     let flags = match opts.mode {
         Mode::Nodes => " --nodes",
@@ -289,7 +290,7 @@ pub fn extract(
     }
     // Every node was checked before it was printed; the evaluation read to the end, so the
     // end is checked too (trailing data after the root is an error, not ignored).
-    report.skipped_lines = doc.check_end(root)?;
+    report.skipped_lines = doc.check_end(root, list.furthest)?;
     out.reserve -= list.reserve;
     let listed = list.total.saturating_sub(list.offset as u64);
     let left = listed.saturating_sub(list.shown);
@@ -355,6 +356,9 @@ struct List {
     /// (a marker without its command).
     reserve: usize,
     short_reserve: usize,
+    /// The end of the furthest node selected and its depth, from which
+    /// [`JsonDoc::check_end`] scans to the end of the document.
+    furthest: Option<(usize, usize)>,
 }
 
 impl List {
@@ -368,7 +372,10 @@ impl List {
     ) -> std::result::Result<(), SyntaxError> {
         // The byte after the node is checked even when the node is not printed (past
         // `--offset` or the bounds): an index or a count is only right in a valid document.
-        doc.check_after(v, p)?;
+        let end = doc.check_after(v, p)?;
+        if self.furthest.is_none_or(|(e, _)| end > e) {
+            self.furthest = Some((end, p.len()));
+        }
         self.total += 1;
         if self.total <= self.offset as u64 || self.cut {
             return Ok(());

@@ -113,11 +113,11 @@ pub mod shape;
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{
     Container, Flow, Format, Records, Scalar, Visitor, bom_len, detect, validate, validate_value,
-    walk, walk_value, walk_values,
+    walk, walk_records, walk_value, walk_values,
 };
 pub use path::{push_bracket_name, push_member};
-pub use paths::{PathHit, paths_at_offsets};
-pub use scan::skip_value;
+pub use paths::{PathHit, paths_at_offsets, paths_at_offsets_skipping};
+pub use scan::{close_containers, skip_value};
 
 use std::fmt;
 

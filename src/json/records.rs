@@ -51,6 +51,10 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
         return Layout::Json;
     }
     let end = line_end(doc, start);
+    if end == doc.len() {
+        // One line: one document (the common minified file is never skipped twice).
+        return Layout::Json;
+    }
     match skip_value(&doc[..end], start) {
         Ok(value_end) if skip_ws(&doc[..end], value_end) == end => {
             if skip_ws(doc, end) < doc.len() {
@@ -65,33 +69,48 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
 }
 
 /// The record of the line starting at `from`: `Ok(None)` for a blank line, else the offsets of
-/// the value and of the line's end. The value is checked strictly ([`validate_value`]); a line
-/// that does not hold exactly one value is an error that names the line.
-pub fn line_record(doc: &[u8], from: usize) -> Result<Option<(usize, usize)>, SyntaxError> {
+/// the value and of the line's end. A line that does not hold exactly one value is an error
+/// that names the line.
+///
+/// `strict` checks the value as [`validate_value`] does. Otherwise the line is measured with
+/// the fast skip (scalars strictly, containers by their brackets and quotes), which is enough
+/// to know which lines are records when any line that is not one is an error anyway; a caller
+/// that prints a record checks it then. Skipping lines (`--skip-invalid`) must be strict, or
+/// an index would depend on how much of a line was read.
+pub fn line_record(
+    doc: &[u8],
+    from: usize,
+    strict: bool,
+) -> Result<Option<(usize, usize)>, SyntaxError> {
     let end = line_end(doc, from);
     let line = &doc[..end];
     let start = skip_ws(line, from);
     if start == end {
         return Ok(None);
     }
-    let not_one = |e: SyntaxError| {
-        let message = format!(
-            "line {} is not one JSON value ({}); NDJSON holds one value per line \
-             (--skip-invalid skips and counts such lines)",
-            e.line, e.message
-        );
-        SyntaxError::new(doc, e.offset as usize, &message)
+    let value_end = if strict {
+        validate_value(line, start)
+    } else {
+        skip_value(line, start)
     };
-    let value_end = validate_value(line, start).map_err(not_one)?;
-    let rest = skip_ws(line, value_end);
-    if rest != end {
-        return Err(not_one(SyntaxError::new(
+    let error = match value_end {
+        Ok(value_end) if skip_ws(line, value_end) == end => return Ok(Some((start, end))),
+        Ok(value_end) if strict => SyntaxError::new(
             doc,
-            rest,
+            skip_ws(line, value_end),
             "unexpected data after the JSON value",
-        )));
-    }
-    Ok(Some((start, end)))
+        ),
+        // The fast skip found the line wrong: the strict parser says where (errors are rare).
+        _ if !strict => return line_record(doc, from, true),
+        Ok(_) => unreachable!("handled above"),
+        Err(e) => e,
+    };
+    let message = format!(
+        "line {} is not one JSON value ({}); NDJSON holds one value per line \
+         (--skip-invalid skips and counts such lines)",
+        error.line, error.message
+    );
+    Err(SyntaxError::new(doc, error.offset as usize, &message))
 }
 
 /// The records of an NDJSON source from offset `from` (a line start) on, each checked strictly,
@@ -125,7 +144,7 @@ impl Iterator for RecordLines<'_> {
             let from = self.pos;
             let next_line = (line_end(self.doc, from) + 1).min(self.doc.len());
             self.pos = next_line;
-            match line_record(self.doc, from) {
+            match line_record(self.doc, from, self.skip_invalid) {
                 Ok(None) => {}
                 Ok(Some((start, _))) => return Some(Ok(start)),
                 Err(_) if self.skip_invalid => self.skipped += 1,

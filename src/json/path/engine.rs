@@ -95,26 +95,28 @@ impl<'d> JsonDoc<'d> {
     /// Checks what follows node `n`, found at `path`, before it is printed: the next
     /// structural byte must be a separator or the closing bracket of its parent (so
     /// `[2024-01-02]` never yields `2024`), and after the root of a JSON document only
-    /// whitespace may follow. An NDJSON record's line was checked when it was read.
-    pub fn check_after(&self, n: Value<'d>, path: &NormPath<'_>) -> Result<(), SyntaxError> {
+    /// whitespace may follow. An NDJSON record's line was checked when it was read. Returns
+    /// where the node ends, for [`JsonDoc::check_end`].
+    pub fn check_after(&self, n: Value<'d>, path: &NormPath<'_>) -> Result<usize, SyntaxError> {
         if is_records(n) {
-            return self.check_end(n).map(|_| ());
+            self.check_end(n, None)?;
+            return Ok(self.bytes.len());
         }
+        let end = n.end()?;
         let last = path.elems().last();
         if last.is_none() || (self.ndjson && path.len() == 1) {
-            return if self.ndjson {
-                Ok(())
-            } else {
-                self.check_end(n).map(|_| ())
-            };
+            if !self.ndjson {
+                self.check_end(n, Some((end, 0)))?;
+            }
+            return Ok(end);
         }
-        let at = skip_ws(self.bytes, n.end()?);
+        let at = skip_ws(self.bytes, end);
         let (close, what) = match last {
             Some(PathElem::Name(_)) => (b'}', "expected ',' or '}' after an object member"),
             _ => (b']', "expected ',' or ']' after an array element"),
         };
         match self.bytes.get(at) {
-            Some(&b) if b == b',' || b == close => Ok(()),
+            Some(&b) if b == b',' || b == close => Ok(end),
             Some(_) => Err(SyntaxError::new(self.bytes, at, what)),
             None => Err(SyntaxError::new(
                 self.bytes,
@@ -140,19 +142,39 @@ impl<'d> JsonDoc<'d> {
 
     /// Checks the end of the document, for a query whose evaluation reached it: the root value
     /// ends and only whitespace follows (JSON), or every record line is one value (NDJSON).
-    /// Returns the NDJSON lines skipped (with `skip_invalid`) in the whole document.
-    pub fn check_end(&self, root: Value<'d>) -> Result<u64, SyntaxError> {
+    /// `furthest` is the end of the furthest node the evaluation read and how many containers
+    /// enclose it: the rest is scanned from there, at skipping speed, instead of from the
+    /// root. Returns the NDJSON lines skipped (with `skip_invalid`) in the whole document.
+    pub fn check_end(
+        &self,
+        root: Value<'d>,
+        furthest: Option<(usize, usize)>,
+    ) -> Result<u64, SyntaxError> {
         if self.ndjson {
-            let mut records = self.records();
+            // Lines skipped are counted over the whole document; without skipping, the lines
+            // after the furthest record are the ones left to check.
+            let from = match furthest {
+                Some((end, _)) if !self.skip_invalid => {
+                    memchr::memchr(b'\n', &self.bytes[end..]).map_or(self.bytes.len(), |i| end + i + 1)
+                }
+                _ => self.first,
+            };
+            let mut records = Records::new(self.bytes, from, self.skip_invalid);
             for r in records.by_ref() {
                 r?;
             }
             return Ok(records.skipped());
         }
-        let end = if is_records(root) {
-            self.first
-        } else {
-            root.end()?
+        let end = match furthest {
+            Some((end, depth)) => json::close_containers(self.bytes, end, depth).ok_or_else(|| {
+                SyntaxError::new(
+                    self.bytes,
+                    self.bytes.len(),
+                    "unexpected end of input: unclosed container",
+                )
+            })?,
+            None if is_records(root) => self.first,
+            None => root.end()?,
         };
         let at = skip_ws(self.bytes, end);
         if at == self.bytes.len() {
