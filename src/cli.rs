@@ -173,6 +173,10 @@ pub struct WrapArgs {
     /// [env: SPILL_TURN_BUDGET] [default: 64KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub turn_budget: Option<u64>,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"),
+    /// instead of describing the output as text.
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// With CMD: kill it after this long and exit 124, like timeout(1).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "command")]
     pub timeout: Option<Duration>,

@@ -49,6 +49,8 @@ pub struct WrapOptions {
     pub turn: Option<String>,
     /// `--turn-budget`: the most bytes one turn passes through inline.
     pub turn_budget: u64,
+    /// `--skip-invalid`: NDJSON lines that are not exactly one value are skipped and counted.
+    pub skip_invalid: bool,
 }
 
 impl Default for WrapOptions {
@@ -62,6 +64,7 @@ impl Default for WrapOptions {
             redact: false,
             turn: None,
             turn_budget: limits::TURN_BUDGET,
+            skip_invalid: false,
         }
     }
 }
@@ -445,7 +448,14 @@ fn analyze_json(
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
-    match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
+    let analysis = json::analyze::analyze(
+        &map,
+        &json::analyze::AnalyzeOptions {
+            skip_invalid: opts.skip_invalid,
+            ..analyze_options(opts.preview as usize)
+        },
+    );
+    match analysis {
         json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
         json::analyze::Analysis::NotJson { invalid } => Err(invalid),
     }
@@ -604,6 +614,7 @@ pub fn envelope(
         base.total_items = part.facts.total_items;
         base.summary = part.facts.summary.clone();
         base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
+        base.skipped_lines = part.facts.skipped_lines;
     }
     let mut budget = opts.preview as usize;
     let (mut head_lines, mut tail_lines) = (opts.head_lines, opts.tail_lines);
@@ -745,7 +756,13 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
 fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
     let search = format!("spill search {r} -i 'error|fail' -C 2");
     if facts.mime_type == "application/x-ndjson" {
-        return vec![format!("spill extract {r} '$[0:5]'"), search];
+        // Read with --skip-invalid, the records keep their indexes only with the flag.
+        let flag = if facts.skipped_lines.is_some() {
+            " --skip-invalid"
+        } else {
+            ""
+        };
+        return vec![format!("spill extract {r} '$[0:5]'{flag}"), search];
     }
     let query = match &facts.dominant_path {
         Some(path) => format!("{path}[0:5]"),

@@ -1048,3 +1048,79 @@ fn a_ref_whose_payload_wrap_found_invalid_fails_at_once() {
         assert!(run.stderr.contains("found when the output was stored"), "{}", run.stderr);
     }
 }
+
+#[test]
+fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
+    let s = Sandbox::new();
+    let doc = "{\"a\":0}\n{\"a\":1}\nnot json here\n{\"a\":3}\n{\"a\":4}\n";
+    // Without the flag the stream is invalid NDJSON, for every query that reads that far…
+    for q in ["$[3]", "$[5]", "$[*].a", "$"] {
+        let r = s.run(&["extract", "-", q], doc);
+        assert_eq!(invalid_at(&r), "16 (line 3:1)", "{q}");
+        assert!(r.stderr.contains("line 3 is not one JSON value"), "{}", r.stderr);
+    }
+    // …and one that stops before it answers from the lines before.
+    let r = s.run(&["extract", "-", "$[1]", "--compact"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "{\"a\":1}\n");
+    // With --skip-invalid the line is skipped and counted: $[2] is line 4's record.
+    let skip = |q: &str| s.run(&["extract", "-", q, "--compact", "--skip-invalid"], doc);
+    let r = skip("$[2]");
+    r.status(0);
+    assert_eq!(r.out(), "{\"a\":3}\n");
+    assert!(r.stderr.contains("skipped 1 line that is not exactly one JSON value"), "{}", r.stderr);
+    assert_eq!(skip("$[*].a").out(), "[0,1,3,4]\n");
+    skip("$[4]").status(1);
+    // Two values on one line are not two records, nor is a value spread over lines.
+    let r = s.run(&["extract", "-", "$[2]"], "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n");
+    assert_eq!(invalid_at(&r), "16 (line 2:9)");
+    let r = s.run(&["extract", "-", "$[1]", "--skip-invalid", "--compact"], "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n");
+    assert_eq!(r.out(), "{\"a\":3}\n");
+    let r = s.run(&["extract", "-", "$[*]"], "{\"a\":0}\n{\"a\":\n1}\n");
+    assert_eq!(invalid_at(&r), "13 (line 2:6)");
+    // shape and search --paths follow the same rule, with the same flag.
+    let file = s.file("mixed.ndjson", doc);
+    let file = file.to_str().unwrap();
+    let r = s.run(&["shape", file], "");
+    r.status(0);
+    assert_eq!(r.json()["invalidJsonAt"], 16);
+    let r = s.run(&["shape", file, "--skip-invalid"], "");
+    assert_eq!(r.out(), "{\"ndjson[4]\":{\"a\":\"integer\"},\"skippedLines\":1}\n");
+    let r = s.run(&["search", file, "\"a\":3", "--paths", "--skip-invalid"], "");
+    assert_eq!(r.out(), "4:2:$[2]:{\"a\":3}\n");
+}
+
+#[test]
+fn a_large_log_mixed_with_stderr_keeps_every_index() {
+    let s = Sandbox::new();
+    let mut log = String::new();
+    let mut records = 0;
+    for line in 0..58_000 {
+        if line % 29 == 3 {
+            log.push_str("Traceback (most recent call last): worker 7 restarted\n");
+        } else if line % 97 == 5 {
+            log.push('\n');
+        } else {
+            log.push_str(&format!("{{\"seq\":{records},\"line\":{}}}\n", line + 1));
+            records += 1;
+        }
+    }
+    let file = s.file("mixed.log", &log);
+    let file = file.to_str().unwrap();
+    let r = s.run(&["extract", file, "$[2000]"], "");
+    assert_eq!(invalid_at(&r), "57 (line 4:1)");
+    // Every index means the record of the same line, whichever query reads it.
+    for i in [0, 1999, 2000, 2001, records - 1] {
+        let q = format!("$[{i}].seq");
+        let r = s.run(&["extract", file, &q, "--skip-invalid"], "");
+        r.status(0);
+        assert_eq!(r.out(), format!("{i}\n"), "{q}");
+    }
+    let r = s.run(&["extract", file, "$[-1].seq", "--skip-invalid"], "");
+    assert_eq!(r.out(), format!("{}\n", records - 1));
+    let r = s.run(&["extract", file, "$[?@.seq == 2000].line", "--skip-invalid", "--compact"], "");
+    let line = r.json()[0].as_u64().unwrap();
+    let r = s.run(&["cat", file, "--lines", &format!("{line}:{line}")], "");
+    assert!(r.out().starts_with("{\"seq\":2000,"), "{}", r.out());
+    assert!(r.stderr.is_empty() || r.stderr.contains("lines"), "{}", r.stderr);
+}

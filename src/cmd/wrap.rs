@@ -183,6 +183,7 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         redact,
         turn,
         turn_budget,
+        skip_invalid: args.skip_invalid,
     };
     Ok((opts, format))
 }
