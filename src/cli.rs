@@ -264,7 +264,8 @@ pub struct ShapeArgs {
     pub max_bytes: u64,
     /// Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`.
     #[arg(long)]
-    pub paths: bool,    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
+    pub paths: bool,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
     /// failing at the first (indexes count only the records).
     #[arg(long)]
     pub skip_invalid: bool,

@@ -959,7 +959,11 @@ fn a_value_is_printed_only_when_it_and_the_byte_after_it_are_valid() {
             &["$", "$.date", "$.n", "$.*", "$..*"],
             "13 (line 1:14)",
         ),
-        (b"[1,2+3,4]", &["$", "$[1]", "$[2]", "$[*]", "$..*"], "4 (line 1:5)"),
+        (
+            b"[1,2+3,4]",
+            &["$", "$[1]", "$[2]", "$[*]", "$..*"],
+            "4 (line 1:5)",
+        ),
         (b"[123\xe5]", &["$", "$[0]", "$[*]"], "4 (line 1:5)"),
         (b"[1e+5+1]", &["$", "$[0]", "$..*"], "5 (line 1:6)"),
         (b"[1 2]", &["$[0]", "$[*]"], "3 (line 1:4)"),
@@ -968,7 +972,12 @@ fn a_value_is_printed_only_when_it_and_the_byte_after_it_are_valid() {
     for (doc, queries, at) in cases {
         for q in *queries {
             let r = s.run(&["extract", "-", q], *doc);
-            assert_eq!(invalid_at(&r), *at, "{q} on {:?}", String::from_utf8_lossy(doc));
+            assert_eq!(
+                invalid_at(&r),
+                *at,
+                "{q} on {:?}",
+                String::from_utf8_lossy(doc)
+            );
         }
     }
 }
@@ -996,7 +1005,10 @@ fn trailing_content_after_the_root_is_an_error() {
     r.status(0);
     assert_eq!(r.out(), "1\n");
     // Whitespace (CRLF too) after the root is fine.
-    let r = s.run(&["extract", "-", "$.a", "--compact"], "{\"a\":[1]}\r\n\t \n");
+    let r = s.run(
+        &["extract", "-", "$.a", "--compact"],
+        "{\"a\":[1]}\r\n\t \n",
+    );
     r.status(0);
     assert_eq!(r.out(), "[1]\n");
 }
@@ -1024,7 +1036,10 @@ fn a_ref_whose_payload_wrap_found_invalid_fails_at_once() {
     let s = Sandbox::new();
     let mut rows = String::from("[");
     for i in 0..800 {
-        rows.push_str(&format!("{{\"date\": 2024-01-{:02}, \"n\": {i}}},\n", i % 28 + 1));
+        rows.push_str(&format!(
+            "{{\"date\": 2024-01-{:02}, \"n\": {i}}},\n",
+            i % 28 + 1
+        ));
     }
     rows.push_str("{\"n\": 800}]\n");
     let env = s.run(&["wrap", "--max-inline", "0"], rows.as_bytes());
@@ -1045,7 +1060,11 @@ fn a_ref_whose_payload_wrap_found_invalid_fails_at_once() {
     ] {
         let run = s.cmd(args).run();
         assert_eq!(invalid_at(&run), "14 (line 1:15)", "{args:?}");
-        assert!(run.stderr.contains("found when the output was stored"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("found when the output was stored"),
+            "{}",
+            run.stderr
+        );
     }
 }
 
@@ -1057,7 +1076,11 @@ fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
     for q in ["$[3]", "$[5]", "$[*].a", "$"] {
         let r = s.run(&["extract", "-", q], doc);
         assert_eq!(invalid_at(&r), "16 (line 3:1)", "{q}");
-        assert!(r.stderr.contains("line 3 is not one JSON value"), "{}", r.stderr);
+        assert!(
+            r.stderr.contains("line 3 is not one JSON value"),
+            "{}",
+            r.stderr
+        );
     }
     // …and one that stops before it answers from the lines before.
     let r = s.run(&["extract", "-", "$[1]", "--compact"], doc);
@@ -1068,13 +1091,24 @@ fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
     let r = skip("$[2]");
     r.status(0);
     assert_eq!(r.out(), "{\"a\":3}\n");
-    assert!(r.stderr.contains("skipped 1 line that is not exactly one JSON value"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("skipped 1 line that is not exactly one JSON value"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(skip("$[*].a").out(), "[0,1,3,4]\n");
     skip("$[4]").status(1);
     // Two values on one line are not two records, nor is a value spread over lines.
-    let r = s.run(&["extract", "-", "$[2]"], "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n");
+    let r = s.run(
+        &["extract", "-", "$[2]"],
+        "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n",
+    );
     assert_eq!(invalid_at(&r), "16 (line 2:9)");
-    let r = s.run(&["extract", "-", "$[1]", "--skip-invalid", "--compact"], "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n");
+    let r = s.run(
+        &["extract", "-", "$[1]", "--skip-invalid", "--compact"],
+        "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n",
+    );
     assert_eq!(r.out(), "{\"a\":3}\n");
     let r = s.run(&["extract", "-", "$[*]"], "{\"a\":0}\n{\"a\":\n1}\n");
     assert_eq!(invalid_at(&r), "13 (line 2:6)");
@@ -1085,8 +1119,14 @@ fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
     r.status(0);
     assert_eq!(r.json()["invalidJsonAt"], 16);
     let r = s.run(&["shape", file, "--skip-invalid"], "");
-    assert_eq!(r.out(), "{\"ndjson[4]\":{\"a\":\"integer\"},\"skippedLines\":1}\n");
-    let r = s.run(&["search", file, "\"a\":3", "--paths", "--skip-invalid"], "");
+    assert_eq!(
+        r.out(),
+        "{\"ndjson[4]\":{\"a\":\"integer\"},\"skippedLines\":1}\n"
+    );
+    let r = s.run(
+        &["search", file, "\"a\":3", "--paths", "--skip-invalid"],
+        "",
+    );
     assert_eq!(r.out(), "4:2:$[2]:{\"a\":3}\n");
 }
 
@@ -1118,9 +1158,22 @@ fn a_large_log_mixed_with_stderr_keeps_every_index() {
     }
     let r = s.run(&["extract", file, "$[-1].seq", "--skip-invalid"], "");
     assert_eq!(r.out(), format!("{}\n", records - 1));
-    let r = s.run(&["extract", file, "$[?@.seq == 2000].line", "--skip-invalid", "--compact"], "");
+    let r = s.run(
+        &[
+            "extract",
+            file,
+            "$[?@.seq == 2000].line",
+            "--skip-invalid",
+            "--compact",
+        ],
+        "",
+    );
     let line = r.json()[0].as_u64().unwrap();
     let r = s.run(&["cat", file, "--lines", &format!("{line}:{line}")], "");
     assert!(r.out().starts_with("{\"seq\":2000,"), "{}", r.out());
-    assert!(r.stderr.is_empty() || r.stderr.contains("lines"), "{}", r.stderr);
+    assert!(
+        r.stderr.is_empty() || r.stderr.contains("lines"),
+        "{}",
+        r.stderr
+    );
 }

@@ -60,7 +60,9 @@ fn minify(doc: &[u8]) -> Vec<u8> {
 fn error_offset(stderr: &str) -> Option<u64> {
     let rest = &stderr[stderr.find(" at byte ")? + 9..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    rest[digits.len()..].starts_with(" (line ").then(|| digits.parse().ok())?
+    rest[digits.len()..]
+        .starts_with(" (line ")
+        .then(|| digits.parse().ok())?
 }
 
 /// What each command made of one file.
@@ -219,8 +221,8 @@ fn every_file_of_the_json_test_suite() {
     let mut failed = Vec::new();
     for v in &verdicts {
         // Every file is judged (each failure is printed by the panic hook) before failing.
-        let judged = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            match &v.name[..2] {
+        let judged =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &v.name[..2] {
                 "y_" => {
                     assert_eq!(
                         v.extract.code,
@@ -247,8 +249,7 @@ fn every_file_of_the_json_test_suite() {
                     }
                     other => panic!("{}: extract '$' exit {other:?}", v.name),
                 },
-            }
-        }));
+            }));
         match judged {
             Ok("y") => y += 1,
             Ok("n") => n += 1,
@@ -257,7 +258,11 @@ fn every_file_of_the_json_test_suite() {
             Err(_) => failed.push(v.name.clone()),
         }
     }
-    assert!(failed.is_empty(), "{} files failed: {failed:?}", failed.len());
+    assert!(
+        failed.is_empty(),
+        "{} files failed: {failed:?}",
+        failed.len()
+    );
     println!(
         "JSONTestSuite: {y} y_ accepted exactly, {n} n_ rejected, i_: {i_ok} accepted exactly, \
          {i_rejected} rejected"

@@ -871,7 +871,9 @@ fn skipped_ndjson_lines_match_the_schemas() {
     let s = Sandbox::new();
     let mut log = String::new();
     for i in 0..600 {
-        log.push_str(&format!("{{\"seq\":{i},\"msg\":\"request served in {i} ms\"}}\n"));
+        log.push_str(&format!(
+            "{{\"seq\":{i},\"msg\":\"request served in {i} ms\"}}\n"
+        ));
         if i % 100 == 7 {
             log.push_str("warning: connection reset by peer\n");
         }
@@ -884,7 +886,14 @@ fn skipped_ndjson_lines_match_the_schemas() {
     assert_valid(&schema(&s, "shape"), &value);
     assert_eq!(value["skippedLines"], 6, "{value}");
     let search = s.run(
-        &["search", file, "\"seq\":599", "--paths", "--skip-invalid", "--json"],
+        &[
+            "search",
+            file,
+            "\"seq\":599",
+            "--paths",
+            "--skip-invalid",
+            "--json",
+        ],
         "",
     );
     search.status(0);
@@ -892,7 +901,10 @@ fn skipped_ndjson_lines_match_the_schemas() {
     assert_valid(&schema(&s, "search"), &value);
     assert_eq!(value["skippedLines"], 6, "{value}");
     assert_eq!(value["matches"][0]["path"], "$[599]", "{value}");
-    let wrap = s.run(&["wrap", "--max-inline", "0", "--skip-invalid"], log.as_bytes());
+    let wrap = s.run(
+        &["wrap", "--max-inline", "0", "--skip-invalid"],
+        log.as_bytes(),
+    );
     wrap.status(0);
     let value = one_json_line(&wrap.stdout);
     assert_valid(&schema(&s, "envelope"), &value);

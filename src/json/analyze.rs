@@ -148,7 +148,11 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
                 summary,
                 ", {} {} skipped (not one JSON value)",
                 group_digits(records.skipped),
-                if records.skipped == 1 { "line" } else { "lines" }
+                if records.skipped == 1 {
+                    "line"
+                } else {
+                    "lines"
+                }
             );
         }
         let source = PreviewSource::List(

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use super::SyntaxError;
 use super::parse::bom_len;
-use super::parse::scalar_end;
+use super::parse::{scalar_end, string_end};
 use super::scan::skip_value;
 
 /// What a value is, judged from its first bytes.
@@ -312,7 +312,7 @@ impl<'a> Members<'a> {
         if doc[key_at] != b'"' {
             return Err(SyntaxError::new(doc, key_at, "expected a string key"));
         }
-        let key_end = scalar_end(doc, key_at)? - 1;
+        let key_end = string_end(doc, key_at)? - 1;
         let colon = skip_ws(doc, key_end + 1);
         if doc.get(colon) != Some(&b':') {
             return Err(SyntaxError::new(

@@ -205,6 +205,7 @@ pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
 /// [`skip_value`](super::skip_value) pass over scalars with this, so a number such as
 /// `2024-01-02` ends at `2024` and the byte after it is then no separator (an error), never
 /// part of a value. An error for anything else at `at`.
+#[inline]
 pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     let mut p = Parser::new(doc, at);
     match doc.get(at) {
@@ -217,6 +218,14 @@ pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
         Some(_) => Err(p.err(at, "expected a JSON value")),
         None => Err(p.err(at, "unexpected end of input: expected a JSON value")),
     }
+}
+
+/// The offset just past the string whose opening quote is `doc[at]`, checked strictly (escapes,
+/// control characters, UTF-8): [`scalar_end`] for the keys navigation reads, without its
+/// dispatch on the first byte.
+#[inline(always)]
+pub(crate) fn string_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    Parser::new(doc, at).string(at)
 }
 
 /// Walks the one value that starts at `at` (leading whitespace allowed), calling the visitor
@@ -982,7 +991,11 @@ mod tests {
         // A record that does not end on its line: the error is where the line ends, and names it.
         let e = walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err();
         assert_eq!(e.offset, 4);
-        assert!(e.message.starts_with("line 2 is not one JSON value"), "{}", e.message);
+        assert!(
+            e.message.starts_with("line 2 is not one JSON value"),
+            "{}",
+            e.message
+        );
         assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
         assert!(walk_values(b" \n ", &mut Ignore).is_err());
     }

@@ -82,7 +82,17 @@ pub fn line_record(
     from: usize,
     strict: bool,
 ) -> Result<Option<(usize, usize)>, SyntaxError> {
-    let end = line_end(doc, from);
+    record_in(doc, from, line_end(doc, from), strict)
+}
+
+/// [`line_record`] of the line `from..end` (`end` its `\n` or the end of `doc`).
+#[inline]
+fn record_in(
+    doc: &[u8],
+    from: usize,
+    end: usize,
+    strict: bool,
+) -> Result<Option<(usize, usize)>, SyntaxError> {
     let line = &doc[..end];
     let start = skip_ws(line, from);
     if start == end {
@@ -101,7 +111,7 @@ pub fn line_record(
             "unexpected data after the JSON value",
         ),
         // The fast skip found the line wrong: the strict parser says where (errors are rare).
-        _ if !strict => return line_record(doc, from, true),
+        _ if !strict => return record_in(doc, from, end, true),
         Ok(_) => unreachable!("handled above"),
         Err(e) => e,
     };
@@ -142,9 +152,9 @@ impl Iterator for RecordLines<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         while self.pos < self.doc.len() {
             let from = self.pos;
-            let next_line = (line_end(self.doc, from) + 1).min(self.doc.len());
-            self.pos = next_line;
-            match line_record(self.doc, from, self.skip_invalid) {
+            let end = line_end(self.doc, from);
+            self.pos = (end + 1).min(self.doc.len());
+            match record_in(self.doc, from, end, self.skip_invalid) {
                 Ok(None) => {}
                 Ok(Some((start, _))) => return Some(Ok(start)),
                 Err(_) if self.skip_invalid => self.skipped += 1,
@@ -176,7 +186,11 @@ mod tests {
         let doc = b"{\"a\":0}\n\n  {\"a\":1}\r\nnot json here\n{\"a\":3}\n";
         let e = starts(doc, false).unwrap_err();
         assert_eq!((e.offset, e.line), (20, 4));
-        assert!(e.message.starts_with("line 4 is not one JSON value"), "{}", e.message);
+        assert!(
+            e.message.starts_with("line 4 is not one JSON value"),
+            "{}",
+            e.message
+        );
         assert_eq!(starts(doc, true).unwrap(), (vec![0, 11, 34], 1));
         // Two values on a line, a value across lines: neither is a record.
         assert!(starts(b"{} {}\n", false).is_err());

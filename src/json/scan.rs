@@ -29,22 +29,27 @@ struct Masks {
 /// ends. Containers are matched by bracket depth and quote state only, so this runs at
 /// memory-scanning speed; the grammar inside a container is not checked (see the module docs).
 /// A value that does not end before the end of `doc` is an error.
+#[inline]
 pub fn skip_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     match doc.get(at) {
-        // A container that never closes is invalid: the strict parser names its first error
-        // (errors are rare, so the second pass costs nothing on valid input), the same one
-        // `shape` and `wrap` report.
-        Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| {
-            match super::parse::validate_value(doc, at) {
-                Err(e) => e,
-                Ok(_) => SyntaxError::new(
-                    doc,
-                    doc.len(),
-                    "unexpected end of input: unclosed container",
-                ),
-            }
-        }),
+        Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| unclosed(doc, at)),
         _ => super::parse::scalar_end(doc, at),
+    }
+}
+
+/// The error of a container that never closes: the strict parser names its first error
+/// (errors are rare, so the second pass costs nothing on valid input), the same one `shape`
+/// and `wrap` report.
+#[cold]
+#[inline(never)]
+fn unclosed(doc: &[u8], at: usize) -> SyntaxError {
+    match super::parse::validate_value(doc, at) {
+        Err(e) => e,
+        Ok(_) => SyntaxError::new(
+            doc,
+            doc.len(),
+            "unexpected end of input: unclosed container",
+        ),
     }
 }
 

@@ -154,9 +154,8 @@ impl<'d> JsonDoc<'d> {
             // Lines skipped are counted over the whole document; without skipping, the lines
             // after the furthest record are the ones left to check.
             let from = match furthest {
-                Some((end, _)) if !self.skip_invalid => {
-                    memchr::memchr(b'\n', &self.bytes[end..]).map_or(self.bytes.len(), |i| end + i + 1)
-                }
+                Some((end, _)) if !self.skip_invalid => memchr::memchr(b'\n', &self.bytes[end..])
+                    .map_or(self.bytes.len(), |i| end + i + 1),
                 _ => self.first,
             };
             let mut records = Records::new(self.bytes, from, self.skip_invalid);
@@ -166,13 +165,15 @@ impl<'d> JsonDoc<'d> {
             return Ok(records.skipped());
         }
         let end = match furthest {
-            Some((end, depth)) => json::close_containers(self.bytes, end, depth).ok_or_else(|| {
-                SyntaxError::new(
-                    self.bytes,
-                    self.bytes.len(),
-                    "unexpected end of input: unclosed container",
-                )
-            })?,
+            Some((end, depth)) => {
+                json::close_containers(self.bytes, end, depth).ok_or_else(|| {
+                    SyntaxError::new(
+                        self.bytes,
+                        self.bytes.len(),
+                        "unexpected end of input: unclosed container",
+                    )
+                })?
+            }
             None if is_records(root) => self.first,
             None => root.end()?,
         };
