@@ -24,7 +24,7 @@ struct Masks {
 
 /// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
 ///
-/// A scalar is read strictly ([`super::parse::scalar_end`]: the same checks as
+/// A scalar is read strictly (the strict parser's own checks, as
 /// [`crate::json::validate`]), so what a skip passes over ends where the strict parser says it
 /// ends. Containers are matched by bracket depth and quote state only, so this runs at
 /// memory-scanning speed; the grammar inside a container is not checked (see the module docs).
