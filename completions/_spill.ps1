@@ -60,6 +60,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
             [CompletionResult]::new('--redact', '--redact', [CompletionResultType]::ParameterName, 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]')
+            [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -75,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`')
+            [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -99,6 +101,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print selected strings without quotes, one per line; other values compact')
             [CompletionResult]::new('--compact', '--compact', [CompletionResultType]::ParameterName, 'Print JSON on one line instead of indenting by 2 spaces')
             [CompletionResult]::new('--unbounded', '--unbounded', [CompletionResultType]::ParameterName, 'Lift every bound: print everything selected')
+            [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -133,6 +136,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of matches (exit 1 when 0)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the matches, the total and the pagination')
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only')
+            [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the source text as is on a terminal, without escaping control characters')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -179,7 +179,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__extract)
-            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -555,7 +555,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --raw --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -645,7 +645,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__shape)
-            opts="-h --depth --max-depth --max-bytes --paths --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -695,7 +695,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --timeout --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -56,6 +56,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
             cand --redact 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+            cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -70,6 +71,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
             cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+            cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -93,6 +95,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --raw 'Print selected strings without quotes, one per line; other values compact'
             cand --compact 'Print JSON on one line instead of indenting by 2 spaces'
             cand --unbounded 'Lift every bound: print everything selected'
+            cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -126,6 +129,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --count 'Print only the number of matches (exit 1 when 0)'
             cand --json 'Print one JSON object: the matches, the total and the pagination'
             cand --paths 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+            cand --skip-invalid 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
             cand --raw 'Print the source text as is on a terminal, without escaping control characters'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

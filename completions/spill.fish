@@ -63,6 +63,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to c
 always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l redact -d 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
@@ -75,6 +76,7 @@ complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to 
 always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
+complete -c spill -n "__fish_spill_using_subcommand shape" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
 complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand extract" -s f -l from-file -d 'Read the query from FILE (one trailing line break ignored), like `jq -f`: for queries holding characters a command line cannot carry' -r -F
 complete -c spill -n "__fish_spill_using_subcommand extract" -l offset -d 'Skip this many selected nodes (to page through a long list)' -r
@@ -96,6 +98,7 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l nodes -d 'Print 
 complete -c spill -n "__fish_spill_using_subcommand extract" -s r -l raw -d 'Print selected strings without quotes, one per line; other values compact'
 complete -c spill -n "__fish_spill_using_subcommand extract" -l compact -d 'Print JSON on one line instead of indenting by 2 spaces'
 complete -c spill -n "__fish_spill_using_subcommand extract" -l unbounded -d 'Lift every bound: print everything selected'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
 complete -c spill -n "__fish_spill_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand search" -s e -l regexp -d 'A pattern to search for; repeat to find any of several' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -s A -l after-context -d 'Show N lines after each match' -r
@@ -122,6 +125,7 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l unbounded -d 'Lif
 complete -c spill -n "__fish_spill_using_subcommand search" -l count -d 'Print only the number of matches (exit 1 when 0)'
 complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print one JSON object: the matches, the total and the pagination'
 complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
+complete -c spill -n "__fish_spill_using_subcommand search" -l skip-invalid -d 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
 complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Print the source text as is on a terminal, without escaping control characters'
 complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r

@@ -13,7 +13,7 @@ fn main() {
     let f = std::fs::File::open(&file).expect("open");
     // SAFETY: the benchmark file is not modified while mapped.
     let map = unsafe { memmap2::Mmap::map(&f) }.expect("mmap");
-    let (doc, root) = JsonDoc::open(&map).expect("root");
+    let (doc, root) = JsonDoc::open(&map, false).expect("root");
     for q in args {
         let query = Query::parse_lenient(&q).expect("query");
         let start = Instant::now();

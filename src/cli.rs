@@ -178,6 +178,10 @@ pub struct WrapArgs {
     /// [env: SPILL_TURN_BUDGET] [default: 64KiB].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub turn_budget: Option<u64>,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"),
+    /// instead of describing the output as text.
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// With CMD: kill it after this long and exit 124, like timeout(1).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "command")]
     pub timeout: Option<Duration>,
@@ -267,6 +271,10 @@ pub struct ShapeArgs {
     /// Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`.
     #[arg(long)]
     pub paths: bool,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
+    /// failing at the first (indexes count only the records).
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 /// Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.
@@ -336,6 +344,10 @@ pub struct ExtractArgs {
     /// Lift every bound: print everything selected.
     #[arg(long)]
     pub unbounded: bool,
+    /// NDJSON: skip and count the lines that are not exactly one JSON value, instead of
+    /// failing at the first (indexes count only the records).
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr].
     #[arg(long, value_name = "WHERE", value_enum)]
     pub footer: Option<FooterTo>,
@@ -464,6 +476,10 @@ pub struct SearchArgs {
     /// (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only.
     #[arg(long)]
     pub paths: bool,
+    /// With --paths on NDJSON: skip and count the lines that are not exactly one JSON value
+    /// (as `extract --skip-invalid` does, so the paths index the same records).
+    #[arg(long, requires = "paths")]
+    pub skip_invalid: bool,
     /// Print the source text as is on a terminal, without escaping control characters.
     #[arg(long)]
     pub raw: bool,

@@ -34,6 +34,9 @@ pub struct Envelope {
     /// Length of the dominant array, or records, or root keys.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_items: Option<u64>,
+    /// NDJSON stored with `--skip-invalid`: the lines that are not exactly one JSON value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped_lines: Option<u64>,
     /// The wrapped command's exit status (`wrap -- CMD`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,

@@ -457,6 +457,7 @@ pub fn extract_eval(data: &[u8]) {
             mode,
             compact: which & 0x80 != 0,
             offset,
+            skip_invalid: false,
         };
         let mut out = Vec::new();
         extract(doc, &query, &opts, &mut out).map(|report| (out, report))

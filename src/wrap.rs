@@ -53,6 +53,8 @@ pub struct WrapOptions {
     /// must not: then nothing touches the store — a large output gets the degraded envelope
     /// with this reason, and turn budgets are not applied — and no other store stands in.
     pub store_error: Option<String>,
+    /// `--skip-invalid`: NDJSON lines that are not exactly one value are skipped and counted.
+    pub skip_invalid: bool,
 }
 
 impl Default for WrapOptions {
@@ -67,6 +69,7 @@ impl Default for WrapOptions {
             turn: None,
             turn_budget: limits::TURN_BUDGET,
             store_error: None,
+            skip_invalid: false,
         }
     }
 }
@@ -449,17 +452,24 @@ fn starts_like_json(head: &[u8]) -> bool {
 
 /// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
 /// the memory-mapped temporary file, before it is published, so the metadata says what it is.
-/// Not JSON after all: `Err` with the summary's note when it broke somewhere.
+/// Not JSON after all: `Err` with the error when it looked like JSON and broke somewhere.
 fn analyze_json(
     finished: &Finished,
     opts: &WrapOptions,
-) -> std::result::Result<JsonPart, Option<String>> {
+) -> std::result::Result<JsonPart, Option<json::SyntaxError>> {
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
-    match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
+    let analysis = json::analyze::analyze(
+        &map,
+        &json::analyze::AnalyzeOptions {
+            skip_invalid: opts.skip_invalid,
+            ..analyze_options(opts.preview as usize)
+        },
+    );
+    match analysis {
         json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
-        other => Err(other.invalid_note()),
+        json::analyze::Analysis::NotJson { invalid } => Err(invalid),
     }
 }
 
@@ -500,8 +510,21 @@ fn publish(
                 meta.summary = part.facts.summary.clone();
                 *json = Some(part);
             }
-            Err(note) => {
+            Err(error) => {
+                let note = error.as_ref().map(|e| {
+                    json::analyze::Analysis::NotJson {
+                        invalid: Some(e.clone()),
+                    }
+                    .invalid_note()
+                    .unwrap_or_default()
+                });
                 meta.summary = summary(facts, facts.signal_total, note.as_deref());
+                meta.invalid_json = error.map(|e| crate::store::meta::InvalidJson {
+                    offset: e.offset,
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                });
                 *invalid_json = note;
             }
         }
@@ -604,6 +627,7 @@ pub fn envelope(
         base.total_items = part.facts.total_items;
         base.summary = part.facts.summary.clone();
         base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
+        base.skipped_lines = part.facts.skipped_lines;
     }
     let mut budget = opts.preview as usize;
     let (mut head_lines, mut tail_lines) = (opts.head_lines, opts.tail_lines);
@@ -782,7 +806,13 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
 fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
     let search = format!("spill search {r} -i 'error|fail' -C 2");
     if facts.mime_type == "application/x-ndjson" {
-        return vec![format!("spill extract {r} '$[0:5]'"), search];
+        // Read with --skip-invalid, the records keep their indexes only with the flag.
+        let flag = if facts.skipped_lines.is_some() {
+            " --skip-invalid"
+        } else {
+            ""
+        };
+        return vec![format!("spill extract {r} '$[0:5]'{flag}"), search];
     }
     let query = match &facts.dominant_path {
         Some(path) => format!("{path}[0:5]"),

@@ -824,6 +824,7 @@ mod props {
             mode,
             compact: false,
             offset: 0,
+            skip_invalid: false,
         };
         let mut out = Vec::new();
         let report = extract(text.as_bytes(), &query, &opts, &mut out).expect("valid document");
@@ -934,6 +935,248 @@ fn a_byte_bound_below_the_floor_is_refused_and_the_floor_holds() {
             r.stderr
         );
     }
+}
+
+/// The byte offset and line:column an error names, or a panic showing stderr.
+#[track_caller]
+fn invalid_at(r: &crate::common::Run) -> String {
+    r.status(2);
+    assert_eq!(r.out(), "", "nothing is printed from an invalid document");
+    let start = r
+        .stderr
+        .find("invalid JSON at byte ")
+        .unwrap_or_else(|| panic!("no offset in {:?}", r.stderr));
+    let rest = &r.stderr[start + 21..];
+    rest[..rest.find(')').expect("(line L:C)") + 1].to_string()
+}
+
+#[test]
+fn a_value_is_printed_only_when_it_and_the_byte_after_it_are_valid() {
+    let s = Sandbox::new();
+    // Each of these once printed a value the document does not hold (`2024`, `[1,2,4]`, …).
+    let cases: &[(&[u8], &[&str], &str)] = &[
+        (
+            b"{\"date\": 2024-01-02, \"n\": 1}",
+            &["$", "$.date", "$.n", "$.*", "$..*"],
+            "13 (line 1:14)",
+        ),
+        (
+            b"[1,2+3,4]",
+            &["$", "$[1]", "$[2]", "$[*]", "$..*"],
+            "4 (line 1:5)",
+        ),
+        (b"[123\xe5]", &["$", "$[0]", "$[*]"], "4 (line 1:5)"),
+        (b"[1e+5+1]", &["$", "$[0]", "$..*"], "5 (line 1:6)"),
+        (b"[1 2]", &["$[0]", "$[*]"], "3 (line 1:4)"),
+        (b"{\"a\":1 \"b\":2}", &["$.a", "$.b"], "7 (line 1:8)"),
+    ];
+    for (doc, queries, at) in cases {
+        for q in *queries {
+            let r = s.run(&["extract", "-", q], *doc);
+            assert_eq!(
+                invalid_at(&r),
+                *at,
+                "{q} on {:?}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+    }
+}
+
+#[test]
+fn trailing_content_after_the_root_is_an_error() {
+    let s = Sandbox::new();
+    let cases: &[(&str, &str)] = &[
+        ("[1,2]x", "5 (line 1:6)"),
+        ("[][]", "2 (line 1:3)"),
+        ("{}}", "2 (line 1:3)"),
+        ("{\"a\":\"b\"}/**/", "9 (line 1:10)"),
+        ("{\"a\":1}\n\n  ]", "11 (line 3:3)"),
+    ];
+    for (doc, at) in cases {
+        // Each of these reads to the end (`$` through the byte after its node, the root).
+        for q in ["$", "$[*]", "$..*", "$.missing"] {
+            let r = s.run(&["extract", "-", q], *doc);
+            assert_eq!(invalid_at(&r), *at, "{q} on {doc:?}");
+        }
+    }
+    // A singular query that stops early reads, and checks, no further than the byte after
+    // its node (README, "Exactness").
+    let r = s.run(&["extract", "-", "$[0]"], "[1,2]x");
+    r.status(0);
+    assert_eq!(r.out(), "1\n");
+    // Whitespace (CRLF too) after the root is fine.
+    let r = s.run(
+        &["extract", "-", "$.a", "--compact"],
+        "{\"a\":[1]}\r\n\t \n",
+    );
+    r.status(0);
+    assert_eq!(r.out(), "[1]\n");
+}
+
+#[test]
+fn a_singular_query_checks_what_it_read_and_no_further() {
+    let s = Sandbox::new();
+    // Through the end of its node and the next structural byte…
+    let doc = r#"{"items":[0,{"id":5},6, this is not JSON"#;
+    let r = s.run(&["extract", "-", "$.items[1].id"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "5\n");
+    let r = s.run(&["extract", "-", "$.items[1]", "--compact"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "{\"id\":5}\n");
+    // …which must be a separator or the parent's closing bracket.
+    let r = s.run(&["extract", "-", "$.items[1]"], r#"{"items":[0,{"id":5}}"#);
+    assert_eq!(invalid_at(&r), "20 (line 1:21)");
+    let r = s.run(&["extract", "-", "$.items[3]"], doc);
+    assert_eq!(invalid_at(&r), "24 (line 1:25)");
+}
+
+#[test]
+fn a_ref_whose_payload_wrap_found_invalid_fails_at_once() {
+    let s = Sandbox::new();
+    let mut rows = String::from("[");
+    for i in 0..800 {
+        rows.push_str(&format!(
+            "{{\"date\": 2024-01-{:02}, \"n\": {i}}},\n",
+            i % 28 + 1
+        ));
+    }
+    rows.push_str("{\"n\": 800}]\n");
+    let env = s.run(&["wrap", "--max-inline", "0"], rows.as_bytes());
+    env.status(0);
+    let env = env.json();
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.ends_with("looks like JSON but is invalid at byte 14 (line 1:15)"),
+        "{summary}"
+    );
+    let r = env["ref"].as_str().unwrap();
+    // Whatever the query (even one that would stop before the error), and shape too.
+    for args in [
+        &["extract", r, "$[*].date"][..],
+        &["extract", r, "$[0].n"],
+        &["extract", r, "$.nothing"],
+        &["shape", r],
+    ] {
+        let run = s.cmd(args).run();
+        assert_eq!(invalid_at(&run), "14 (line 1:15)", "{args:?}");
+        assert!(
+            run.stderr.contains("found when the output was stored"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
+    let s = Sandbox::new();
+    let doc = "{\"a\":0}\n{\"a\":1}\nnot json here\n{\"a\":3}\n{\"a\":4}\n";
+    // Without the flag the stream is invalid NDJSON, for every query that reads that far…
+    for q in ["$[3]", "$[5]", "$[*].a", "$"] {
+        let r = s.run(&["extract", "-", q], doc);
+        assert_eq!(invalid_at(&r), "16 (line 3:1)", "{q}");
+        assert!(
+            r.stderr.contains("line 3 is not one JSON value"),
+            "{}",
+            r.stderr
+        );
+    }
+    // …and one that stops before it answers from the lines before.
+    let r = s.run(&["extract", "-", "$[1]", "--compact"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "{\"a\":1}\n");
+    // With --skip-invalid the line is skipped and counted: $[2] is line 4's record.
+    let skip = |q: &str| s.run(&["extract", "-", q, "--compact", "--skip-invalid"], doc);
+    let r = skip("$[2]");
+    r.status(0);
+    assert_eq!(r.out(), "{\"a\":3}\n");
+    assert!(
+        r.stderr
+            .contains("skipped 1 line that is not exactly one JSON value"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(skip("$[*].a").out(), "[0,1,3,4]\n");
+    skip("$[4]").status(1);
+    // Two values on one line are not two records, nor is a value spread over lines.
+    let r = s.run(
+        &["extract", "-", "$[2]"],
+        "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n",
+    );
+    assert_eq!(invalid_at(&r), "16 (line 2:9)");
+    let r = s.run(
+        &["extract", "-", "$[1]", "--skip-invalid", "--compact"],
+        "{\"a\":0}\n{\"a\":1} {\"a\":2}\n{\"a\":3}\n",
+    );
+    assert_eq!(r.out(), "{\"a\":3}\n");
+    let r = s.run(&["extract", "-", "$[*]"], "{\"a\":0}\n{\"a\":\n1}\n");
+    assert_eq!(invalid_at(&r), "13 (line 2:6)");
+    // shape and search --paths follow the same rule, with the same flag.
+    let file = s.file("mixed.ndjson", doc);
+    let file = file.to_str().unwrap();
+    let r = s.run(&["shape", file], "");
+    r.status(0);
+    assert_eq!(r.json()["invalidJsonAt"], 16);
+    let r = s.run(&["shape", file, "--skip-invalid"], "");
+    assert_eq!(
+        r.out(),
+        "{\"ndjson[4]\":{\"a\":\"integer\"},\"skippedLines\":1}\n"
+    );
+    let r = s.run(
+        &["search", file, "\"a\":3", "--paths", "--skip-invalid"],
+        "",
+    );
+    assert_eq!(r.out(), "4:2:$[2]:{\"a\":3}\n");
+}
+
+#[test]
+fn a_large_log_mixed_with_stderr_keeps_every_index() {
+    let s = Sandbox::new();
+    let mut log = String::new();
+    let mut records = 0;
+    for line in 0..58_000 {
+        if line % 29 == 3 {
+            log.push_str("Traceback (most recent call last): worker 7 restarted\n");
+        } else if line % 97 == 5 {
+            log.push('\n');
+        } else {
+            log.push_str(&format!("{{\"seq\":{records},\"line\":{}}}\n", line + 1));
+            records += 1;
+        }
+    }
+    let file = s.file("mixed.log", &log);
+    let file = file.to_str().unwrap();
+    let r = s.run(&["extract", file, "$[2000]"], "");
+    assert_eq!(invalid_at(&r), "57 (line 4:1)");
+    // Every index means the record of the same line, whichever query reads it.
+    for i in [0, 1999, 2000, 2001, records - 1] {
+        let q = format!("$[{i}].seq");
+        let r = s.run(&["extract", file, &q, "--skip-invalid"], "");
+        r.status(0);
+        assert_eq!(r.out(), format!("{i}\n"), "{q}");
+    }
+    let r = s.run(&["extract", file, "$[-1].seq", "--skip-invalid"], "");
+    assert_eq!(r.out(), format!("{}\n", records - 1));
+    let r = s.run(
+        &[
+            "extract",
+            file,
+            "$[?@.seq == 2000].line",
+            "--skip-invalid",
+            "--compact",
+        ],
+        "",
+    );
+    let line = r.json()[0].as_u64().unwrap();
+    let r = s.run(&["cat", file, "--lines", &format!("{line}:{line}")], "");
+    assert!(r.out().starts_with("{\"seq\":2000,"), "{}", r.out());
+    assert!(
+        r.stderr.is_empty() || r.stderr.contains("lines"),
+        "{}",
+        r.stderr
+    );
 }
 
 /// RFC 9535 makes `match()`/`search()` with a pattern that is not valid I-Regexp (RFC 9485)

@@ -58,6 +58,7 @@ struct Envelope {
     size_bytes: u64,
     lines: u64,
     total_items: Option<u64>,
+    skipped_lines: Option<u64>,
     exit_code: Option<i32>,
     interrupted: Option<bool>,
     summary: String,
@@ -863,4 +864,52 @@ fn the_envelope_schema_rejects_what_spill_never_prints() {
     degraded_with_ref["spilled"] = serde_json::json!(false);
     degraded_with_ref["error"] = serde_json::json!("no room");
     assert!(!v.is_valid(&degraded_with_ref));
+}
+
+#[test]
+fn skipped_ndjson_lines_match_the_schemas() {
+    let s = Sandbox::new();
+    let mut log = String::new();
+    for i in 0..600 {
+        log.push_str(&format!(
+            "{{\"seq\":{i},\"msg\":\"request served in {i} ms\"}}\n"
+        ));
+        if i % 100 == 7 {
+            log.push_str("warning: connection reset by peer\n");
+        }
+    }
+    let file = s.file("mixed.ndjson", &log);
+    let file = file.to_str().unwrap();
+    let shape = s.run(&["shape", file, "--skip-invalid"], "");
+    shape.status(0);
+    let value = one_json_line(&shape.stdout);
+    assert_valid(&schema(&s, "shape"), &value);
+    assert_eq!(value["skippedLines"], 6, "{value}");
+    let search = s.run(
+        &[
+            "search",
+            file,
+            "\"seq\":599",
+            "--paths",
+            "--skip-invalid",
+            "--json",
+        ],
+        "",
+    );
+    search.status(0);
+    let value = one_json_line(&search.stdout);
+    assert_valid(&schema(&s, "search"), &value);
+    assert_eq!(value["skippedLines"], 6, "{value}");
+    assert_eq!(value["matches"][0]["path"], "$[599]", "{value}");
+    let wrap = s.run(
+        &["wrap", "--max-inline", "0", "--skip-invalid"],
+        log.as_bytes(),
+    );
+    wrap.status(0);
+    let value = one_json_line(&wrap.stdout);
+    assert_valid(&schema(&s, "envelope"), &value);
+    let env: Envelope = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(env.mime_type, "application/x-ndjson");
+    assert_eq!(env.skipped_lines, Some(6), "{value}");
+    assert!(env.hint.unwrap().contains("'$[0:5]' --skip-invalid"));
 }

@@ -11,6 +11,7 @@ mod env;
 mod extract;
 mod faults;
 mod fuzz_cases;
+mod json_test_suite;
 mod lifecycle;
 mod packaging;
 mod props;

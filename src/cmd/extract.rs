@@ -44,18 +44,23 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         max_bytes: Some(usize::try_from(max_bytes).unwrap_or(usize::MAX)),
     });
     let input = crate::source::open(&args.source, store)?;
+    super::known_invalid_json(store, &input)?;
     let opts = Options {
         source: &args.source,
         bounds,
         mode,
         compact: args.compact,
         offset: args.offset,
+        skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
     let report = extract::extract(&input, &query, &opts, &mut out);
     // A source that shrank under its map explains any error it caused.
     input.check_unchanged()?;
     let report = report?;
+    if report.skipped_lines > 0 {
+        diag::note(&super::shape::skipped_note(report.skipped_lines));
+    }
     // An invalid pattern is false for every value (RFC 9535); the note says why, after stdout.
     let invalid = query.invalid_patterns();
     if let Some(why) = &report.no_match {

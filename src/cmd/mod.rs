@@ -243,6 +243,27 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
     Ok(config)
 }
 
+/// Fails at once when SOURCE is a ref whose payload `wrap` found to be invalid JSON (its
+/// metadata records where): `extract` and `shape` then report that error, with the same offset,
+/// whatever they were asked, instead of answering from an invalid document.
+pub fn known_invalid_json(store: &StoreConfig, input: &crate::source::Input) -> Result<()> {
+    let Some(r) = &input.reference else {
+        return Ok(());
+    };
+    match crate::store::Store::new(store.clone())
+        .meta(r)
+        .and_then(|m| m.invalid_json)
+    {
+        Some(e) => Err(Error::InvalidJson {
+            offset: e.offset,
+            line: e.line,
+            column: e.column,
+            message: format!("{} (found when the output was stored)", e.message),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Where `next:` footers go: `--footer` > `SPILL_FOOTER` > stderr.
 pub fn footer_to(flag: Option<FooterTo>) -> Result<FooterTo> {
     if let Some(f) = flag {

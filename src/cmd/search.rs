@@ -63,7 +63,7 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         let mut result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
         let mut notes = Vec::new();
         if args.paths
-            && let Err(e) = search::attach_paths(&input, &mut result)
+            && let Err(e) = search::attach_paths(&input, &mut result, args.skip_invalid)
         {
             notes.push(paths_ignored(&input, &e));
         }
@@ -83,6 +83,9 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
             note_fallback(&pattern);
             for note in &notes {
                 diag::note(note);
+            }
+            if let Some(n) = result.skipped_lines.filter(|&n| n > 0) {
+                diag::note(&super::shape::skipped_note(n));
             }
             if let Some(line) = printer::footer(&result) {
                 super::emit_footer(&mut out, footer_to, &line)?;

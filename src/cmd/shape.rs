@@ -18,12 +18,13 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         )));
     }
     let input = crate::source::open(&args.source, store)?;
+    super::known_invalid_json(store, &input)?;
     let doc: &[u8] = &input;
     let mut out = output::stdout();
     if args.paths {
-        let list = shape::shape_paths(doc);
+        let result = shape::shape_paths_skipping(doc, args.skip_invalid);
         input.check_unchanged()?;
-        let list = list.map_err(|e| {
+        let (list, skipped) = result.map_err(|e| {
             if matches!(
                 doc.iter().find(|b| !b.is_ascii_whitespace()),
                 Some(b'{' | b'[')
@@ -43,6 +44,9 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         }
         output::write_all(&mut out, text.as_bytes())?;
         output::flush(&mut out)?;
+        if skipped > 0 {
+            diag::note(&skipped_note(skipped));
+        }
         if list.omitted > 0 {
             diag::note(&format!(
                 "{} more distinct paths not listed",
@@ -51,15 +55,40 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         }
         return Ok(Outcome::Found);
     }
+    let max_bytes = usize::try_from(args.max_bytes).unwrap_or(usize::MAX);
     let opts = ShapeOptions {
         max_depth: args.max_depth,
-        max_bytes: usize::try_from(args.max_bytes).unwrap_or(usize::MAX),
+        // Room for `,"skippedLines":N` within the bound.
+        max_bytes: if args.skip_invalid {
+            max_bytes.saturating_sub(40).max(MIN_MAX_BYTES)
+        } else {
+            max_bytes
+        },
         sample: None,
     };
-    let skeleton = shape::shape(doc, &opts);
+    let (skeleton, skipped) = shape::shape_skipping(doc, &opts, args.skip_invalid);
     input.check_unchanged()?;
-    output::write_all(&mut out, skeleton.json.as_bytes())?;
+    let mut json = skeleton.json;
+    if skipped > 0 && json.ends_with('}') {
+        // The skeleton of the records and, beside it, the lines that were not records.
+        json.pop();
+        json.push_str(&format!(",\"skippedLines\":{skipped}}}"));
+    }
+    output::write_all(&mut out, json.as_bytes())?;
     output::write_all(&mut out, b"\n")?;
     output::flush(&mut out)?;
+    if skipped > 0 {
+        diag::note(&skipped_note(skipped));
+    }
     Ok(Outcome::Found)
+}
+
+/// The note for NDJSON lines skipped with `--skip-invalid`.
+pub fn skipped_note(skipped: u64) -> String {
+    format!(
+        "skipped {} {} that {} not exactly one JSON value (--skip-invalid)",
+        group_digits(skipped),
+        if skipped == 1 { "line" } else { "lines" },
+        if skipped == 1 { "is" } else { "are" }
+    )
 }

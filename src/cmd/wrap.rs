@@ -190,6 +190,7 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         turn,
         turn_budget,
         store_error: None,
+        skip_invalid: args.skip_invalid,
     };
     Ok((opts, format))
 }

@@ -45,6 +45,9 @@ pub struct Options<'a> {
     pub compact: bool,
     /// Nodes of the list skipped before the first one printed.
     pub offset: usize,
+    /// NDJSON lines that are not exactly one JSON value are skipped and counted
+    /// (`--skip-invalid`) instead of being an error.
+    pub skip_invalid: bool,
 }
 
 /// What an extraction did.
@@ -64,6 +67,9 @@ pub struct Report {
     pub cuts: Cuts,
     /// Why nothing was selected, when nothing was.
     pub no_match: Option<String>,
+    /// NDJSON lines skipped because they are not one value (`--skip-invalid`): in the whole
+    /// source when the evaluation read to its end, else before the node printed.
+    pub skipped_lines: u64,
 }
 
 impl Report {
@@ -141,6 +147,7 @@ impl Report {
 ///     mode: Mode::Values,
 ///     compact: true,
 ///     offset: 0,
+///     skip_invalid: false,
 /// };
 /// let mut out = Vec::new();
 /// let report = extract(doc, &query, &opts, &mut out).unwrap();
@@ -163,7 +170,7 @@ pub fn extract(
     opts: &Options<'_>,
     w: &mut dyn Write,
 ) -> Result<Report> {
-    let (doc, root) = JsonDoc::open(bytes)?;
+    let (doc, root) = JsonDoc::open(bytes, opts.skip_invalid)?;
     let bounds = opts.bounds.unwrap_or(Bounds {
         max_items: usize::MAX,
         max_depth: usize::MAX,
@@ -178,6 +185,7 @@ pub fn extract(
     let mut writer = Writer {
         doc_len: bytes.len(),
         records_from: doc.first(),
+        skip_invalid: opts.skip_invalid,
         bounds,
         cont: &cont,
         cuts: Cuts::default(),
@@ -192,6 +200,15 @@ pub fn extract(
             found = Some((p.clone().into_owned(), n));
             ControlFlow::Break(())
         })?;
+        // A singular query stops at its node: what it read is checked through the byte after
+        // the node; one that found nothing read to the end, which is checked too.
+        match &found {
+            Some((path, v)) => {
+                doc.check_after(*v, path)?;
+                report.skipped_lines = doc.skipped_before(v.offset());
+            }
+            None => report.skipped_lines = doc.check_end(root, None)?,
+        }
         match found {
             Some((mut path, v)) if opts.offset == 0 => {
                 report.selected = 1;
@@ -226,6 +243,7 @@ pub fn extract(
         cut: false,
         reserve: 0,
         short_reserve: 0,
+        furthest: None,
     };
     let flags = match opts.mode {
         Mode::Nodes => " --nodes",
@@ -258,7 +276,7 @@ pub fn extract(
     list.short_reserve = short_reserve;
     let mut failure: Option<SyntaxError> = None;
     let _ = query.select(&doc, root, |p, n| {
-        match list.item(&mut out, &mut writer, p, n) {
+        match list.item(&doc, &mut out, &mut writer, p, n) {
             Ok(()) if !out.failed() => ControlFlow::Continue(()),
             Ok(()) => ControlFlow::Break(()),
             Err(e) => {
@@ -270,6 +288,9 @@ pub fn extract(
     if let Some(e) = failure {
         return Err(e.into());
     }
+    // Every node was checked before it was printed; the evaluation read to the end, so the
+    // end is checked too (trailing data after the root is an error, not ignored).
+    report.skipped_lines = doc.check_end(root, list.furthest)?;
     out.reserve -= list.reserve;
     let listed = list.total.saturating_sub(list.offset as u64);
     let left = listed.saturating_sub(list.shown);
@@ -335,16 +356,26 @@ struct List {
     /// (a marker without its command).
     reserve: usize,
     short_reserve: usize,
+    /// The end of the furthest node selected and its depth, from which
+    /// [`JsonDoc::check_end`] scans to the end of the document.
+    furthest: Option<(usize, usize)>,
 }
 
 impl List {
     fn item<'d>(
         &mut self,
+        doc: &JsonDoc<'d>,
         out: &mut Out<'_>,
         writer: &mut Writer<'_>,
         p: &NormPath<'_>,
         v: Value<'d>,
     ) -> std::result::Result<(), SyntaxError> {
+        // The byte after the node is checked even when the node is not printed (past
+        // `--offset` or the bounds): an index or a count is only right in a valid document.
+        let end = doc.check_after(v, p)?;
+        if self.furthest.is_none_or(|(e, _)| end > e) {
+            self.furthest = Some((end, p.len()));
+        }
         self.total += 1;
         if self.total <= self.offset as u64 || self.cut {
             return Ok(());

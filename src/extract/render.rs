@@ -246,6 +246,8 @@ pub struct Writer<'c> {
     pub doc_len: usize,
     /// Where the records of an NDJSON source start (its root is the virtual array of them).
     pub records_from: usize,
+    /// NDJSON lines that are not one value are skipped instead of an error.
+    pub skip_invalid: bool,
     /// The bounds in force.
     pub bounds: Bounds,
     /// How continuation commands start.
@@ -326,7 +328,6 @@ impl<'c> Writer<'c> {
                     }
                 }
             }
-            out.maybe_flush();
             // Advance the innermost open container.
             let Some(f) = stack.last_mut() else {
                 path.truncate(base_path);
@@ -341,6 +342,13 @@ impl<'c> Writer<'c> {
                     r.next().map(|r| r.map(|v| (None, index, v)))
                 }
             };
+            if let Some(Err(e)) = &next {
+                return Err(e.clone());
+            }
+            // Written out only now that the byte after the last value was read and checked
+            // (a separator or the closing bracket), so streamed output never holds a value that
+            // the document does not.
+            out.maybe_flush();
             match next {
                 None => {
                     let f = stack.pop().expect("innermost");
@@ -704,7 +712,7 @@ impl<'c> Writer<'c> {
     }
 
     fn records<'d>(&self, v: Value<'d>) -> Records<'d> {
-        Records::new(v.doc(), self.records_from)
+        Records::new(v.doc(), self.records_from, self.skip_invalid)
     }
 
     /// True when no bound can cut anything: the output is the value, reformatted.
@@ -781,11 +789,13 @@ impl Visitor for Plain<'_, '_> {
             b"]"
         });
         self.comma = true;
-        self.out.maybe_flush();
         Flow::Continue
     }
 
+    // Output is written out at a key or an index, after the separator before it was checked
+    // (never right after a value, whose next byte is not read yet).
     fn key(&mut self, raw: &[u8], _at: usize) -> Flow {
+        self.out.maybe_flush();
         self.element();
         self.out.push(b"\"");
         self.out.push(raw);
@@ -795,6 +805,7 @@ impl Visitor for Plain<'_, '_> {
     }
 
     fn index(&mut self, _index: u64) -> Flow {
+        self.out.maybe_flush();
         self.element();
         Flow::Continue
     }
@@ -802,7 +813,6 @@ impl Visitor for Plain<'_, '_> {
     fn scalar(&mut self, _kind: Scalar, raw: &[u8], _at: usize) -> Flow {
         self.out.push(raw);
         self.comma = true;
-        self.out.maybe_flush();
         Flow::Continue
     }
 }
@@ -915,6 +925,7 @@ mod tests {
             mode,
             compact,
             offset: 0,
+            skip_invalid: false,
         };
         let mut out = Vec::new();
         let report = extract(
@@ -1098,6 +1109,7 @@ mod tests {
                 mode: Mode::Raw,
                 compact: false,
                 offset: 0,
+                skip_invalid: false,
             };
             let mut out = Vec::new();
             extract(doc.as_bytes(), &Query::parse("$").unwrap(), &opts, &mut out).unwrap();
@@ -1111,7 +1123,7 @@ mod tests {
         // Found by fuzzing (third session): the first node's object fell back to the list
         // marker's short reservation, and -r then printed the marker with its command anyway:
         // 141 bytes for a bound of 128.
-        let doc = "[{\"b\":\"a\",\"\u{5e6}\":1}],5";
+        let doc = "[{\"b\":\"a\",\"\u{5e6}\":1}]";
         let query = Query::parse("$[0,'a',-1]").unwrap();
         let opts = Options {
             source: "-",
@@ -1124,6 +1136,7 @@ mod tests {
             mode: Mode::Raw,
             compact: false,
             offset: 0,
+            skip_invalid: false,
         };
         let mut out = Vec::new();
         let report = extract(doc.as_bytes(), &query, &opts, &mut out).unwrap();

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::SyntaxError;
 use super::nav::{Kind, Value, decode_string};
-use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_values};
+use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_records};
 use super::path::push_member;
 use super::shape::{Builder, ShapeOptions, push_json_string};
 use crate::limits::{group_digits, human_size};
@@ -21,6 +21,8 @@ pub struct AnalyzeOptions {
     pub preview_items: usize,
     /// Characters kept of each string in the preview (200 by default).
     pub preview_string: usize,
+    /// NDJSON lines that are not exactly one value are skipped and counted (`--skip-invalid`).
+    pub skip_invalid: bool,
 }
 
 impl Default for AnalyzeOptions {
@@ -33,6 +35,7 @@ impl Default for AnalyzeOptions {
             preview_bytes: 2048,
             preview_items: 3,
             preview_string: 200,
+            skip_invalid: false,
         }
     }
 }
@@ -40,6 +43,8 @@ impl Default for AnalyzeOptions {
 /// The envelope facts of a JSON or NDJSON payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonFacts {
+    /// NDJSON read with `skip_invalid`: the lines skipped because they are not one value.
+    pub skipped_lines: Option<u64>,
     /// `application/json` or `application/x-ndjson`.
     pub mime_type: &'static str,
     /// Exact: the dominant array's length, else the root object's key count, or the NDJSON
@@ -115,7 +120,7 @@ impl Analysis {
 pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
     let mut shape = Builder::new(&opts.shape);
     let mut dom = Dominant::new(doc);
-    let records = match walk_values(doc, &mut Both(&mut shape, &mut dom)) {
+    let records = match walk_records(doc, &mut Both(&mut shape, &mut dom), opts.skip_invalid) {
         Ok(r) => r,
         Err(e) => {
             let first = doc
@@ -137,7 +142,19 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         opts.shape.max_bytes.max(super::shape::MIN_MAX_BYTES),
     );
     if ndjson {
-        let summary = format!("NDJSON, {size}; {} records", group_digits(records.count));
+        let mut summary = format!("NDJSON, {size}; {} records", group_digits(records.count));
+        if records.skipped > 0 {
+            let _ = write!(
+                summary,
+                ", {} {} skipped (not one JSON value)",
+                group_digits(records.skipped),
+                if records.skipped == 1 {
+                    "line"
+                } else {
+                    "lines"
+                }
+            );
+        }
         let source = PreviewSource::List(
             dom.record_starts
                 .iter()
@@ -146,6 +163,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
                 .collect(),
         );
         return Analysis::Json(JsonFacts {
+            skipped_lines: opts.skip_invalid.then_some(records.skipped),
             mime_type: "application/x-ndjson",
             total_items: Some(records.count),
             dominant_path: None,
@@ -197,6 +215,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         source = PreviewSource::One(root.offset());
     }
     Analysis::Json(JsonFacts {
+        skipped_lines: None,
         mime_type: "application/json",
         total_items,
         dominant_path,

@@ -18,9 +18,11 @@
 //!
 //! [`walk`], [`walk_values`], [`validate`] and [`validate_value`] check the full grammar; shape
 //! and analyze are built on them, so they reject invalid input. [`skip_value`] and the
-//! [`Value`] navigation are lenient inside the values they jump over (they balance brackets and
-//! quotes only) so that `$.items[5]` on 1 GB reads only a prefix; a caller that prints a
-//! selected value checks it with [`validate_value`].
+//! [`Value`] navigation read every token they pass strictly (keys, separators, scalars: the
+//! parser's own checks), and are lenient only inside the containers they jump over (brackets and
+//! quotes balanced, at memory speed) so that `$.items[5]` on 1 GB reads only a prefix; a caller
+//! that prints a selected value checks it with [`validate_value`], and `extract` checks the byte
+//! after it and the end of the document (README, "Exactness").
 //!
 //! # Decisions
 //!
@@ -28,8 +30,9 @@
 //!   replaces them with U+FFFD.
 //! - Columns in [`SyntaxError`] are 1-based byte columns, as `rg --column`.
 //! - A UTF-8 byte order mark is skipped at the start of a document; offsets still count it.
-//! - NDJSON: two or more values, each on its own line(s) with no line break inside a value and
-//!   at least one object or array among them (so `seq 1 5` stays text).
+//! - NDJSON ([`records`]): a record is one line holding exactly one value, blank lines skipped,
+//!   at least one object or array among the records (so `seq 1 5` stays text); any other line
+//!   is an error naming it, or skipped and counted when the caller asks (`--skip-invalid`).
 //! - Nesting depth is unlimited: every loop keeps an explicit stack on the heap.
 //!
 //! # Measurements
@@ -106,17 +109,18 @@ mod nav;
 mod parse;
 pub mod path;
 mod paths;
+pub mod records;
 mod scan;
 pub mod shape;
 
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{
     Container, Flow, Format, Records, Scalar, Visitor, bom_len, detect, validate, validate_value,
-    walk, walk_value, walk_values,
+    walk, walk_records, walk_value, walk_values,
 };
 pub use path::{push_bracket_name, push_member};
-pub use paths::{PathHit, paths_at_offsets};
-pub use scan::skip_value;
+pub use paths::{PathHit, paths_at_offsets, paths_at_offsets_skipping};
+pub use scan::{close_containers, skip_value};
 
 use std::fmt;
 

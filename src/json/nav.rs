@@ -1,15 +1,18 @@
-//! Lenient, lazy navigation over raw JSON: the primitives the JSONPath evaluator is built on.
+//! Lazy navigation over raw JSON: the primitives the JSONPath evaluator is built on.
 //!
 //! A [`Value`] is a document and the offset of a value's first byte. Iterating its members or
 //! elements reads only as far as the caller iterates (each skipped sibling costs one
-//! [`skip_value`] at SIMD speed), so `$.items[5]` on a 1 GB file touches only a prefix. Grammar
-//! inside skipped values is not checked; see the module docs of [`crate::json`].
+//! [`skip_value`] at SIMD speed), so `$.items[5]` on a 1 GB file touches only a prefix. Every
+//! token the iteration reads is checked strictly — keys, colons, separators, and the scalars it
+//! passes over — so a value always ends where the strict parser says; only the grammar inside a
+//! skipped container is not checked (see the module docs of [`crate::json`]).
 
 use std::borrow::Cow;
 
 use super::SyntaxError;
 use super::parse::bom_len;
-use super::scan::{skip_value, string_end};
+use super::parse::{scalar_end, string_end};
+use super::scan::skip_value;
 
 /// What a value is, judged from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -124,9 +127,8 @@ impl<'a> Value<'a> {
         if self.doc.get(self.at) != Some(&b'"') {
             return Err(SyntaxError::new(self.doc, self.at, "expected a string"));
         }
-        let end = string_end(self.doc, self.at + 1)
-            .ok_or_else(|| SyntaxError::new(self.doc, self.at, "unterminated string"))?;
-        Ok(decode_string(&self.doc[self.at + 1..end]))
+        let end = scalar_end(self.doc, self.at)?;
+        Ok(decode_string(&self.doc[self.at + 1..end - 1]))
     }
 
     /// The members of an object, in document order, duplicates included. Stops reading when the
@@ -250,11 +252,13 @@ fn advance(
             Some(&b) if b == close => return Ok(false),
             Some(b',') => *pos = skip_ws(doc, *pos + 1),
             Some(_) => {
-                return Err(SyntaxError::new(
-                    doc,
-                    *pos,
-                    "expected ',' or a closing bracket",
-                ));
+                // The strict parser's words, so both report one error the same way.
+                let what = if close == b'}' {
+                    "expected ',' or '}' after an object member"
+                } else {
+                    "expected ',' or ']' after an array element"
+                };
+                return Err(SyntaxError::new(doc, *pos, what));
             }
             None => {
                 return Err(SyntaxError::new(
@@ -308,8 +312,7 @@ impl<'a> Members<'a> {
         if doc[key_at] != b'"' {
             return Err(SyntaxError::new(doc, key_at, "expected a string key"));
         }
-        let key_end = string_end(doc, key_at + 1)
-            .ok_or_else(|| SyntaxError::new(doc, key_at, "unterminated string"))?;
+        let key_end = string_end(doc, key_at)? - 1;
         let colon = skip_ws(doc, key_end + 1);
         if doc.get(colon) != Some(&b':') {
             return Err(SyntaxError::new(

@@ -136,6 +136,9 @@ pub struct Records {
     pub any_container: bool,
     /// Whether the walk was stopped by the visitor before the end.
     pub stopped: bool,
+    /// NDJSON lines skipped because they are not one JSON value ([`walk_records`] with
+    /// `skip_invalid`).
+    pub skipped: u64,
 }
 
 /// The length of a UTF-8 byte order mark at the start of `doc` (0 or 3).
@@ -197,6 +200,34 @@ pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     walk_value(doc, at, &mut Ignore) // Ignore never stops
 }
 
+/// The offset just past the scalar (string, number, `true`, `false` or `null`) that starts at
+/// `doc[at]`, checked as strictly as [`validate`] checks it: the navigation and the skip of
+/// [`skip_value`](super::skip_value) pass over scalars with this, so a number such as
+/// `2024-01-02` ends at `2024` and the byte after it is then no separator (an error), never
+/// part of a value. An error for anything else at `at`.
+#[inline]
+pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    let mut p = Parser::new(doc, at);
+    match doc.get(at) {
+        Some(b'"') => p.string(at),
+        Some(b'-' | b'0'..=b'9') => p.number(at).map(|_| p.pos),
+        Some(b't') => p.literal(at, b"true").map(|()| p.pos),
+        Some(b'f') => p.literal(at, b"false").map(|()| p.pos),
+        Some(b'n') => p.literal(at, b"null").map(|()| p.pos),
+        Some(b'N' | b'I') => Err(p.err(at, "NaN and Infinity are not JSON numbers")),
+        Some(_) => Err(p.err(at, "expected a JSON value")),
+        None => Err(p.err(at, "unexpected end of input: expected a JSON value")),
+    }
+}
+
+/// The offset just past the string whose opening quote is `doc[at]`, checked strictly (escapes,
+/// control characters, UTF-8): [`scalar_end`] for the keys navigation reads, without its
+/// dispatch on the first byte.
+#[inline(always)]
+pub(crate) fn string_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    Parser::new(doc, at).string(at)
+}
+
 /// Walks the one value that starts at `at` (leading whitespace allowed), calling the visitor
 /// for its events, and returns the offset just past it (or where the visitor stopped it).
 /// Memory: 16 bytes per open container.
@@ -237,16 +268,34 @@ pub fn walk<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Flow, SyntaxError> {
 /// Walks one JSON value or an NDJSON stream: top-level values are read one after another, each
 /// announced by [`Visitor::record`].
 ///
-/// A second value is accepted only in NDJSON layout — every value on its own line(s) without a
-/// line break inside, and a line break between consecutive values; otherwise it is the error
-/// "unexpected data after the JSON value". So `count == 1` means plain JSON and `count >= 2`
-/// means NDJSON.
+/// A second value is accepted only in NDJSON layout ([`super::records`]): every record on one
+/// line of its own, blank lines skipped; a line that is not exactly one value is an error that
+/// names the line. So `count == 1` means plain JSON and `count >= 2` means NDJSON.
 pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxError> {
+    walk_records(doc, v, false)
+}
+
+/// [`walk_values`], optionally skipping (and counting in [`Records::skipped`]) the NDJSON
+/// lines that are not exactly one value. With `skip_invalid`, a source that is one valid JSON
+/// document is walked as such; any other is read line by line, each line checked before it is
+/// walked (so a visitor never sees part of a skipped line).
+pub fn walk_records<V: Visitor>(
+    doc: &[u8],
+    v: &mut V,
+    skip_invalid: bool,
+) -> Result<Records, SyntaxError> {
+    if skip_invalid
+        && super::records::layout(doc, true) == super::records::Layout::Ndjson
+        && validate(doc).is_err()
+    {
+        return walk_lines_skipping(doc, v);
+    }
     let mut p = Parser::new(doc, bom_len(doc));
     let mut rec = Records {
         count: 0,
         any_container: false,
         stopped: false,
+        skipped: 0,
     };
     // Whether the previous value held a line break.
     let mut prev: Option<bool> = None;
@@ -265,11 +314,9 @@ pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxE
                 memchr::memchr(b'\n', gap).is_some()
             };
             if !gap_has_newline || prev_has_newline {
-                return Err(SyntaxError::new(
-                    doc,
-                    p.pos,
-                    "unexpected data after the JSON value",
-                ));
+                return Err(line_error(doc, p.pos).unwrap_or_else(|| {
+                    SyntaxError::new(doc, p.pos, "unexpected data after the JSON value")
+                }));
             }
         }
         let start = p.pos;
@@ -277,20 +324,28 @@ pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxE
         let flow = v.record(rec.count, start);
         rec.count += 1;
         let ws_runs = p.ws_runs;
-        if flow == Flow::Stop || p.value(v)? == Flow::Stop {
+        if flow == Flow::Stop {
             rec.stopped = true;
             return Ok(rec);
+        }
+        match p.value(v) {
+            Ok(Flow::Stop) => {
+                rec.stopped = true;
+                return Ok(rec);
+            }
+            Ok(_) => {}
+            // A later record: the error as the NDJSON rule words it (naming the line).
+            Err(e) if rec.count >= 2 => return Err(line_error(doc, start).unwrap_or(e)),
+            Err(e) => return Err(e),
         }
         // Line breaks can only be in whitespace (strings cannot hold a raw one), so a value
         // that had none needs no search.
         let has_newline =
             p.ws_runs != ws_runs && memchr::memchr(b'\n', &doc[start..p.pos]).is_some();
         if rec.count >= 2 && has_newline {
-            return Err(SyntaxError::new(
-                doc,
-                start,
-                "unexpected data after the JSON value",
-            ));
+            return Err(line_error(doc, start).unwrap_or_else(|| {
+                SyntaxError::new(doc, start, "unexpected data after the JSON value")
+            }));
         }
         prev = Some(has_newline);
     }
@@ -299,6 +354,51 @@ pub fn walk_values<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxE
             doc,
             p.pos,
             "empty input: expected a JSON value",
+        ));
+    }
+    Ok(rec)
+}
+
+/// The error of the NDJSON line holding offset `at`, as [`super::records::line_record`] words
+/// it (errors are rare: the line is read again only then).
+fn line_error(doc: &[u8], at: usize) -> Option<SyntaxError> {
+    let from = memchr::memrchr(b'\n', &doc[..at]).map_or(0, |i| i + 1);
+    super::records::line_record(doc, from, true).err()
+}
+
+/// The line-by-line walk of [`walk_records`] with `skip_invalid`.
+fn walk_lines_skipping<V: Visitor>(doc: &[u8], v: &mut V) -> Result<Records, SyntaxError> {
+    let mut rec = Records {
+        count: 0,
+        any_container: false,
+        stopped: false,
+        skipped: 0,
+    };
+    let mut from = bom_len(doc);
+    while from < doc.len() {
+        let next = memchr::memchr(b'\n', &doc[from..]).map_or(doc.len(), |i| from + i + 1);
+        match super::records::line_record(doc, from, true) {
+            Ok(None) => {}
+            Ok(Some((start, end))) => {
+                rec.any_container |= matches!(doc[start], b'{' | b'[');
+                let flow = v.record(rec.count, start);
+                rec.count += 1;
+                // Checked above, so the walk cannot fail.
+                let mut p = Parser::new(&doc[..end], start);
+                if flow == Flow::Stop || p.value(v)? == Flow::Stop {
+                    rec.stopped = true;
+                    return Ok(rec);
+                }
+            }
+            Err(_) => rec.skipped += 1,
+        }
+        from = next;
+    }
+    if rec.count == 0 {
+        return Err(SyntaxError::new(
+            doc,
+            doc.len(),
+            "no line holds exactly one JSON value",
         ));
     }
     Ok(rec)
@@ -879,7 +979,8 @@ mod tests {
             Records {
                 count: 3,
                 any_container: true,
-                stopped: false
+                stopped: false,
+                skipped: 0
             }
         );
         assert!(l.0.contains(&"rec 2@14".to_string()));
@@ -887,7 +988,14 @@ mod tests {
         // Two values on one line, or a multi-line value followed by another: not NDJSON.
         assert_eq!(walk_values(b"1 2", &mut Ignore).unwrap_err().offset, 2);
         assert_eq!(walk_values(b"{\n}\n{}", &mut Ignore).unwrap_err().offset, 4);
-        assert_eq!(walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err().offset, 3);
+        // A record that does not end on its line: the error is where the line ends, and names it.
+        let e = walk_values(b"{}\n{\n}", &mut Ignore).unwrap_err();
+        assert_eq!(e.offset, 4);
+        assert!(
+            e.message.starts_with("line 2 is not one JSON value"),
+            "{}",
+            e.message
+        );
         assert_eq!(walk_values(b"{}\n{x}", &mut Ignore).unwrap_err().offset, 4);
         assert!(walk_values(b" \n ", &mut Ignore).is_err());
     }

@@ -2,7 +2,7 @@
 
 use super::SyntaxError;
 use super::nav::decode_string;
-use super::parse::{Container, Flow, Scalar, Visitor, walk_values};
+use super::parse::{Container, Flow, Scalar, Visitor, walk_records};
 use super::path::push_bracket_name;
 
 /// The path answering one byte offset of [`paths_at_offsets`].
@@ -27,6 +27,18 @@ pub fn paths_at_offsets(
     offsets: &[u64],
     ndjson: bool,
 ) -> Result<Vec<PathHit>, SyntaxError> {
+    paths_at_offsets_skipping(doc, offsets, ndjson, false).map(|(hits, _)| hits)
+}
+
+/// [`paths_at_offsets`], with the NDJSON lines that are not exactly one JSON value skipped
+/// when `skip_invalid` is set (records keep the indexes `extract --skip-invalid` gives them);
+/// also returns how many lines were skipped before the walk stopped.
+pub fn paths_at_offsets_skipping(
+    doc: &[u8],
+    offsets: &[u64],
+    ndjson: bool,
+    skip_invalid: bool,
+) -> Result<(Vec<PathHit>, u64), SyntaxError> {
     let mut targets: Vec<(u64, usize)> = offsets.iter().copied().zip(0..).collect();
     targets.sort_unstable();
     let mut v = PathFinder {
@@ -38,8 +50,9 @@ pub fn paths_at_offsets(
         pending: None,
         ndjson,
     };
+    let mut skipped = 0;
     if !v.targets.is_empty() {
-        walk_values(doc, &mut v)?;
+        skipped = walk_records(doc, &mut v, skip_invalid)?.skipped;
     }
     // Whatever is left lies past the last value (or the walk stopped): outside every value.
     for &(_, idx) in &v.targets[v.next..] {
@@ -48,10 +61,12 @@ pub fn paths_at_offsets(
             in_key: false,
         });
     }
-    Ok(v.out
+    let hits = v
+        .out
         .into_iter()
         .map(|h| h.expect("every offset answered"))
-        .collect())
+        .collect();
+    Ok((hits, skipped))
 }
 
 /// Containers this shallow are checked with a fast skip before being walked.

@@ -6,9 +6,9 @@
 //! in-string mask is the prefix-XOR of the remaining quotes, and the bracket depth is tracked
 //! with popcounts — a block is only walked bit by bit when it could close the container.
 //!
-//! Skipping is lenient: it balances brackets and strings but does not check the grammar inside
-//! the value (`{"a" 1]` skips fine). Callers that print what they skipped over check it with
-//! [`crate::json::validate_value`].
+//! Skipping a container is lenient: it balances brackets and strings but does not check the
+//! grammar inside it (`{"a" 1]` skips fine). Scalars are always read strictly. Callers that print
+//! what they skipped over check it with [`crate::json::validate_value`].
 
 use super::SyntaxError;
 
@@ -22,62 +22,34 @@ struct Masks {
     close: u64,
 }
 
-/// The bytes a JSON scalar may not contain: where a number or literal ends.
-#[inline]
-fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b':' | b'"' | b'{' | b'['
-    )
-}
-
 /// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
 ///
-/// Containers and strings are matched by bracket depth and quote state only, so this runs at
-/// memory-scanning speed; the grammar inside the value is not checked (see the module docs).
-/// A value that does not end before the end of `doc` is an error at `at`.
+/// A scalar is read strictly (the strict parser's own checks, as
+/// [`crate::json::validate`]), so what a skip passes over ends where the strict parser says it
+/// ends. Containers are matched by bracket depth and quote state only, so this runs at
+/// memory-scanning speed; the grammar inside a container is not checked (see the module docs).
+/// A value that does not end before the end of `doc` is an error.
+#[inline]
 pub fn skip_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
     match doc.get(at) {
-        Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| {
-            SyntaxError::new(
-                doc,
-                doc.len(),
-                "unexpected end of input: unclosed container",
-            )
-        }),
-        Some(b'"') => string_end(doc, at + 1).map(|end| end + 1).ok_or_else(|| {
-            SyntaxError::new(
-                doc,
-                doc.len(),
-                "unexpected end of input: unterminated string",
-            )
-        }),
-        Some(&b) if b == b'-' || b.is_ascii_alphanumeric() || b == b'.' || b == b'+' => {
-            let mut end = at + 1;
-            while end < doc.len() && !is_delimiter(doc[end]) {
-                end += 1;
-            }
-            Ok(end)
-        }
-        Some(_) => Err(SyntaxError::new(doc, at, "expected a JSON value")),
-        None => Err(SyntaxError::new(
-            doc,
-            at,
-            "unexpected end of input: expected a JSON value",
-        )),
+        Some(b'{' | b'[') => skip_container(doc, at).ok_or_else(|| unclosed(doc, at)),
+        _ => super::parse::scalar_end(doc, at),
     }
 }
 
-/// Finds the closing quote of a string whose contents start at `from`; `None` if unterminated.
-/// Escapes are honoured (`\"` does not end the string) but not checked.
-pub fn string_end(doc: &[u8], mut from: usize) -> Option<usize> {
-    loop {
-        let (i, _) = find_string_special(doc, from);
-        match doc.get(i)? {
-            b'"' => return Some(i),
-            b'\\' => from = i + 2,
-            _ => from = i + 1, // a control character: the validator's business, not ours
-        }
+/// The error of a container that never closes: the strict parser names its first error
+/// (errors are rare, so the second pass costs nothing on valid input), the same one `shape`
+/// and `wrap` report.
+#[cold]
+#[inline(never)]
+fn unclosed(doc: &[u8], at: usize) -> SyntaxError {
+    match super::parse::validate_value(doc, at) {
+        Err(e) => e,
+        Ok(_) => SyntaxError::new(
+            doc,
+            doc.len(),
+            "unexpected end of input: unclosed container",
+        ),
     }
 }
 
@@ -212,10 +184,10 @@ fn prefix_xor(mut x: u64) -> u64 {
 /// The block loop, written once and expanded per instruction set so each copy inlines its
 /// classifier (a closure or trait call would not inherit `target_feature`).
 macro_rules! container_loop {
-    ($doc:expr, $at:expr, $classify:expr) => {{
+    ($doc:expr, $at:expr, $depth:expr, $classify:expr) => {{
         let doc: &[u8] = $doc;
         let mut pos: usize = $at;
-        let mut depth: u32 = 0;
+        let mut depth: u32 = $depth;
         let mut prev_escaped = 0u64;
         let mut prev_in_string = 0u64;
         loop {
@@ -368,35 +340,50 @@ fn count_container_scalar(doc: &[u8], at: usize) -> Option<(usize, u64)> {
 /// Skips the object or array starting at `doc[at]`; returns the offset after its closing
 /// bracket, or `None` if it never closes.
 fn skip_container(doc: &[u8], at: usize) -> Option<usize> {
+    scan_to_depth_zero(doc, at, 0)
+}
+
+/// From `from`, a position outside any string with `depth` containers open around it (just
+/// after a value found `depth` levels down, say), returns the offset just past the bracket
+/// that closes the outermost of them: the end of the root, at skipping speed. `None` if they
+/// never close.
+pub fn close_containers(doc: &[u8], from: usize, depth: usize) -> Option<usize> {
+    if depth == 0 {
+        return Some(from);
+    }
+    scan_to_depth_zero(doc, from, u32::try_from(depth).unwrap_or(u32::MAX))
+}
+
+fn scan_to_depth_zero(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: AVX2 was detected at run time.
-            return unsafe { skip_container_avx2(doc, at) };
+            return unsafe { skip_container_avx2(doc, at, depth) };
         }
-        skip_container_sse2(doc, at)
+        skip_container_sse2(doc, at, depth)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        skip_container_scalar(doc, at)
+        skip_container_scalar(doc, at, depth)
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn skip_container_avx2(doc: &[u8], at: usize) -> Option<usize> {
-    container_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+fn skip_container_avx2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
+    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) })
 }
 
 #[cfg(target_arch = "x86_64")]
-fn skip_container_sse2(doc: &[u8], at: usize) -> Option<usize> {
-    container_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+fn skip_container_sse2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
+    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) })
 }
 
 /// The portable fallback (and the oracle the SIMD classifiers are tested against).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn skip_container_scalar(doc: &[u8], at: usize) -> Option<usize> {
-    container_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+fn skip_container_scalar(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
+    container_loop!(doc, at, depth, |p| unsafe { classify_scalar(p) })
 }
 
 /// # Safety
@@ -531,12 +518,12 @@ mod tests {
     }
 
     fn all_ends(doc: &[u8], at: usize) -> Vec<Option<usize>> {
-        let mut v = vec![skip_container(doc, at), skip_container_scalar(doc, at)];
+        let mut v = vec![skip_container(doc, at), skip_container_scalar(doc, at, 0)];
         #[cfg(target_arch = "x86_64")]
         {
-            v.push(skip_container_sse2(doc, at));
+            v.push(skip_container_sse2(doc, at, 0));
             if std::is_x86_feature_detected!("avx2") {
-                v.push(unsafe { skip_container_avx2(doc, at) });
+                v.push(unsafe { skip_container_avx2(doc, at, 0) });
             }
         }
         v
@@ -585,6 +572,19 @@ mod tests {
         assert!(skip_value(br#""abc"#, 0).is_err());
         assert!(skip_value(b"   ", 0).is_err());
         assert!(skip_value(b"", 0).is_err());
+    }
+
+    #[test]
+    fn closing_the_containers_around_a_position_finds_the_root_end() {
+        let doc = br#"{"items":[{"id":1,"s":"]}"},{"id":2}],"meta":{"n":[1]}}  "#;
+        // Just after `1`, the value of items[0].id: three containers are open.
+        let after_id = doc.iter().position(|&b| b == b'1').unwrap() + 1;
+        let root_end = skip_value(doc, 0).unwrap();
+        assert_eq!(close_containers(doc, after_id, 3), Some(root_end));
+        let items_end = doc.windows(2).position(|w| w == b"],").unwrap() + 1;
+        assert_eq!(close_containers(doc, after_id, 2), Some(items_end));
+        assert_eq!(close_containers(doc, root_end, 0), Some(root_end));
+        assert_eq!(close_containers(&doc[..root_end - 1], after_id, 3), None);
     }
 
     #[test]

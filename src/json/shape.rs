@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::nav::decode_string;
-use super::parse::{Container, Flow, Scalar, Visitor, bom_len, bytes_eq, walk_values};
+use super::parse::{Container, Flow, Scalar, Visitor, bom_len, bytes_eq, walk_records};
 use crate::limits::{group_digits, human_size};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
@@ -94,6 +94,23 @@ pub struct Skeleton {
 
 /// Builds the skeleton of any input: JSON, NDJSON, text or binary (README, `spill shape`).
 pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
+    shape_skipping(doc, opts, false).0
+}
+
+/// [`shape`], with the NDJSON lines that are not exactly one JSON value skipped when
+/// `skip_invalid` is set (`--skip-invalid`); also returns how many were.
+pub fn shape_skipping(doc: &[u8], opts: &ShapeOptions, skip_invalid: bool) -> (Skeleton, u64) {
+    let mut skipped = 0;
+    let skeleton = shape_counting(doc, opts, skip_invalid, &mut skipped);
+    (skeleton, skipped)
+}
+
+fn shape_counting(
+    doc: &[u8],
+    opts: &ShapeOptions,
+    skip_invalid: bool,
+    skipped: &mut u64,
+) -> Skeleton {
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
     if is_binary(doc) {
         return Skeleton {
@@ -103,7 +120,11 @@ pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
         };
     }
     let mut b = Builder::new(opts);
-    match walk_values(doc, &mut b) {
+    let walked = walk_records(doc, &mut b, skip_invalid);
+    if let Ok(rec) = &walked {
+        *skipped = rec.skipped;
+    }
+    match walked {
         Ok(rec) if rec.count == 1 || rec.any_container => {
             let kind = if rec.count == 1 {
                 InputKind::Json
@@ -1049,6 +1070,15 @@ pub struct PathList {
 /// Lists every distinct path with its types and number of occurrences, in one streaming pass.
 /// Errors on input that is not JSON or NDJSON.
 pub fn shape_paths(doc: &[u8]) -> Result<PathList, super::SyntaxError> {
+    shape_paths_skipping(doc, false).map(|(list, _)| list)
+}
+
+/// [`shape_paths`], with the NDJSON lines that are not exactly one JSON value skipped when
+/// `skip_invalid` is set; also returns how many were.
+pub fn shape_paths_skipping(
+    doc: &[u8],
+    skip_invalid: bool,
+) -> Result<(PathList, u64), super::SyntaxError> {
     let mut v = PathCollector {
         nodes: vec![PathNode {
             parent: NONE,
@@ -1064,7 +1094,7 @@ pub fn shape_paths(doc: &[u8]) -> Result<PathList, super::SyntaxError> {
         ignore: 0,
         omitted_paths: 0,
     };
-    let rec = walk_values(doc, &mut v)?;
+    let rec = walk_records(doc, &mut v, skip_invalid)?;
     if rec.count > 1 && !rec.any_container {
         return Err(super::SyntaxError::new(
             doc,
@@ -1113,7 +1143,7 @@ pub fn shape_paths(doc: &[u8]) -> Result<PathList, super::SyntaxError> {
             count: n.count,
         });
     }
-    Ok(out)
+    Ok((out, rec.skipped))
 }
 
 struct PathNode {

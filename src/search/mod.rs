@@ -131,6 +131,9 @@ pub struct SearchResult {
     pub limit: u64,
     /// How the patterns were interpreted.
     pub pattern_mode: PatternMode,
+    /// With `--paths --skip-invalid` on NDJSON: the lines skipped (up to the last match)
+    /// because they are not exactly one JSON value.
+    pub skipped_lines: Option<u64>,
 }
 
 impl SearchResult {
@@ -277,6 +280,7 @@ fn result(matches: Vec<Match>, total: u64, page: &Page, pattern: &Pattern) -> Se
         offset: page.offset,
         limit: page.limit,
         pattern_mode: pattern.mode(),
+        skipped_lines: None,
     }
 }
 

@@ -1,48 +1,37 @@
 //! `--paths`: the RFC 9535 normalized path of the JSON value (or key) holding each match, from
 //! the JSON engine, so that `spill extract SOURCE PATH` returns a value containing the match.
 
-use crate::json::{SyntaxError, paths_at_offsets, skip_value};
+use crate::json::SyntaxError;
+use crate::json::paths_at_offsets_skipping;
+use crate::json::records::{Layout, layout};
 
 use super::SearchResult;
 
 /// Sets [`Match::path`](super::Match::path) and [`Match::in_key`](super::Match::in_key) on every
 /// match of `result`, a page of a search of `doc`. NDJSON sources are addressed as an array of
-/// records (`$[3]['msg']`). Fails when `doc` is not JSON or NDJSON up to the last match.
-pub fn attach_paths(doc: &[u8], result: &mut SearchResult) -> Result<(), SyntaxError> {
+/// records (`$[3]['msg']`), by the rule `extract` follows ([`crate::json::records`]); with
+/// `skip_invalid` the lines that are not one value are skipped and counted in
+/// [`SearchResult::skipped_lines`] (up to the last match). Fails when `doc` is not JSON or
+/// NDJSON up to the last match.
+pub fn attach_paths(
+    doc: &[u8],
+    result: &mut SearchResult,
+    skip_invalid: bool,
+) -> Result<(), SyntaxError> {
     if result.matches.is_empty() {
         return Ok(());
     }
-    let ndjson = more_than_one_value(doc)?;
+    let ndjson = layout(doc, skip_invalid) == Layout::Ndjson;
     let offsets: Vec<u64> = result.matches.iter().map(|m| m.byte_offset).collect();
-    let hits = paths_at_offsets(doc, &offsets, ndjson)?;
+    let (hits, skipped) = paths_at_offsets_skipping(doc, &offsets, ndjson, skip_invalid)?;
     for (m, hit) in result.matches.iter_mut().zip(hits) {
         m.path = Some(hit.path);
         m.in_key = hit.in_key;
     }
-    Ok(())
-}
-
-/// Whether another value follows the first one: the NDJSON layout (which the walk then
-/// checks strictly). An NDJSON value holds no line break, so a first value that does not end
-/// on its first line means one document, without skipping it (a pretty file starts `{`⏎).
-fn more_than_one_value(doc: &[u8]) -> Result<bool, SyntaxError> {
-    let start = skip_whitespace(doc, crate::json::bom_len(doc));
-    let line_end = doc[start..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map_or(doc.len(), |i| start + i);
-    match skip_value(&doc[..line_end], start) {
-        Ok(end) => Ok(skip_whitespace(doc, end) < doc.len()),
-        Err(_) if line_end < doc.len() => Ok(false),
-        Err(e) => Err(e),
+    if skip_invalid && ndjson {
+        result.skipped_lines = Some(skipped);
     }
-}
-
-fn skip_whitespace(doc: &[u8], from: usize) -> usize {
-    doc[from.min(doc.len())..]
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
-        .map_or(doc.len(), |i| from + i)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -57,7 +46,7 @@ mod tests {
         };
         let p = Pattern::new(&options).unwrap();
         let mut r = search_slice(doc.as_bytes(), &p, &Page::default()).unwrap();
-        attach_paths(doc.as_bytes(), &mut r)?;
+        attach_paths(doc.as_bytes(), &mut r, false)?;
         Ok(r.matches
             .into_iter()
             .map(|m| (m.path.unwrap(), m.in_key))

@@ -150,6 +150,8 @@ struct JsonPage {
     lossy: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notes: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped_lines: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -215,6 +217,7 @@ pub fn write_json<W: Write>(
         pattern_mode: (result.pattern_mode == PatternMode::Literal).then_some("literal"),
         lossy,
         notes: notes.to_vec(),
+        skipped_lines: result.skipped_lines,
     };
     serde_json::to_writer(&mut *out, &page)?;
     out.write_all(b"\n")

@@ -39,6 +39,24 @@ pub struct Meta {
     pub label: Option<String>,
     /// Creation time, seconds since the Unix epoch.
     pub created: f64,
+    /// Where `wrap` found the payload invalid, when it looked like JSON: `extract` and `shape`
+    /// on the ref report it at once instead of answering from an invalid document.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub invalid_json: Option<InvalidJson>,
+}
+
+/// A JSON syntax error recorded with a payload (see [`Meta::invalid_json`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct InvalidJson {
+    /// 0-based byte offset.
+    pub offset: u64,
+    /// 1-based line.
+    pub line: u64,
+    /// 1-based byte column.
+    pub column: u64,
+    /// What was wrong.
+    pub message: String,
 }
 
 /// One listed entry of a scope.

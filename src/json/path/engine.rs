@@ -12,8 +12,9 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use super::normalized::{NormPath, PathElem};
 use super::{Doc, Kind};
-use crate::json::{self, Fault, SyntaxError, Value, skip_value};
+use crate::json::{self, Fault, SyntaxError, Value};
 use crate::limits::group_digits;
 
 /// The offset of the virtual root array of an NDJSON document.
@@ -26,6 +27,8 @@ pub struct JsonDoc<'d> {
     /// The offset of the first record (NDJSON) or of the root value (JSON).
     first: usize,
     ndjson: bool,
+    /// NDJSON lines that are not one value are skipped (and counted) instead of an error.
+    skip_invalid: bool,
 }
 
 #[inline]
@@ -39,33 +42,27 @@ fn skip_ws(doc: &[u8], mut i: usize) -> usize {
 impl<'d> JsonDoc<'d> {
     /// Opens `bytes` and returns the document with its root node.
     ///
-    /// NDJSON is told from JSON by the first line alone, so that `$.items[5]` on a pretty 1 GB
-    /// document stays a prefix read: when the first value ends on its first line and another
-    /// value follows on a later line, the source is a stream of records. (A document whose
-    /// root value is on one line is read to the end of that line.)
-    pub fn open(bytes: &'d [u8]) -> Result<(JsonDoc<'d>, Value<'d>), SyntaxError> {
+    /// NDJSON is told from JSON by the first line alone ([`json::records::layout`]), so that
+    /// `$.items[5]` on a pretty 1 GB document stays a prefix read. With `skip_invalid`, NDJSON
+    /// lines that are not exactly one value are skipped and counted instead of an error.
+    pub fn open(
+        bytes: &'d [u8],
+        skip_invalid: bool,
+    ) -> Result<(JsonDoc<'d>, Value<'d>), SyntaxError> {
         let root = json::root(bytes)?;
-        let at = root.offset();
         let mut doc = JsonDoc {
             bytes,
-            first: at,
+            first: root.offset(),
             ndjson: false,
+            skip_invalid,
         };
-        if let Some(nl) = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i)
-            && let Ok(end) = skip_value(&bytes[..nl], at)
-        {
-            let next = skip_ws(bytes, end);
-            if next < nl {
-                return Err(SyntaxError::new(
-                    bytes,
-                    next,
-                    "unexpected data after the JSON value",
-                ));
-            }
-            if next < bytes.len() {
-                doc.ndjson = true;
-                return Ok((doc, Value::new(bytes, RECORDS)));
-            }
+        if json::records::layout(bytes, skip_invalid) == json::records::Layout::Ndjson {
+            doc.ndjson = true;
+            // Records are read from a line start: the first one's line begins after the BOM
+            // and the blank lines before it.
+            let before = &bytes[..root.offset()];
+            doc.first = memchr::memrchr(b'\n', before).map_or(json::bom_len(bytes), |i| i + 1);
+            return Ok((doc, Value::new(bytes, RECORDS)));
         }
         Ok((doc, root))
     }
@@ -80,14 +77,116 @@ impl<'d> JsonDoc<'d> {
         self.bytes
     }
 
-    /// The records of an NDJSON document (also usable on JSON: the root value alone).
+    /// The records of an NDJSON document.
     pub fn records(&self) -> Records<'d> {
-        Records::new(self.bytes, self.first)
+        Records::new(self.bytes, self.first, self.skip_invalid)
     }
 
-    /// The offset of the first record (NDJSON) or of the root value (JSON).
+    /// The offset of the first record's line (NDJSON) or of the root value (JSON).
     pub fn first(&self) -> usize {
         self.first
+    }
+
+    /// Whether NDJSON lines that are not one value are skipped.
+    pub fn skip_invalid(&self) -> bool {
+        self.skip_invalid
+    }
+
+    /// Checks what follows node `n`, found at `path`, before it is printed: the next
+    /// structural byte must be a separator or the closing bracket of its parent (so
+    /// `[2024-01-02]` never yields `2024`), and after the root of a JSON document only
+    /// whitespace may follow. An NDJSON record's line was checked when it was read. Returns
+    /// where the node ends, for [`JsonDoc::check_end`].
+    pub fn check_after(&self, n: Value<'d>, path: &NormPath<'_>) -> Result<usize, SyntaxError> {
+        if is_records(n) {
+            self.check_end(n, None)?;
+            return Ok(self.bytes.len());
+        }
+        let end = n.end()?;
+        let last = path.elems().last();
+        if last.is_none() || (self.ndjson && path.len() == 1) {
+            if !self.ndjson {
+                self.check_end(n, Some((end, 0)))?;
+            }
+            return Ok(end);
+        }
+        let at = skip_ws(self.bytes, end);
+        let (close, what) = match last {
+            Some(PathElem::Name(_)) => (b'}', "expected ',' or '}' after an object member"),
+            _ => (b']', "expected ',' or ']' after an array element"),
+        };
+        match self.bytes.get(at) {
+            Some(&b) if b == b',' || b == close => Ok(end),
+            Some(_) => Err(SyntaxError::new(self.bytes, at, what)),
+            None => Err(SyntaxError::new(
+                self.bytes,
+                at,
+                "unexpected end of input: unclosed container",
+            )),
+        }
+    }
+
+    /// The NDJSON lines skipped (with `skip_invalid`) before the record holding offset `at`.
+    pub fn skipped_before(&self, at: usize) -> u64 {
+        if !self.ndjson || !self.skip_invalid {
+            return 0;
+        }
+        let mut records = self.records();
+        while let Some(Ok(start)) = records.lines.next() {
+            if start >= at {
+                break;
+            }
+        }
+        records.skipped()
+    }
+
+    /// Checks the end of the document, for a query whose evaluation reached it: the root value
+    /// ends and only whitespace follows (JSON), or every record line is one value (NDJSON).
+    /// `furthest` is the end of the furthest node the evaluation read and how many containers
+    /// enclose it: the rest is scanned from there, at skipping speed, instead of from the
+    /// root. Returns the NDJSON lines skipped (with `skip_invalid`) in the whole document.
+    pub fn check_end(
+        &self,
+        root: Value<'d>,
+        furthest: Option<(usize, usize)>,
+    ) -> Result<u64, SyntaxError> {
+        if self.ndjson {
+            // Lines skipped are counted over the whole document; without skipping, the lines
+            // after the furthest record are the ones left to check.
+            let from = match furthest {
+                Some((end, _)) if !self.skip_invalid => memchr::memchr(b'\n', &self.bytes[end..])
+                    .map_or(self.bytes.len(), |i| end + i + 1),
+                _ => self.first,
+            };
+            let mut records = Records::new(self.bytes, from, self.skip_invalid);
+            for r in records.by_ref() {
+                r?;
+            }
+            return Ok(records.skipped());
+        }
+        let end = match furthest {
+            Some((end, depth)) => {
+                json::close_containers(self.bytes, end, depth).ok_or_else(|| {
+                    SyntaxError::new(
+                        self.bytes,
+                        self.bytes.len(),
+                        "unexpected end of input: unclosed container",
+                    )
+                })?
+            }
+            None if is_records(root) => self.first,
+            None => root.end()?,
+        };
+        let at = skip_ws(self.bytes, end);
+        if at == self.bytes.len() {
+            Ok(0)
+        } else {
+            Err(SyntaxError::new(
+                self.bytes,
+                at,
+                "unexpected data after the JSON value",
+            ))
+        }
     }
 }
 
@@ -96,52 +195,40 @@ pub fn is_records(v: Value<'_>) -> bool {
     v.offset() == RECORDS
 }
 
-/// The records of an NDJSON document, each a value separated from the next by whitespace.
+/// The records of an NDJSON document: one per line, each checked strictly
+/// ([`json::records::RecordLines`]).
 #[derive(Debug, Clone)]
 pub struct Records<'d> {
     doc: &'d [u8],
-    pos: usize,
-    pending: Option<usize>,
+    lines: json::records::RecordLines<'d>,
 }
 
 impl<'d> Records<'d> {
-    /// The records of `doc` from offset `from` on.
-    pub fn new(doc: &'d [u8], from: usize) -> Self {
+    /// The records of `doc` from the line starting at `from` on.
+    pub fn new(doc: &'d [u8], from: usize, skip_invalid: bool) -> Self {
         Records {
             doc,
-            pos: from,
-            pending: None,
+            lines: json::records::RecordLines::new(doc, from, skip_invalid),
         }
+    }
+
+    /// Lines skipped so far because they are not one value.
+    pub fn skipped(&self) -> u64 {
+        self.lines.skipped
     }
 }
 
 impl Records<'_> {
-    /// The record handed out last ends at `end` (the caller walked it): no second skip.
-    pub fn resume_at(&mut self, end: usize) {
-        if self.pending.take().is_some() {
-            self.pos = end;
-        }
-    }
+    /// Nothing to do: a record is a line, and the next one starts on the next line whatever
+    /// the caller read of this one. (Kept so that callers treat every container alike.)
+    pub fn resume_at(&mut self, _end: usize) {}
 }
 
 impl<'d> Iterator for Records<'d> {
     type Item = Result<Value<'d>, SyntaxError>;
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(v) = self.pending.take() {
-            match skip_value(self.doc, v) {
-                Ok(end) => self.pos = end,
-                Err(e) => {
-                    self.pos = self.doc.len();
-                    return Some(Err(e));
-                }
-            }
-        }
-        self.pos = skip_ws(self.doc, self.pos);
-        if self.pos >= self.doc.len() {
-            return None;
-        }
-        self.pending = Some(self.pos);
-        Some(Ok(Value::new(self.doc, self.pos)))
+        let doc = self.doc;
+        self.lines.next().map(|r| r.map(|at| Value::new(doc, at)))
     }
 }
 

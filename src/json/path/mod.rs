@@ -2,7 +2,7 @@
 //! [`Doc`].
 //!
 //! ```text
-//! let (doc, root) = JsonDoc::open(&bytes)?;                 // the engine, lazily
+//! let (doc, root) = JsonDoc::open(&bytes, false)?;          // the engine, lazily
 //! let query = Query::parse_lenient("items[0].name")?;     // read as $.items[0].name
 //! query.select(&doc, root, |path, node| { …; ControlFlow::Continue(()) })?;
 //! ```

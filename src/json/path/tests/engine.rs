@@ -8,7 +8,7 @@ use crate::json::path::{JsonDoc, Query, explain_no_match};
 
 /// (normalized path, raw text) of each selected node.
 fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json::SyntaxError> {
-    let (doc, root) = JsonDoc::open(bytes.as_bytes())?;
+    let (doc, root) = JsonDoc::open(bytes.as_bytes(), false)?;
     let q = Query::parse_lenient(query).expect("query parses");
     let mut out = Vec::new();
     let mut failed = None;
@@ -32,7 +32,7 @@ fn select(bytes: &str, query: &str) -> Result<Vec<(String, String)>, crate::json
 fn compliance_test_suite_on_the_engine() {
     run_suite("engine", &|query, document| {
         let text = document.to_json();
-        let (doc, root) = JsonDoc::open(text.as_bytes()).expect("CTS documents are valid");
+        let (doc, root) = JsonDoc::open(text.as_bytes(), false).expect("CTS documents are valid");
         let mut out = Vec::new();
         let _ = query
             .select(&doc, root, |p, v| {
@@ -100,7 +100,7 @@ fn escaped_keys_match_decoded_names() {
 #[test]
 fn no_match_explanations_on_the_engine() {
     let text = r#"{"items":[1,2,3],"meta":{"count":3}}"#;
-    let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
+    let (doc, root) = JsonDoc::open(text.as_bytes(), false).unwrap();
     let explain =
         |q: &str| explain_no_match(&Query::parse_lenient(q).unwrap(), &doc, root).unwrap();
     assert_eq!(
@@ -118,7 +118,7 @@ fn a_descendant_segment_stops_at_max_descent() {
     use crate::json::path::MAX_DESCENT;
     let count = |depth: usize| {
         let text = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
-        let (doc, root) = JsonDoc::open(text.as_bytes()).unwrap();
+        let (doc, root) = JsonDoc::open(text.as_bytes(), false).unwrap();
         let q = Query::parse("$..[0]").unwrap();
         let mut n = 0usize;
         q.select(&doc, root, |_, _| {
