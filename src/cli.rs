@@ -194,6 +194,10 @@ pub enum FooterTo {
 ///
 /// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
 /// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
+///
+/// A source holding ANSI escape sequences (colour) or `\r` progress frames is read as the
+/// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
+/// line numbers unchanged; the footer says so. --raw (and --hex) read the stored bytes.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -220,7 +224,8 @@ pub struct CatArgs {
     /// Lines longer than this many characters are cut with a marker (unless --raw).
     #[arg(long, value_name = "N", default_value_t = limits::CAT_MAX_COLUMNS)]
     pub max_columns: usize,
-    /// Print bytes exactly as stored: no line cutting, no escaping on a terminal.
+    /// Print bytes exactly as stored: no cleaning of escape sequences and `\r` frames, no line
+    /// cutting, no escaping on a terminal.
     #[arg(long, conflicts_with = "hex")]
     pub raw: bool,
     /// Print a hexdump -C style dump.
@@ -387,6 +392,11 @@ pub struct RmArgs {
 /// stderr says which matches were shown and how to get the next page
 /// (`matches 21–40 of 342 · next: --offset 40`). A PATTERN that is not a valid regex is searched
 /// as a literal string, with a note. Binary sources are searched too.
+///
+/// A source holding ANSI escape sequences (colour) or `\r` progress frames is searched as the
+/// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
+/// line numbers unchanged, columns counted in that text; a note says so. --raw searches the stored
+/// bytes (--paths always does).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -450,7 +460,8 @@ pub struct SearchArgs {
     /// (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only.
     #[arg(long)]
     pub paths: bool,
-    /// Print the source text as is on a terminal, without escaping control characters.
+    /// Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames),
+    /// and print them on a terminal without escaping control characters.
     #[arg(long)]
     pub raw: bool,
     /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].

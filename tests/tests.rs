@@ -7,6 +7,7 @@ mod cat;
 mod cli;
 mod color;
 mod concurrency;
+mod consistency;
 mod extract;
 mod faults;
 mod fuzz_cases;

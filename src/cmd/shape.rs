@@ -22,10 +22,7 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
     let mut out = output::stdout();
     if args.paths {
         let list = shape::shape_paths(doc).map_err(|e| {
-            if matches!(
-                doc.iter().find(|b| !b.is_ascii_whitespace()),
-                Some(b'{' | b'[')
-            ) {
+            if crate::json::sniff::looks_like_json(doc) {
                 Error::from(e)
             } else {
                 Error::Usage(format!(

@@ -108,6 +108,7 @@ pub mod path;
 mod paths;
 mod scan;
 pub mod shape;
+pub mod sniff;
 
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{

@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::nav::decode_string;
-use super::parse::{Container, Flow, Scalar, Visitor, bom_len, bytes_eq, walk_values};
+use super::parse::{Container, Flow, Scalar, Visitor, bytes_eq, walk_values};
 use crate::limits::{group_digits, human_size};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
@@ -95,7 +95,7 @@ pub struct Skeleton {
 /// Builds the skeleton of any input: JSON, NDJSON, text or binary (SPEC §4).
 pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
-    if is_binary(doc) {
+    if crate::text::is_binary(doc) {
         return Skeleton {
             json: format!("{{\"binary\":{{\"bytes\":{}}}}}", doc.len()),
             kind: InputKind::Binary,
@@ -122,7 +122,7 @@ pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
             invalid: None,
         },
         Err(e) => {
-            let looks_json = matches!(doc.get(first_non_ws(doc)), Some(b'{' | b'['));
+            let looks_json = super::sniff::looks_like_json(doc);
             let off = looks_json.then_some(e.offset);
             Skeleton {
                 json: text_summary(doc, off),
@@ -131,36 +131,6 @@ pub fn shape(doc: &[u8], opts: &ShapeOptions) -> Skeleton {
             }
         }
     }
-}
-
-fn first_non_ws(doc: &[u8]) -> usize {
-    let mut i = bom_len(doc);
-    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
-}
-
-/// Binary: NUL bytes, or mostly invalid UTF-8, in the first 8 KiB (SPEC §2.1).
-pub fn is_binary(doc: &[u8]) -> bool {
-    let head = &doc[..doc.len().min(8192)];
-    if memchr::memchr(0, head).is_some() {
-        return true;
-    }
-    let (mut bad, mut rest) = (0usize, head);
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(_) => break,
-            Err(e) => match e.error_len() {
-                Some(n) => {
-                    bad += n;
-                    rest = &rest[e.valid_up_to() + n..];
-                }
-                None => break, // a character cut by the 8 KiB window
-            },
-        }
-    }
-    bad * 10 > head.len() * 3
 }
 
 /// `{"text":{"lines":N,"bytes":M,"longestLine":K,"blankLines":B}}`, plus `"invalidJsonAt"`.
