@@ -20,5 +20,6 @@ mod schema;
 mod search;
 mod security;
 mod shape;
+mod shape_budget;
 mod store;
 mod wrap;

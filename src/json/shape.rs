@@ -700,7 +700,15 @@ impl Visitor for Builder {
             let t = &mut self.tys[ty as usize];
             t.mask |= match kind {
                 Scalar::String => {
-                    t.max_string = t.max_string.max(raw.len() as u64 - 2);
+                    // Sizes count decoded bytes (`\u00e9` is 2 bytes, as `é` is). Only a
+                    // string that could be a new longest one above LONG_STRING is decoded: the
+                    // size shows only past that, and a decoded string is never longer than
+                    // its raw form, so the walk's hot path only compares lengths.
+                    let len = raw.len() as u64 - 2;
+                    if len > t.max_string && len > LONG_STRING {
+                        let decoded = decode_string(&raw[1..raw.len() - 1]).len() as u64;
+                        t.max_string = t.max_string.max(decoded);
+                    }
                     T_STRING
                 }
                 Scalar::Integer => T_INTEGER,
@@ -753,18 +761,25 @@ fn is_id_like(k: &[u8]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Rendering.
 
-/// One rendering attempt's limits.
-#[derive(Clone, Copy)]
+/// One rendering attempt's limits: containers at container depth `depth` and below are named
+/// by their type; an object at depth `d < depth` shows at most `levels[d].0` keys, each name cut
+/// to `levels[d].1` characters.
 struct Params {
     depth: usize,
-    keys: usize,
-    key_chars: usize,
+    levels: Vec<(usize, usize)>,
     max_bytes: usize,
 }
 
 struct TooBig;
 
 impl Builder {
+    /// The skeleton within `max_bytes`, spent breadth first: level by level, the first of the
+    /// steps below (keys shown per object, characters per key name) that fits is chosen for
+    /// the objects of that level, and the next level is opened only when this one
+    /// shows every key. So every top-level key is named (as far as the budget allows) before
+    /// anything below it is expanded, and each level down gets what is left (measured on
+    /// botocore's AWS service models: the old depth-first search kept `metadata` expanded and
+    /// hid `operations`, `shapes` and `documentation` behind `"+3 more keys"`).
     pub(crate) fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
         self.finish();
         const STEPS: [(usize, usize); 10] = [
@@ -779,19 +794,41 @@ impl Builder {
             (1, 8),
             (0, 8),
         ];
-        for depth in (0..=self.max_depth).rev() {
-            for (keys, key_chars) in STEPS {
-                let p = Params {
-                    depth,
-                    keys,
-                    key_chars,
-                    max_bytes,
-                };
-                let mut out = String::new();
-                if self.render_top(ndjson, &p, &mut out).is_ok() && out.len() <= max_bytes {
-                    return out;
+        let attempt = |p: &Params| {
+            let mut out = String::new();
+            (self.render_top(ndjson, p, &mut out).is_ok() && out.len() <= max_bytes).then_some(out)
+        };
+        let mut p = Params {
+            depth: 0,
+            levels: Vec::new(),
+            max_bytes,
+        };
+        let mut best = attempt(&p);
+        for depth in 1..=self.max_depth {
+            p.depth = depth;
+            p.levels.push((0, 0));
+            let mut opened = None;
+            for step in STEPS {
+                // Below the root, an object showing no key says less than its type string.
+                if step.0 == 0 && depth > 1 {
+                    break;
+                }
+                *p.levels.last_mut().expect("a level was pushed") = step;
+                if let Some(out) = attempt(&p) {
+                    opened = Some((out, step.0));
+                    break;
                 }
             }
+            let Some((out, keys)) = opened else {
+                break;
+            };
+            best = Some(out);
+            if keys != usize::MAX {
+                break;
+            }
+        }
+        if let Some(out) = best {
+            return out;
         }
         // Depth 0 at its tightest still names the root's kinds; this is the floor.
         let t = &self.tys[self.root as usize];
@@ -881,19 +918,12 @@ impl Builder {
             return Self::check(out, p);
         }
         out.push('{');
-        let shown = obj.fields.len().min(p.keys);
-        for (i, f) in obj.fields.iter().take(shown).enumerate() {
+        let (keys, key_chars) = p.levels[depth];
+        let shown = obj.fields.len().min(keys);
+        let names = shown_names(obj, shown, key_chars);
+        for (i, (f, name)) in obj.fields.iter().zip(names).enumerate() {
             if i > 0 {
                 out.push(',');
-            }
-            let mut name = decode_string(&f.name).into_owned();
-            if name.chars().count() > p.key_chars {
-                name = name.chars().take(p.key_chars).collect::<String>() + "…";
-            } else if f.cut {
-                name.push('…');
-            }
-            if f.present < obj.seen {
-                name.push('?');
             }
             push_json_string(out, &name);
             out.push(':');
@@ -932,6 +962,59 @@ impl Builder {
         }
         Self::check(out, p)
     }
+}
+
+/// The names the first `shown` fields of `obj` are printed with: cut to `key_chars` characters
+/// with `…` (a name over [`MAX_KEY_BYTES`] always ends in `…`), `?` for a key some objects lack.
+/// Names stay distinct: a cut name that another shown name already has is lengthened a
+/// character at a time until it differs (on the EC2 model, `AcceptTransitGat…` was printed
+/// twice for two different keys).
+fn shown_names(obj: &Obj, shown: usize, key_chars: usize) -> Vec<String> {
+    let fields = &obj.fields[..shown];
+    let finish = |mut name: String, marker: bool, optional: bool| {
+        if marker {
+            name.push('…');
+        }
+        if optional {
+            name.push('?');
+        }
+        name
+    };
+    let full: Vec<String> = fields
+        .iter()
+        .map(|f| decode_string(&f.name).into_owned())
+        .collect();
+    let mut names = vec![String::new(); shown];
+    let mut taken = std::collections::HashSet::new();
+    // Names shown whole first, so a cut name never takes one of theirs.
+    for (i, f) in fields.iter().enumerate() {
+        if full[i].chars().count() <= key_chars {
+            names[i] = finish(full[i].clone(), f.cut, f.present < obj.seen);
+            taken.insert(names[i].clone());
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        let chars = full[i].chars().count();
+        if chars <= key_chars {
+            continue;
+        }
+        let optional = f.present < obj.seen;
+        let mut keep = key_chars;
+        let name = loop {
+            if keep >= chars {
+                // Whole: keys of one object differ, so this is distinct.
+                break finish(full[i].clone(), f.cut, optional);
+            }
+            let cut = finish(full[i].chars().take(keep).collect(), true, optional);
+            if !taken.contains(&cut) {
+                break cut;
+            }
+            keep += 1;
+        };
+        taken.insert(name.clone());
+        names[i] = name;
+    }
+    names
 }
 
 fn range(min: u64, max: u64) -> String {
