@@ -706,8 +706,7 @@ impl Visitor for Builder {
                     // its raw form, so the walk's hot path only compares lengths.
                     let len = raw.len() as u64 - 2;
                     if len > t.max_string && len > LONG_STRING {
-                        let decoded = decode_string(&raw[1..raw.len() - 1]).len() as u64;
-                        t.max_string = t.max_string.max(decoded);
+                        t.max_string = t.max_string.max(decoded_len(&raw[1..raw.len() - 1]));
                     }
                     T_STRING
                 }
@@ -719,6 +718,51 @@ impl Visitor for Builder {
         }
         Flow::Continue
     }
+}
+
+/// The length in bytes of the decoded form of a validated string's contents (without its
+/// quotes), counted without decoding: `decode_string(s).len()`, with lone surrogates as U+FFFD.
+/// Its cost is a `memchr` plus a step per escape.
+fn decoded_len(s: &[u8]) -> u64 {
+    // Hex digits by hand: a `from_str_radix` per escape was most of the cost on
+    // `\u`-escaped text (Python's default `ensure_ascii` output).
+    let hex4 = |at: usize| {
+        s.get(at..at + 4)?.iter().try_fold(0u32, |acc, &b| {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return None,
+            };
+            Some(acc << 4 | u32::from(digit))
+        })
+    };
+    let (mut n, mut i) = (0usize, 0usize);
+    while let Some(off) = memchr::memchr(b'\\', &s[i..]) {
+        n += off;
+        i += off;
+        if s.get(i + 1) != Some(&b'u') {
+            n += 1;
+            i += 2;
+            continue;
+        }
+        let Some(u) = hex4(i + 2) else {
+            n += 3;
+            i += 2;
+            continue;
+        };
+        i += 6;
+        let pair = (0xD800..0xDC00).contains(&u)
+            && s.get(i..i + 2) == Some(b"\\u")
+            && hex4(i + 2).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+        n += if pair {
+            i += 6;
+            4
+        } else {
+            char::from_u32(u).map_or(3, char::len_utf8)
+        };
+    }
+    (n + s.len().saturating_sub(i)) as u64
 }
 
 /// A key's first [`MAX_KEY_BYTES`] bytes, cut before a UTF-8 continuation byte; and whether it
@@ -1328,6 +1372,43 @@ mod tests {
 
     fn sk(doc: &str) -> String {
         shape(doc.as_bytes(), &ShapeOptions::default()).json
+    }
+
+    #[test]
+    fn decoded_lengths_match_decoding() {
+        for raw in [
+            &br"plain"[..],
+            "café".as_bytes(),
+            br#"caf\u00e9 \u20ac \ud83d\ude00 \n\t\\\/\""#,
+            br"\ud800 lone \udc00 low \ud800\u0041 \u0000",
+            br"\\u00e9",
+            br"",
+        ] {
+            assert_eq!(
+                decoded_len(raw),
+                decode_string(raw).len() as u64,
+                "{:?}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoded_lengths_match_decoding_on_any_escapes(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(r"\u00e9".to_string()),
+                proptest::strategy::Just(r"\ud83d".to_string()),
+                proptest::strategy::Just(r"\ude00".to_string()),
+                proptest::strategy::Just(r"\n".to_string()),
+                proptest::strategy::Just(r"\\".to_string()),
+                "[a-zé€😀]{0,4}",
+                "\\\\u[0-9a-fA-F]{4}",
+            ], 0..20)
+        ) {
+            let raw = parts.concat();
+            proptest::prop_assert_eq!(decoded_len(raw.as_bytes()), decode_string(raw.as_bytes()).len() as u64);
+        }
     }
 
     fn sk_with(doc: &str, max_depth: usize, max_bytes: usize) -> String {
