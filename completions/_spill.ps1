@@ -137,7 +137,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the matches, the total and the pagination')
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)')
-            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the source text as is on a terminal, without escaping control characters')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames), and print them on a terminal without escaping control characters')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -154,7 +154,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
             [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
-            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print bytes exactly as stored: no line cutting, no escaping on a terminal')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print bytes exactly as stored: no cleaning of escape sequences and `\r` frames, no line cutting, no escaping on a terminal')
             [CompletionResult]::new('--hex', '--hex', [CompletionResultType]::ParameterName, 'Print a hexdump -C style dump')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -130,7 +130,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --json 'Print one JSON object: the matches, the total and the pagination'
             cand --paths 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
             cand --skip-invalid 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
-            cand --raw 'Print the source text as is on a terminal, without escaping control characters'
+            cand --raw 'Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames), and print them on a terminal without escaping control characters'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -146,7 +146,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
-            cand --raw 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
+            cand --raw 'Print bytes exactly as stored: no cleaning of escape sequences and `\r` frames, no line cutting, no escaping on a terminal'
             cand --hex 'Print a hexdump -C style dump'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

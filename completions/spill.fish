@@ -126,7 +126,7 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l count -d 'Print o
 complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print one JSON object: the matches, the total and the pagination'
 complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
 complete -c spill -n "__fish_spill_using_subcommand search" -l skip-invalid -d 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
-complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Print the source text as is on a terminal, without escaping control characters'
+complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Search the stored bytes as they are (no cleaning of escape sequences and `\\r` frames), and print them on a terminal without escaping control characters'
 complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l bytes -d 'Bytes A to B, 0-based and end-exclusive; either side may be omitted' -r
@@ -142,7 +142,7 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l max-file -d 'Payload
 complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
-complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes exactly as stored: no line cutting, no escaping on a terminal'
+complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes exactly as stored: no cleaning of escape sequences and `\\r` frames, no line cutting, no escaping on a terminal'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
 complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F

@@ -203,6 +203,10 @@ pub enum FooterTo {
 ///
 /// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
 /// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
+///
+/// A source holding ANSI escape sequences (colour) or `\r` progress frames is read as the
+/// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
+/// line numbers unchanged; the footer says so. --raw (and --hex) read the stored bytes.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -230,7 +234,8 @@ pub struct CatArgs {
     /// --max-bytes still bounds the page).
     #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::CAT_MAX_COLUMNS)]
     pub max_columns: usize,
-    /// Print bytes exactly as stored: no line cutting, no escaping on a terminal.
+    /// Print bytes exactly as stored: no cleaning of escape sequences and `\r` frames, no line
+    /// cutting, no escaping on a terminal.
     #[arg(long, conflicts_with = "hex")]
     pub raw: bool,
     /// Print a hexdump -C style dump.
@@ -405,6 +410,11 @@ pub struct RmArgs {
 /// stderr says which matches were shown and how to get the next page
 /// (`matches 21–40 of 342 · next: --offset 40`). A PATTERN that is not a valid regex is searched
 /// as a literal string, with a note. Binary sources are searched too.
+///
+/// A source holding ANSI escape sequences (colour) or `\r` progress frames is searched as the
+/// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
+/// line numbers unchanged, columns counted in that text; a note says so. --raw searches the stored
+/// bytes (--paths always does).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -480,7 +490,8 @@ pub struct SearchArgs {
     /// (as `extract --skip-invalid` does, so the paths index the same records).
     #[arg(long, requires = "paths")]
     pub skip_invalid: bool,
-    /// Print the source text as is on a terminal, without escaping control characters.
+    /// Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames),
+    /// and print them on a terminal without escaping control characters.
     #[arg(long)]
     pub raw: bool,
     /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].

@@ -98,7 +98,7 @@ pub struct Signals {
 /// One failure line.
 #[derive(Debug, Clone, Serialize)]
 pub struct SignalMatch {
-    /// 1-based line number.
+    /// 1-based line number of `text`'s first line: `spill cat REF --lines N:M` shows `text`.
     pub line: u64,
     /// The line (with its neighbour where that carries the message).
     pub text: String,

@@ -747,7 +747,7 @@ fn fill_preview(
         used += c;
         lossy |= sig.lossy;
         chosen.push(SignalMatch {
-            line: sig.line,
+            line: sig.text_line,
             text: sig.text,
         });
     }

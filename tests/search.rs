@@ -428,9 +428,13 @@ fn colour_only_when_asked_or_on_a_terminal() {
         LOG,
     );
     assert!(!r.out().contains('\x1b'), "never colour inside JSON");
-    // Escape sequences of the source pass through untouched when piped (no stripping).
-    let r = search(&s, &["red"], "\x1b[31mred\x1b[0m\n");
+    // Escape sequences of the source never go through the colour layer's stripper: with --raw
+    // they pass through untouched when piped; without, the source is read as the envelope
+    // shows it (escape sequences removed, README "What the envelope shows, the readers find").
+    let r = search(&s, &["red", "--raw"], "\x1b[31mred\x1b[0m\n");
     assert_eq!(r.out(), "1:6:\x1b[31mred\x1b[0m\n");
+    let r = search(&s, &["red"], "\x1b[31mred\x1b[0m\n");
+    assert_eq!(r.out(), "1:1:red\n");
 }
 
 #[test]
@@ -474,9 +478,11 @@ fn on_terminal(s: &Sandbox, args: &[&str], stdin: &str, env: &[(&str, &str)]) ->
 #[test]
 fn on_a_terminal_control_characters_are_escaped_unless_raw_and_matches_highlighted() {
     let s = Sandbox::new();
-    let text = "title \x1b]0;pwned\x07 here\n";
+    // The title-setting sequence is removed by the cleaned view; a control character that
+    // is not part of an escape sequence (a backspace here) is escaped on a terminal.
+    let text = "title \x1b]0;pwned\x07 here \x08\n";
     let shown = on_terminal(&s, &["search", "-", "here"], text, &[("NO_COLOR", "1")]);
-    assert_eq!(shown, "1:18:title \\x{1b}]0;pwned\\x{7} here\n");
+    assert_eq!(shown, "1:8:title  here \\x{8}\n");
     let shown = on_terminal(
         &s,
         &["search", "-", "here", "--raw"],
@@ -486,13 +492,30 @@ fn on_a_terminal_control_characters_are_escaped_unless_raw_and_matches_highlight
     assert_eq!(shown, format!("1:18:{text}"));
     let shown = on_terminal(
         &s,
+        &["search", "-", "pwned", "--raw"],
+        "\x07pwned\n",
+        &[("NO_COLOR", "1")],
+    );
+    assert_eq!(
+        shown, "1:2:\x07pwned\n",
+        "--raw prints the bytes as they are"
+    );
+    let shown = on_terminal(
+        &s,
+        &["search", "-", "pwned"],
+        "\x07pwned\n",
+        &[("NO_COLOR", "1")],
+    );
+    assert_eq!(shown, "1:2:\\x{7}pwned\n", "escaped without --raw");
+    let shown = on_terminal(
+        &s,
         &["search", "-", "here"],
         text,
         &[("TERM", "xterm-256color")],
     );
     assert_eq!(
         shown,
-        "\x1b[32m1\x1b[0m:18:title \\x{1b}]0;pwned\\x{7} \x1b[1;31mhere\x1b[0m\n"
+        "\x1b[32m1\x1b[0m:8:title  \x1b[1;31mhere\x1b[0m \\x{8}\n"
     );
     let shown = on_terminal(
         &s,

@@ -1,4 +1,5 @@
-//! `spill cat`: bounded, paged raw reading by lines or bytes, with a `next:` footer.
+//! `spill cat`: bounded, paged reading by lines or bytes, with a `next:` footer; of the cleaned
+//! view (`text::clean::view`) when the source holds escape sequences or `\r` frames.
 
 use std::io::Write;
 
@@ -103,9 +104,13 @@ pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
         ),
     };
     let input = crate::source::open_with(&args.source, store, need)?;
-    let bytes: &[u8] = &input;
     let on_terminal = output::stdout_is_terminal();
-    let hex = args.hex || (on_terminal && !args.raw && looks_binary(bytes));
+    let hex = args.hex || (on_terminal && !args.raw && text::is_binary(&input));
+    // Lines as the envelope shows them (same numbers); a dump or --raw is of the stored bytes.
+    let cleaned = (!hex && !args.raw)
+        .then(|| text::clean::view(&input))
+        .flatten();
+    let bytes: &[u8] = cleaned.as_deref().unwrap_or(&input);
     let sel = if let Some(span) = lines {
         select_lines(bytes, span, max_bytes)
     } else if let Some(span) = byte_span {
@@ -159,6 +164,11 @@ pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
             group_digits(sel.to as u64),
             group_digits(total)
         ),
+    };
+    let footer = if cleaned.is_some() {
+        format!("{footer}, {CLEANED}")
+    } else {
+        footer
     };
     if sel.from < sel.to {
         let line = match &sel.next {
@@ -230,10 +240,8 @@ fn lines_need(span: Span, max_bytes: u64) -> Need<'static> {
     }))
 }
 
-fn looks_binary(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(8192)];
-    head.contains(&0) || std::str::from_utf8(head).is_err_and(|e| e.valid_up_to() + 4 < head.len())
-}
+/// What the footer adds when the cleaned view was read.
+const CLEANED: &str = "escape sequences and \\r frames removed (--raw: as stored)";
 
 /// The default page: the first 200 lines or 16 KiB, whichever is smaller, cut at a line end.
 fn select_default(bytes: &[u8]) -> Selection {

@@ -39,14 +39,19 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     };
     // Only a ref needs the store; a path or `-` never opens it.
     let store = super::store_config(global)?;
-    let input = crate::source::open(&args.source, &store)?;
+    let source = crate::source::open(&args.source, &store)?;
+    // Lines as the envelope shows them (same numbers); --paths reads JSON, so stored bytes.
+    let cleaned = (!args.raw && !args.paths)
+        .then(|| crate::text::clean::view(&source))
+        .flatten();
+    let input: &[u8] = cleaned.as_deref().unwrap_or(&source);
     let searching = |e| Error::stream("search the source", e);
     let writing = |e| Error::stream("write to stdout", e);
     let mut out = output::stdout();
 
     let total = if args.count {
-        let total = search::count_slice(&input, &pattern);
-        input.check_unchanged()?;
+        let total = search::count_slice(input, &pattern);
+        source.check_unchanged()?;
         let total = total.map_err(searching)?;
         if args.json {
             let mode = literal_mode_field(&pattern);
@@ -57,17 +62,23 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         output::flush(&mut out)?;
         if !args.json {
             note_fallback(&pattern);
+            if cleaned.is_some() {
+                diag::note(CLEANED);
+            }
         }
         total
     } else {
-        let mut result = search::search_slice(&input, &pattern, &page).map_err(searching)?;
+        let mut result = search::search_slice(input, &pattern, &page).map_err(searching)?;
         let mut notes = Vec::new();
-        if args.paths
-            && let Err(e) = search::attach_paths(&input, &mut result, args.skip_invalid)
-        {
-            notes.push(paths_ignored(&input, &e));
+        if cleaned.is_some() {
+            notes.push(CLEANED.to_string());
         }
-        input.check_unchanged()?;
+        if args.paths
+            && let Err(e) = search::attach_paths(input, &mut result, args.skip_invalid)
+        {
+            notes.push(paths_ignored(input, &e));
+        }
+        source.check_unchanged()?;
         if args.json {
             printer::write_json(&mut out, &result, &notes).map_err(writing)?;
             output::flush(&mut out)?;
@@ -112,12 +123,13 @@ fn no_matches_message(patterns: &[String]) -> String {
         many => format!("no matches for any of the {} patterns", many.len()),
     }
 }
+/// The note when the cleaned view was searched.
+const CLEANED: &str = "searched the text as the envelope shows it: escape sequences and \\r frames removed (--raw searches the stored bytes)";
 
 /// The note for `--paths` on a source that is not JSON or NDJSON; it says where a source that
 /// looks like JSON stops being valid.
 fn paths_ignored(doc: &[u8], e: &crate::json::SyntaxError) -> String {
-    let first = doc.iter().find(|b| !b.is_ascii_whitespace());
-    if matches!(first, Some(b'{' | b'[')) {
+    if crate::json::sniff::looks_like_json(doc) {
         format!(
             "--paths ignored: the source looks like JSON but is invalid at byte {} (line {}:{}): {}",
             e.offset,

@@ -25,10 +25,7 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         let result = shape::shape_paths_skipping(doc, args.skip_invalid);
         input.check_unchanged()?;
         let (list, skipped) = result.map_err(|e| {
-            if matches!(
-                doc.iter().find(|b| !b.is_ascii_whitespace()),
-                Some(b'{' | b'[')
-            ) {
+            if crate::json::sniff::looks_like_json(doc) {
                 Error::from(e)
             } else {
                 Error::Usage(format!(

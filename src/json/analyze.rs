@@ -123,12 +123,8 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
     let records = match walk_records(doc, &mut Both(&mut shape, &mut dom), opts.skip_invalid) {
         Ok(r) => r,
         Err(e) => {
-            let first = doc
-                .iter()
-                .position(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t' | 0xEF | 0xBB | 0xBF));
-            let looks = first.is_some_and(|i| matches!(doc[i], b'{' | b'['));
             return Analysis::NotJson {
-                invalid: looks.then_some(e),
+                invalid: super::sniff::looks_like_json(doc).then_some(e),
             };
         }
     };

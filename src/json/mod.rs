@@ -112,6 +112,7 @@ mod paths;
 pub mod records;
 mod scan;
 pub mod shape;
+pub mod sniff;
 
 pub use nav::{Elements, Kind, Member, Members, Value, decode_string, root};
 pub use parse::{

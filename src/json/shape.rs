@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::nav::decode_string;
-use super::parse::{Container, Flow, Scalar, Visitor, bom_len, bytes_eq, walk_records};
+use super::parse::{Container, Flow, Scalar, Visitor, bytes_eq, walk_records};
 use crate::limits::{group_digits, human_size};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
@@ -112,7 +112,7 @@ fn shape_counting(
     skipped: &mut u64,
 ) -> Skeleton {
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
-    if is_binary(doc) {
+    if crate::text::is_binary(doc) {
         return Skeleton {
             json: format!("{{\"binary\":{{\"bytes\":{}}}}}", doc.len()),
             kind: InputKind::Binary,
@@ -143,7 +143,7 @@ fn shape_counting(
             invalid: None,
         },
         Err(e) => {
-            let looks_json = matches!(doc.get(first_non_ws(doc)), Some(b'{' | b'['));
+            let looks_json = super::sniff::looks_like_json(doc);
             let off = looks_json.then_some(e.offset);
             Skeleton {
                 json: text_summary(doc, off),
@@ -152,36 +152,6 @@ fn shape_counting(
             }
         }
     }
-}
-
-fn first_non_ws(doc: &[u8]) -> usize {
-    let mut i = bom_len(doc);
-    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
-}
-
-/// Binary: NUL bytes, or mostly invalid UTF-8, in the first 8 KiB (README, The envelope).
-pub fn is_binary(doc: &[u8]) -> bool {
-    let head = &doc[..doc.len().min(8192)];
-    if memchr::memchr(0, head).is_some() {
-        return true;
-    }
-    let (mut bad, mut rest) = (0usize, head);
-    while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(_) => break,
-            Err(e) => match e.error_len() {
-                Some(n) => {
-                    bad += n;
-                    rest = &rest[e.valid_up_to() + n..];
-                }
-                None => break, // a character cut by the 8 KiB window
-            },
-        }
-    }
-    bad * 10 > head.len() * 3
 }
 
 /// `{"text":{"lines":N,"bytes":M,"longestLine":K,"blankLines":B}}`, plus `"invalidJsonAt"`.
@@ -751,7 +721,14 @@ impl Visitor for Builder {
             let t = &mut self.tys[ty as usize];
             t.mask |= match kind {
                 Scalar::String => {
-                    t.max_string = t.max_string.max(raw.len() as u64 - 2);
+                    // Sizes count decoded bytes (`\u00e9` is 2 bytes, as `é` is). Only a
+                    // string that could be a new longest one above LONG_STRING is decoded: the
+                    // size shows only past that, and a decoded string is never longer than
+                    // its raw form, so the walk's hot path only compares lengths.
+                    let len = raw.len() as u64 - 2;
+                    if len > t.max_string && len > LONG_STRING {
+                        t.max_string = t.max_string.max(decoded_len(&raw[1..raw.len() - 1]));
+                    }
                     T_STRING
                 }
                 Scalar::Integer => T_INTEGER,
@@ -762,6 +739,51 @@ impl Visitor for Builder {
         }
         Flow::Continue
     }
+}
+
+/// The length in bytes of the decoded form of a validated string's contents (without its
+/// quotes), counted without decoding: `decode_string(s).len()`, with lone surrogates as U+FFFD.
+/// Its cost is a `memchr` plus a step per escape.
+fn decoded_len(s: &[u8]) -> u64 {
+    // Hex digits by hand: a `from_str_radix` per escape was most of the cost on
+    // `\u`-escaped text (Python's default `ensure_ascii` output).
+    let hex4 = |at: usize| {
+        s.get(at..at + 4)?.iter().try_fold(0u32, |acc, &b| {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                _ => return None,
+            };
+            Some(acc << 4 | u32::from(digit))
+        })
+    };
+    let (mut n, mut i) = (0usize, 0usize);
+    while let Some(off) = memchr::memchr(b'\\', &s[i..]) {
+        n += off;
+        i += off;
+        if s.get(i + 1) != Some(&b'u') {
+            n += 1;
+            i += 2;
+            continue;
+        }
+        let Some(u) = hex4(i + 2) else {
+            n += 3;
+            i += 2;
+            continue;
+        };
+        i += 6;
+        let pair = (0xD800..0xDC00).contains(&u)
+            && s.get(i..i + 2) == Some(b"\\u")
+            && hex4(i + 2).is_some_and(|lo| (0xDC00..0xE000).contains(&lo));
+        n += if pair {
+            i += 6;
+            4
+        } else {
+            char::from_u32(u).map_or(3, char::len_utf8)
+        };
+    }
+    (n + s.len().saturating_sub(i)) as u64
 }
 
 /// A key's first [`MAX_KEY_BYTES`] bytes, cut before a UTF-8 continuation byte; and whether it
@@ -804,18 +826,25 @@ fn is_id_like(k: &[u8]) -> bool {
 // ---------------------------------------------------------------------------------------------
 // Rendering.
 
-/// One rendering attempt's limits.
-#[derive(Clone, Copy)]
+/// One rendering attempt's limits: containers at container depth `depth` and below are named
+/// by their type; an object at depth `d < depth` shows at most `levels[d].0` keys, each name cut
+/// to `levels[d].1` characters.
 struct Params {
     depth: usize,
-    keys: usize,
-    key_chars: usize,
+    levels: Vec<(usize, usize)>,
     max_bytes: usize,
 }
 
 struct TooBig;
 
 impl Builder {
+    /// The skeleton within `max_bytes`, spent breadth first: level by level, the first of the
+    /// steps below (keys shown per object, characters per key name) that fits is chosen for
+    /// the objects of that level, and the next level is opened only when this one
+    /// shows every key. So every top-level key is named (as far as the budget allows) before
+    /// anything below it is expanded, and each level down gets what is left (measured on
+    /// botocore's AWS service models: the old depth-first search kept `metadata` expanded and
+    /// hid `operations`, `shapes` and `documentation` behind `"+3 more keys"`).
     pub(crate) fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
         self.finish();
         const STEPS: [(usize, usize); 10] = [
@@ -830,19 +859,41 @@ impl Builder {
             (1, 8),
             (0, 8),
         ];
-        for depth in (0..=self.max_depth).rev() {
-            for (keys, key_chars) in STEPS {
-                let p = Params {
-                    depth,
-                    keys,
-                    key_chars,
-                    max_bytes,
-                };
-                let mut out = String::new();
-                if self.render_top(ndjson, &p, &mut out).is_ok() && out.len() <= max_bytes {
-                    return out;
+        let attempt = |p: &Params| {
+            let mut out = String::new();
+            (self.render_top(ndjson, p, &mut out).is_ok() && out.len() <= max_bytes).then_some(out)
+        };
+        let mut p = Params {
+            depth: 0,
+            levels: Vec::new(),
+            max_bytes,
+        };
+        let mut best = attempt(&p);
+        for depth in 1..=self.max_depth {
+            p.depth = depth;
+            p.levels.push((0, 0));
+            let mut opened = None;
+            for step in STEPS {
+                // Below the root, an object showing no key says less than its type string.
+                if step.0 == 0 && depth > 1 {
+                    break;
+                }
+                *p.levels.last_mut().expect("a level was pushed") = step;
+                if let Some(out) = attempt(&p) {
+                    opened = Some((out, step.0));
+                    break;
                 }
             }
+            let Some((out, keys)) = opened else {
+                break;
+            };
+            best = Some(out);
+            if keys != usize::MAX {
+                break;
+            }
+        }
+        if let Some(out) = best {
+            return out;
         }
         // Depth 0 at its tightest still names the root's kinds; this is the floor.
         let t = &self.tys[self.root as usize];
@@ -932,19 +983,12 @@ impl Builder {
             return Self::check(out, p);
         }
         out.push('{');
-        let shown = obj.fields.len().min(p.keys);
-        for (i, f) in obj.fields.iter().take(shown).enumerate() {
+        let (keys, key_chars) = p.levels[depth];
+        let shown = obj.fields.len().min(keys);
+        let names = shown_names(obj, shown, key_chars);
+        for (i, (f, name)) in obj.fields.iter().zip(names).enumerate() {
             if i > 0 {
                 out.push(',');
-            }
-            let mut name = decode_string(&f.name).into_owned();
-            if name.chars().count() > p.key_chars {
-                name = name.chars().take(p.key_chars).collect::<String>() + "…";
-            } else if f.cut {
-                name.push('…');
-            }
-            if f.present < obj.seen {
-                name.push('?');
             }
             push_json_string(out, &name);
             out.push(':');
@@ -983,6 +1027,59 @@ impl Builder {
         }
         Self::check(out, p)
     }
+}
+
+/// The names the first `shown` fields of `obj` are printed with: cut to `key_chars` characters
+/// with `…` (a name over [`MAX_KEY_BYTES`] always ends in `…`), `?` for a key some objects lack.
+/// Names stay distinct: a cut name that another shown name already has is lengthened a
+/// character at a time until it differs (on the EC2 model, `AcceptTransitGat…` was printed
+/// twice for two different keys).
+fn shown_names(obj: &Obj, shown: usize, key_chars: usize) -> Vec<String> {
+    let fields = &obj.fields[..shown];
+    let finish = |mut name: String, marker: bool, optional: bool| {
+        if marker {
+            name.push('…');
+        }
+        if optional {
+            name.push('?');
+        }
+        name
+    };
+    let full: Vec<String> = fields
+        .iter()
+        .map(|f| decode_string(&f.name).into_owned())
+        .collect();
+    let mut names = vec![String::new(); shown];
+    let mut taken = std::collections::HashSet::new();
+    // Names shown whole first, so a cut name never takes one of theirs.
+    for (i, f) in fields.iter().enumerate() {
+        if full[i].chars().count() <= key_chars {
+            names[i] = finish(full[i].clone(), f.cut, f.present < obj.seen);
+            taken.insert(names[i].clone());
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        let chars = full[i].chars().count();
+        if chars <= key_chars {
+            continue;
+        }
+        let optional = f.present < obj.seen;
+        let mut keep = key_chars;
+        let name = loop {
+            if keep >= chars {
+                // Whole: keys of one object differ, so this is distinct.
+                break finish(full[i].clone(), f.cut, optional);
+            }
+            let cut = finish(full[i].chars().take(keep).collect(), true, optional);
+            if !taken.contains(&cut) {
+                break cut;
+            }
+            keep += 1;
+        };
+        taken.insert(name.clone());
+        names[i] = name;
+    }
+    names
 }
 
 fn range(min: u64, max: u64) -> String {
@@ -1305,6 +1402,43 @@ mod tests {
 
     fn sk(doc: &str) -> String {
         shape(doc.as_bytes(), &ShapeOptions::default()).json
+    }
+
+    #[test]
+    fn decoded_lengths_match_decoding() {
+        for raw in [
+            &br"plain"[..],
+            "café".as_bytes(),
+            br#"caf\u00e9 \u20ac \ud83d\ude00 \n\t\\\/\""#,
+            br"\ud800 lone \udc00 low \ud800\u0041 \u0000",
+            br"\\u00e9",
+            br"",
+        ] {
+            assert_eq!(
+                decoded_len(raw),
+                decode_string(raw).len() as u64,
+                "{:?}",
+                String::from_utf8_lossy(raw)
+            );
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decoded_lengths_match_decoding_on_any_escapes(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(r"\u00e9".to_string()),
+                proptest::strategy::Just(r"\ud83d".to_string()),
+                proptest::strategy::Just(r"\ude00".to_string()),
+                proptest::strategy::Just(r"\n".to_string()),
+                proptest::strategy::Just(r"\\".to_string()),
+                "[a-zé€😀]{0,4}",
+                "\\\\u[0-9a-fA-F]{4}",
+            ], 0..20)
+        ) {
+            let raw = parts.concat();
+            proptest::prop_assert_eq!(decoded_len(raw.as_bytes()), decode_string(raw.as_bytes()).len() as u64);
+        }
     }
 
     fn sk_with(doc: &str, max_depth: usize, max_bytes: usize) -> String {

@@ -6,6 +6,7 @@
 use std::collections::{HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
 
+use super::clean::{clean_line, clean_prefix};
 use super::signals::{self, Neighbour, Strength};
 use super::{floor_char_boundary, prefix_bytes_for_chars};
 
@@ -31,6 +32,9 @@ pub struct Signal {
     pub marker: String,
     /// The line, with the neighbouring line that carries its message, each cut to 200 chars.
     pub text: String,
+    /// The line number of `text`'s first line: `line - 1` when the line before is joined in
+    /// front (`--- FAIL` headers), else `line`. `cat --lines` from here shows `text`.
+    pub text_line: u64,
     /// True when the text had bytes that are not UTF-8.
     pub lossy: bool,
 }
@@ -56,7 +60,7 @@ pub struct TextFacts {
     pub last_line_chars: u64,
     /// Offset where the last line starts.
     pub last_line_start: u64,
-    /// True when the first 8 KiB hold a NUL byte or are mostly not UTF-8.
+    /// [`super::is_binary`] of the input.
     pub binary: bool,
     /// Candidate signals (earliest and most recent), in line order, each line once.
     pub signals: Vec<Signal>,
@@ -176,12 +180,11 @@ impl TextAnalyzer {
         };
         let tail_len = self.tail.len().min(self.keep);
         let tail = self.tail.split_off(self.tail.len() - tail_len);
-        let sample = &self.head[..self.head.len().min(8192)];
         TextFacts {
             size: self.size,
             lines,
             tail_offset: self.size - tail.len() as u64,
-            binary: looks_binary(sample),
+            binary: super::is_binary(&self.head),
             head: self.head,
             tail,
             first_line_chars,
@@ -201,30 +204,6 @@ pub fn analyze(bytes: &[u8], keep: usize) -> TextFacts {
         a.feed(chunk);
     }
     a.finish()
-}
-
-/// NUL bytes, or more than a third of the sample not decoding as UTF-8, mean binary.
-pub fn looks_binary(sample: &[u8]) -> bool {
-    if sample.contains(&0) {
-        return true;
-    }
-    let mut invalid = 0usize;
-    let mut rest = sample;
-    loop {
-        match std::str::from_utf8(rest) {
-            Ok(_) => break,
-            Err(e) => {
-                let skip = match e.error_len() {
-                    Some(n) => n,
-                    // A sequence cut by the end of the sample is not evidence of binary.
-                    None => break,
-                };
-                invalid += skip;
-                rest = &rest[e.valid_up_to() + skip..];
-            }
-        }
-    }
-    invalid * 3 > sample.len()
 }
 
 /// Counts `needle` in `bytes`: byte-wide lanes of equality masks, summed every 255 vectors
@@ -312,7 +291,7 @@ fn count_chars(bytes: &[u8]) -> usize {
 
 /// Cuts a signal's line to [`SIGNAL_CHARS`] characters after cleaning it for display.
 fn display_line(line: &[u8]) -> (String, bool) {
-    let cleaned = super::clean::clean_line(line);
+    let cleaned = clean_line(line);
     let keep = prefix_bytes_for_chars(&cleaned, SIGNAL_CHARS);
     let lossy = std::str::from_utf8(&cleaned[..keep]).is_err();
     let mut text = String::from_utf8_lossy(&cleaned[..keep]).into_owned();
@@ -322,12 +301,14 @@ fn display_line(line: &[u8]) -> (String, bool) {
     (text, lossy)
 }
 
-/// The part of a neighbouring line a signal may show: its first `4 * SIGNAL_CHARS` bytes. The
-/// previous line is kept only this far across chunks, so every path cuts it the same way and
-/// the signals do not depend on where reads happened to split the input (found by fuzzing: a
-/// long progress line's last `\r` frame showed only when it sat inside one chunk).
-fn neighbour(line: &[u8]) -> &[u8] {
-    &line[..line.len().min(4 * SIGNAL_CHARS)]
+/// The part of a neighbouring line a signal may show: the first `4 * SIGNAL_CHARS` bytes of
+/// its cleaned form (of its first [`CARRY_MAX`] bytes, all that a line carried across chunks
+/// keeps). The previous line is kept only this far across chunks, so every path cuts it the same
+/// way and the signals do not depend on where reads happened to split the input (found by
+/// fuzzing: a long progress line's last `\r` frame showed only when it sat inside one chunk).
+/// Cleaning comes before the cut, so the text shown is what `cat` shows of that line.
+fn neighbour(line: &[u8]) -> Vec<u8> {
+    clean_prefix(&line[..line.len().min(CARRY_MAX)], 4 * SIGNAL_CHARS)
 }
 
 #[derive(Debug, Default)]
@@ -409,7 +390,7 @@ impl SignalCollector {
                 std::mem::take(&mut self.prev_line)
             } else {
                 let ps = memchr::memrchr(b'\n', &region[..ls - 1]).map_or(0, |i| i + 1);
-                neighbour(&region[ps..ls - 1]).to_vec()
+                neighbour(&region[ps..ls - 1])
             };
             let next = (le + 1 < region.len()).then(|| {
                 let ne = le
@@ -417,7 +398,7 @@ impl SignalCollector {
                     + memchr::memchr(b'\n', &region[le + 1..]).expect("region ends with a newline");
                 neighbour(&region[le + 1..ne])
             });
-            self.consider(&region[ls..le], line_no, &prev, next);
+            self.consider(&region[ls..le], line_no, &prev, next.as_deref());
             start = le + 1;
             if start >= region.len() {
                 break;
@@ -431,7 +412,7 @@ impl SignalCollector {
 
     fn set_prev(&mut self, line: &[u8]) {
         self.prev_line.clear();
-        self.prev_line.extend_from_slice(neighbour(line));
+        self.prev_line.extend_from_slice(&neighbour(line));
     }
 
     fn attach_after(&mut self, line: &[u8]) {
@@ -439,7 +420,7 @@ impl SignalCollector {
             return;
         };
         if let Some(sig) = self.recent.iter_mut().rev().find(|s| s.line == want) {
-            let (text, lossy) = display_line(neighbour(line));
+            let (text, lossy) = display_line(&neighbour(line));
             let early = if sig.strength == Strength::Strong {
                 &mut self.early_strong
             } else {
@@ -454,7 +435,12 @@ impl SignalCollector {
         }
     }
 
+    /// Classifies one raw line. The line is cleaned first (ANSI colour stripped, the last `\r`
+    /// frame kept), so `\x1b[91merror\x1b[0m:` is the marker `error:` and the text and marker
+    /// are what `cat` and `search` read; a line is looked at through its first [`CARRY_MAX`]
+    /// bytes only, wherever the chunks split it.
     fn consider(&mut self, line: &[u8], line_no: u64, prev: &[u8], next: Option<&[u8]>) {
+        let line = &clean_line(&line[..line.len().min(CARRY_MAX)]);
         let Some(class) = signals::classify(line) else {
             return;
         };
@@ -470,11 +456,13 @@ impl SignalCollector {
         }
         self.distinct += 1;
         let (mut text, mut lossy) = display_line(line);
+        let mut text_line = line_no;
         match class.neighbour {
             Neighbour::Before if !prev.is_empty() => {
                 let (p, l) = display_line(prev);
                 text = format!("{p}\n{text}");
                 lossy |= l;
+                text_line -= 1;
             }
             Neighbour::After => match next {
                 Some(n) => {
@@ -491,6 +479,7 @@ impl SignalCollector {
             strength: class.strength,
             marker: class.marker,
             text,
+            text_line,
             lossy,
         };
         let early = if signal.strength == Strength::Strong {
@@ -635,14 +624,6 @@ mod tests {
         assert_eq!(chosen.len(), 5);
         assert!(chosen.iter().any(|s| s.text == "fatal: real problem"));
         assert_eq!(chosen.last().unwrap().line, 11);
-    }
-
-    #[test]
-    fn binary_detection() {
-        assert!(looks_binary(b"abc\0def"));
-        assert!(looks_binary(&[0xff; 100]));
-        assert!(!looks_binary("plain text ü".as_bytes()));
-        assert!(!looks_binary(b"latin-1 caf\xe9 is mostly text"));
     }
 
     #[test]

@@ -8,6 +8,32 @@ pub mod preview;
 pub mod redact;
 pub mod signals;
 
+/// How many leading bytes [`is_binary`] looks at.
+pub const BINARY_SAMPLE: usize = 8192;
+
+/// The one text/binary classifier, shared by `wrap` (the envelope's `mimeType`), `shape` (the
+/// `binary` skeleton) and `cat` (hex on a terminal), so they never disagree about a source:
+/// binary means a NUL byte in the first 8 KiB, or more than a third of those bytes not decoding
+/// as UTF-8. So a Latin-1 or Windows-1252 log (an accented letter here and there) is text, and
+/// UTF-16 (a NUL in every ASCII character) is binary. A character cut by the end of the sample
+/// is not evidence either way.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    let sample = &bytes[..bytes.len().min(BINARY_SAMPLE)];
+    if memchr::memchr(0, sample).is_some() {
+        return true;
+    }
+    let mut invalid = 0usize;
+    let mut rest = sample;
+    while let Err(e) = std::str::from_utf8(rest) {
+        let Some(skip) = e.error_len() else {
+            break;
+        };
+        invalid += skip;
+        rest = &rest[e.valid_up_to() + skip..];
+    }
+    invalid * 3 > sample.len()
+}
+
 /// Counts lines as the envelope does: one per `\n`, plus one if non-empty input does not end in `\n`.
 pub fn count_lines(bytes: &[u8]) -> u64 {
     let newlines = memchr::memchr_iter(b'\n', bytes).count() as u64;
@@ -106,6 +132,23 @@ fn utf8_width(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_detection() {
+        assert!(is_binary(b"abc\0def"));
+        assert!(is_binary(&[0xff; 100]));
+        assert!(!is_binary("plain text ü".as_bytes()));
+        assert!(!is_binary(b"latin-1 caf\xe9 is mostly text"));
+        // UTF-16: a NUL beside every ASCII character.
+        assert!(is_binary(b"\xff\xfeh\0i\0"));
+        // Only the first 8 KiB count, and a character cut by their end is not invalid.
+        let mut late = vec![b'a'; BINARY_SAMPLE];
+        late.push(0);
+        assert!(!is_binary(&late));
+        let mut cut = vec![b'a'; BINARY_SAMPLE - 1];
+        cut.extend_from_slice("é".as_bytes());
+        assert!(!is_binary(&cut));
+    }
 
     #[test]
     fn lines_are_counted_like_wc_plus_an_unterminated_last_line() {
