@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::json;
 use crate::limits::{self, group_digits, human_size};
 use crate::store::{Finished, Meta, Ref, Store, StoreConfig, TempPayload};
-use crate::text::analyze::{self, TextAnalyzer, TextFacts};
+use crate::text::analyze::{TextAnalyzer, TextFacts};
 use crate::text::preview::{self, Budget};
 use crate::text::redact::Redactor;
 
@@ -658,23 +658,27 @@ fn fill_preview(
     let mut chosen = Vec::new();
     let mut lossy = false;
     let mut probe = preview::render(facts, split(budget, head_lines, tail_lines));
-    let candidates = analyze::select_signals(
-        &facts.signals,
-        probe.head_line_count,
-        probe.tail_first_line,
-        MAX_SIGNALS,
-    );
+    // The ranked signals, best first; a line the preview shows whole is not repeated, a long
+    // line the preview cuts is (the signal windows it around its decisive words).
+    let outside = |r: &&crate::text::rank::Ranked| {
+        r.long || (r.line > probe.head_line_count && r.line < probe.tail_first_line)
+    };
     let mut used = 0;
-    for sig in candidates {
-        let c = sig.text.len() + 24;
-        if used + c > budget / 2 {
+    for sig in facts.ranked.iter().filter(outside) {
+        if chosen.len() == MAX_SIGNALS {
             break;
+        }
+        let c = sig.text.len() + 24 + sig.note.as_ref().map_or(0, |n| n.len() + 10);
+        if used + c > budget / 2 {
+            continue;
         }
         used += c;
         lossy |= sig.lossy;
         chosen.push(SignalMatch {
             line: sig.line,
-            text: sig.text,
+            text: sig.text.clone(),
+            count: (sig.count > 1).then_some(sig.count),
+            note: sig.note.clone(),
         });
     }
     if used > 0 {
@@ -682,12 +686,13 @@ fn fill_preview(
         // A smaller preview can only uncover lines, never hide a chosen signal.
     }
     lossy |= probe.lossy;
-    let strongest = facts
-        .signals
-        .iter()
-        .filter(|sig| sig.strength == crate::text::signals::Strength::Strong)
-        .min_by_key(|sig| sig.line)
-        .map(|sig| sig.marker.clone());
+    // The search finds the best signal shown (else the best ranked) and few lines besides.
+    let strongest = chosen
+        .first()
+        .and_then(|c| facts.ranked.iter().find(|r| r.line == c.line))
+        .or(facts.ranked.first())
+        .map(|r| r.search.clone())
+        .filter(|s| !s.is_empty());
     if let Some(r) = &reference {
         let search = match &strongest {
             Some(marker) => format!("spill search {r} -F {} -C 2", shell_quote(marker)),

@@ -121,6 +121,8 @@ struct Signals {
 struct SignalMatch {
     line: u64,
     text: String,
+    count: Option<u64>,
+    note: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -19,5 +19,6 @@ mod schema;
 mod search;
 mod security;
 mod shape;
+mod signals;
 mod store;
 mod wrap;

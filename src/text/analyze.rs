@@ -62,6 +62,8 @@ pub struct TextFacts {
     pub signals: Vec<Signal>,
     /// Distinct signal lines in the whole input.
     pub signal_total: u64,
+    /// The signals ranked by how much they tell ([`super::rank`]), best first.
+    pub ranked: Vec<super::rank::Ranked>,
 }
 
 /// A streaming analyzer: [`TextAnalyzer::feed`] every chunk, then [`TextAnalyzer::finish`].
@@ -177,19 +179,31 @@ impl TextAnalyzer {
         let tail_len = self.tail.len().min(self.keep);
         let tail = self.tail.split_off(self.tail.len() - tail_len);
         let sample = &self.head[..self.head.len().min(8192)];
+        let binary = looks_binary(sample);
+        let candidates = self.sig.candidates();
+        let tail_offset = self.size - tail.len() as u64;
+        let ranked = if binary {
+            Vec::new()
+        } else {
+            let window = super::rank::window_lines(&self.head, &tail, tail_offset, lines);
+            super::rank::rank(&window, &candidates, lines)
+        };
+        // Lines ranked for a tool code, a problem phrase or an outlying number count too.
+        let extra = ranked.iter().filter(|r| !r.classified).count() as u64;
         TextFacts {
             size: self.size,
             lines,
-            tail_offset: self.size - tail.len() as u64,
-            binary: looks_binary(sample),
+            tail_offset,
+            binary,
             head: self.head,
             tail,
             first_line_chars,
             first_line_end: self.first_line.map(|(o, _)| o),
             last_line_chars,
             last_line_start,
-            signals: self.sig.candidates(),
-            signal_total: self.sig.distinct,
+            signals: candidates,
+            signal_total: self.sig.distinct + extra,
+            ranked,
         }
     }
 }
@@ -569,6 +583,7 @@ mod tests {
         assert_eq!(a.last_line_start, b.last_line_start);
         assert_eq!(a.signals, b.signals);
         assert_eq!(a.signal_total, b.signal_total);
+        assert_eq!(a.ranked, b.ranked);
     }
 
     #[test]
