@@ -102,6 +102,9 @@ pub struct SignalMatch {
     /// Lines of the output sharing this line's template, when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
+    /// For a record of a JSON array: its path (`$[17]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     /// Why a line without a failure word is shown (`largest of 400 similar lines`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

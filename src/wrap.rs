@@ -100,6 +100,8 @@ pub struct JsonPart {
     pub facts: json::analyze::JsonFacts,
     /// The stored payload, memory-mapped.
     pub map: memmap2::Mmap,
+    /// Records of a top-level array that stand out by a severity field's value.
+    pub records: Vec<json::analyze::RecordSignal>,
 }
 
 /// A stored payload.
@@ -446,7 +448,18 @@ fn analyze_json(
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
     match json::analyze::analyze(&map, &analyze_options(opts.preview as usize)) {
-        json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
+        json::analyze::Analysis::Json(facts) => {
+            let records = if facts.mime_type == "application/json" {
+                json::analyze::record_signals(&map, MAX_SIGNALS)
+            } else {
+                Vec::new()
+            };
+            Ok(JsonPart {
+                facts,
+                map,
+                records,
+            })
+        }
         other => Err(other.invalid_note()),
     }
 }
@@ -625,6 +638,7 @@ fn fill_preview(
             &analyze_options(budget),
         );
         env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
+        env.signals = json_signals(s, budget / 2);
         if let Some(r) = &reference {
             env.hint = Some(hint(r, &json_commands(r, &part.facts)));
         }
@@ -678,6 +692,7 @@ fn fill_preview(
             line: sig.line,
             text: sig.text.clone(),
             count: (sig.count > 1).then_some(sig.count),
+            path: None,
             note: sig.note.clone(),
         });
     }
@@ -720,6 +735,49 @@ fn fill_preview(
     if lossy {
         env.lossy = Some(true);
     }
+}
+
+/// Signals of a JSON payload within `room` bytes: for NDJSON the ranked lines (each record is a
+/// line), for a top-level array the records that stand out by a severity field's value.
+fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
+    let part = s.json.as_ref()?;
+    let mut matches = Vec::new();
+    let mut used = 0;
+    let mut total = 0;
+    if part.facts.mime_type == "application/x-ndjson" {
+        total = s.facts.signal_total;
+        for sig in &s.facts.ranked {
+            let c = sig.text.len() + 24;
+            if matches.len() == MAX_SIGNALS || used + c > room {
+                break;
+            }
+            used += c;
+            matches.push(SignalMatch {
+                line: sig.line,
+                text: sig.text.clone(),
+                count: (sig.count > 1).then_some(sig.count),
+                path: None,
+                note: sig.note.clone(),
+            });
+        }
+    } else {
+        for rec in part.records.iter().cloned() {
+            total += 1;
+            let c = rec.text.len() + rec.note.len() + rec.path.len() + 40;
+            if used + c > room {
+                continue;
+            }
+            used += c;
+            matches.push(SignalMatch {
+                line: rec.line,
+                text: rec.text,
+                count: None,
+                path: Some(rec.path),
+                note: Some(rec.note),
+            });
+        }
+    }
+    (total > 0).then_some(Signals { matches, total })
 }
 
 fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) -> Budget {

@@ -122,6 +122,7 @@ struct SignalMatch {
     line: u64,
     text: String,
     count: Option<u64>,
+    path: Option<String>,
     note: Option<String>,
 }
 

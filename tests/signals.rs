@@ -158,7 +158,9 @@ fn the_manifest_matches_the_committed_outputs() {
         let lines: Vec<&str> = text.split('\n').collect();
         for d in case["decisive"].as_array().unwrap() {
             let n = d["line"].as_u64().unwrap() as usize;
-            let line = lines.get(n - 1).unwrap_or_else(|| panic!("{name}: no line {n}"));
+            let line = lines
+                .get(n - 1)
+                .unwrap_or_else(|| panic!("{name}: no line {n}"));
             for w in d["words"].as_array().unwrap() {
                 assert!(
                     line.contains(w.as_str().unwrap()),
@@ -194,14 +196,18 @@ fn the_corpus_score_holds_its_baseline() {
         r.status(0);
         sizes.push(r.stdout.len());
         let env = r.json();
-        assert_eq!(env["spilled"], true, "{name}: every case is large enough to spill");
+        assert_eq!(
+            env["spilled"], true,
+            "{name}: every case is large enough to spill"
+        );
         if is_clean(case) {
             if env.get("signals").is_some() {
                 false_signals.push(format!("{name}: {}", env["signals"]));
             }
             report.push_str(&format!(
                 "{name:18} clean   signals: {}\n",
-                env.get("signals").map_or("none".into(), |v| v["total"].to_string())
+                env.get("signals")
+                    .map_or("none".into(), |v| v["total"].to_string())
             ));
             continue;
         }
@@ -243,5 +249,169 @@ fn the_corpus_score_holds_its_baseline() {
     assert!(
         seen >= baseline,
         "the decisive line is visible in {seen} of {scored} cases, below the baseline of {baseline}\n{report}"
+    );
+}
+
+/// The lines of a generated output, `make(i)` for each `i`, with one `rare` line at `at`.
+fn lines_with(n: usize, at: usize, rare: &str, make: impl Fn(usize) -> String) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..n {
+        if i == at {
+            out.push_str(rare);
+            out.push('\n');
+        }
+        out.push_str(&make(i));
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn a_rare_diagnostic_comes_first_and_the_hint_finds_it_alone() {
+    let s = Sandbox::new();
+    let mut input = lines_with(
+        1400,
+        700,
+        "mod23.py:162:11: E1120: No value for argument 'b' in function call",
+        |i| {
+            format!(
+                "mod{i}.py:{i}:1: error: line too long ({} > 80 characters)",
+                81 + i % 9
+            )
+        },
+    );
+    input.extend(lines_with(300, 0, "checked 1,400 files", |i| {
+        format!("cache entry {i} kept")
+    }));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"];
+    assert!(
+        m[0]["text"].as_str().unwrap().contains("E1120"),
+        "{}",
+        env["signals"]
+    );
+    assert_eq!(m[0].get("count"), None);
+    // The 1,400 common lines are one entry with their count.
+    let common: Vec<&Value> = m
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["text"].as_str().unwrap().contains("line too long"))
+        .collect();
+    assert_eq!(common.len(), 1, "{}", env["signals"]);
+    assert_eq!(common[0]["count"], 1400);
+    let hint = env["hint"].as_str().unwrap();
+    assert!(hint.contains("-F 'E1120' -C 2"), "{hint}");
+}
+
+#[test]
+fn file_names_in_a_listing_are_not_failures() {
+    let s = Sandbox::new();
+    let input = lines_with(
+        600,
+        300,
+        "-rw-r--r--  1 user user   444 2026-12-01 AddressSanitizer.h",
+        |i| {
+            let name = ["errors", "fail.py", "FAILED_tests.txt", "panic.rs"][i % 4];
+            format!(
+                "-rw-r--r--  1 user user {:5} 2026-12-01 {name}",
+                100 + i % 50
+            )
+        },
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env.get("signals"), None, "{env}");
+}
+
+#[test]
+fn an_outlying_number_is_named_with_the_header_above_it() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for i in 0..300 {
+        let ms = if i == 161 {
+            213.9
+        } else {
+            5.0 + (i % 9) as f64
+        };
+        input.push_str(&format!(
+            "Benchmark {i}: sleep {i}\n  Time (mean ± σ):  {ms:.1} ms ±  1.2 ms\n\n"
+        ));
+    }
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(
+        m["text"], "Benchmark 161: sleep 161\n  Time (mean ± σ):  213.9 ms ±  1.2 ms",
+        "{env}"
+    );
+    assert_eq!(m["note"], "largest of 300 similar lines");
+}
+
+#[test]
+fn a_long_signal_line_shows_the_words_that_decide() {
+    let s = Sandbox::new();
+    let long = format!(
+        "ERROR {} the upload failed because the bucket quota is exhausted",
+        "x".repeat(600)
+    );
+    let input = lines_with(2000, 1000, &long, |i| format!("INFO step {i} done"));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let text = env["signals"]["matches"][0]["text"].as_str().unwrap();
+    assert!(text.contains("the bucket quota is exhausted"), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+}
+
+#[test]
+fn the_record_of_a_json_array_that_stands_out_is_named_by_path() {
+    let s = Sandbox::new();
+    let records: Vec<String> = (0..300)
+        .map(|i| {
+            let (n, msg) = if i == 217 {
+                (1, "'total' is not defined.")
+            } else {
+                (0, "")
+            };
+            format!(
+                r#"{{"filePath":"/src/mod{i:03}.js","messages":[{{"message":"{msg}"}}],"errorCount":{n},"warningCount":0}}"#
+            )
+        })
+        .collect();
+    let input = format!("[{}]", records.join(","));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"];
+    assert_eq!(m.as_array().unwrap().len(), 1, "{env}");
+    assert_eq!(m[0]["path"], "$[217]");
+    assert!(
+        m[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("'total' is not defined.")
+    );
+    assert_eq!(m[0]["note"], "errorCount: 1 in 1 of 300 records (0 in 299)");
+}
+
+#[test]
+fn a_rare_json_line_shows_its_severity_and_message_first() {
+    let s = Sandbox::new();
+    let input = lines_with(
+        1500,
+        1400,
+        &format!(
+            r#"{{"file":"prog.py","line":4502,"pad":"{}","message":"Incompatible types in assignment","code":"assignment","severity":"error"}}"#,
+            "p".repeat(300)
+        ),
+        |i| {
+            format!(
+                r#"{{"file":"prog.py","line":{i},"pad":"","message":"Function is missing a type annotation","code":"no-untyped-def","severity":"error"}}"#
+            )
+        },
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    let text = env["signals"]["matches"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            r#"{"severity":"error","code":"assignment","message":"Incompatible types in assignment"}"#
+        ),
+        "{text}"
     );
 }

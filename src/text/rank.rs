@@ -55,14 +55,12 @@ static PROBLEM: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A tool's diagnostic code: a severity letter or a short prefix plus digits.
-static CODE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(?P<c>[A-Z]{1,4}\d{3,5})\b").expect("code regex")
-});
+static CODE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?P<c>[A-Z]{1,4}\d{3,5})\b").expect("code regex"));
 
 /// `ls -l` and `tar -tv` entries: a mode string first. Their words are file names.
-static LISTING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[-dlcbps][rwxsStT-]{9}[.+@]?\s").expect("listing regex")
-});
+static LISTING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[-dlcbps][rwxsStT-]{9}[.+@]?\s").expect("listing regex"));
 
 /// True for a line of a long listing (`ls -l`, `tar -tv`): its words are names, not failures.
 pub fn is_listing(line: &[u8]) -> bool {
@@ -102,7 +100,10 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
         if w > best.0 {
             best = (
                 w,
-                Some((m.start(), String::from_utf8_lossy(m.as_bytes()).into_owned())),
+                Some((
+                    m.start(),
+                    String::from_utf8_lossy(m.as_bytes()).into_owned(),
+                )),
             );
         } else {
             best.0 += 0.25;
@@ -156,7 +157,8 @@ fn push_word(w: &[u8], out: &mut Vec<u8>) {
     let path = w.contains(&b'/')
         || w.windows(2)
             .any(|p| p[0] == b'.' && p[1].is_ascii_alphabetic())
-            && w.first().is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+            && w.first()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
     if path {
         out.push(b'P');
     } else if w.len() >= 8
@@ -215,7 +217,12 @@ fn numbers(line: &[u8]) -> Vec<f64> {
 
 /// The lines the ranking reads: `(line number, bytes)` of the retained head and tail, each line
 /// once, partial lines at the cuts left out.
-pub fn window_lines(head: &[u8], tail: &[u8], tail_offset: u64, total_lines: u64) -> Vec<(u64, Vec<u8>)> {
+pub fn window_lines(
+    head: &[u8],
+    tail: &[u8],
+    tail_offset: u64,
+    total_lines: u64,
+) -> Vec<(u64, Vec<u8>)> {
     let mut out = Vec::new();
     let push_all = |bytes: &[u8], first: u64, out: &mut Vec<(u64, Vec<u8>)>| {
         if bytes.is_empty() {
@@ -279,11 +286,7 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
     for l in &lines {
         *counts.entry(l.tmpl).or_default() += 1;
     }
-    let in_window = |no: u64| {
-        lines
-            .binary_search_by_key(&no, |l| l.no)
-            .is_ok()
-    };
+    let in_window = |no: u64| lines.binary_search_by_key(&no, |l| l.no).is_ok();
     let middle: Vec<&Signal> = streamed.iter().filter(|s| !in_window(s.line)).collect();
     let middle_tmpl: Vec<u64> = middle
         .iter()
@@ -473,11 +476,7 @@ fn table_after_prelude(lines: &[Line]) -> Option<Ranked> {
             i += run.max(1);
             continue;
         }
-        let prelude = lines[..i]
-            .iter()
-            .rev()
-            .take_while(|l| l.row != row)
-            .count();
+        let prelude = lines[..i].iter().rev().take_while(|l| l.row != row).count();
         if prelude < PRELUDE_MIN_LINES
             || lines[i - PRELUDE_MIN_LINES].no + PRELUDE_MIN_LINES as u64 != lines[i].no
         {
@@ -551,8 +550,8 @@ fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
     // a diff's lines, the frames under an exception.
     let mut budget = 320usize;
     let mut j = i + 1;
-    let after = neighbour == Some(Neighbour::After)
-        || l.clean.windows(11).any(|w| w == b"panicked at");
+    let after =
+        neighbour == Some(Neighbour::After) || l.clean.windows(11).any(|w| w == b"panicked at");
     while let Some(n) = lines.get(j) {
         if n.no != lines[j - 1].no + 1 || budget == 0 {
             break;
@@ -603,46 +602,72 @@ fn continues(line: &[u8]) -> bool {
 /// `None` for a line that is not a JSON object. Looks one level into nested objects too
 /// (`cargo --message-format json` nests its diagnostic under `message`).
 fn json_first_fields(line: &[u8]) -> Option<String> {
+    use crate::json::{Kind, Value, root as json_root};
+    const KEYS: [&str; 9] = [
+        "level", "severity", "status", "type", "code", "message", "msg", "error", "reason",
+    ];
     let t = line.trim_ascii();
     if !t.starts_with(b"{") {
         return None;
     }
-    let v: serde_json::Value = serde_json::from_slice(t).ok()?;
-    const KEYS: [&str; 9] = [
-        "level", "severity", "status", "type", "code", "message", "msg", "error", "reason",
-    ];
-    let pick = |o: &serde_json::Map<String, serde_json::Value>| {
-        let mut m = serde_json::Map::new();
-        for k in KEYS {
-            match o.get(k) {
-                Some(v @ (serde_json::Value::String(_) | serde_json::Value::Number(_))) => {
-                    m.insert(k.to_string(), v.clone());
-                }
-                Some(serde_json::Value::Object(inner)) if k == "code" => {
-                    if let Some(c) = inner.get("code").filter(|c| c.is_string()) {
-                        m.insert(k.to_string(), c.clone());
+    // The fields of one object, in KEYS order: strings and numbers as written, and a nested
+    // `code` object's own `code` (rustc's `{"code":{"code":"E0308"}}`).
+    let pick = |o: Value<'_>| -> Option<Vec<(usize, String)>> {
+        let mut found: Vec<(usize, String)> = Vec::new();
+        for m in o.members() {
+            let m = m.ok()?;
+            let Some(k) = KEYS.iter().position(|k| m.key_is(k)) else {
+                continue;
+            };
+            let raw = match m.value.kind().ok()? {
+                Kind::String | Kind::Integer | Kind::Number => m.value.raw().ok()?.to_vec(),
+                Kind::Object if KEYS[k] == "code" => {
+                    let inner = m.value.members().find_map(|im| {
+                        let im = im.ok()?;
+                        (im.key_is("code") && im.value.kind().ok()? == Kind::String)
+                            .then(|| im.value.raw().ok().map(<[u8]>::to_vec))
+                            .flatten()
+                    });
+                    match inner {
+                        Some(r) => r,
+                        None => continue,
                     }
                 }
-                _ => {}
+                _ => continue,
+            };
+            if !found.iter().any(|(j, _)| *j == k) {
+                found.push((k, String::from_utf8_lossy(&raw).into_owned()));
             }
         }
-        m
+        found.sort_by_key(|(k, _)| *k);
+        Some(found)
     };
-    let o = v.as_object()?;
-    let mut m = pick(o);
-    if !m.contains_key("level") && !m.contains_key("severity") {
-        for inner in o.values().filter_map(|v| v.as_object()) {
-            let im = pick(inner);
-            if im.contains_key("level") || im.contains_key("severity") {
-                m = im;
+    let root = json_root(t).ok()?;
+    let mut fields = pick(root)?;
+    let has_level = |f: &Vec<(usize, String)>| f.iter().any(|(k, _)| *k < 2);
+    if !has_level(&fields) {
+        for m in root.members() {
+            let m = m.ok()?;
+            if m.value.kind().ok() == Some(Kind::Object)
+                && let Some(inner) = pick(m.value)
+                && has_level(&inner)
+            {
+                fields = inner;
                 break;
             }
         }
     }
-    if m.is_empty() {
+    if fields.is_empty() {
         return None;
     }
-    let mut s = serde_json::Value::Object(m).to_string();
+    let mut s = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("\"{}\":{v}", KEYS[*k]));
+    }
+    s.push('}');
     if s.len() > 400 {
         let keep = super::floor_char_boundary(s.as_bytes(), 400);
         s.truncate(keep);
@@ -748,7 +773,10 @@ mod tests {
         assert_eq!(t("id deadbeef1234 done"), t("id 0123abcdef99 done"));
         // JSON lines keep their strings: only the numbers differ between records.
         assert_ne!(t(r#"{"code":"a","line":1}"#), t(r#"{"code":"b","line":1}"#));
-        assert_eq!(t(r#"{"code":"a","line":1}"#), t(r#"{"code":"a","line":20}"#));
+        assert_eq!(
+            t(r#"{"code":"a","line":1}"#),
+            t(r#"{"code":"a","line":20}"#)
+        );
     }
 
     fn ranked(text: &str) -> Vec<Ranked> {
@@ -790,7 +818,10 @@ mod tests {
     fn listings_never_rank_by_their_file_names() {
         let mut log = String::new();
         for i in 0..50 {
-            log.push_str(&format!("-rw-r--r--  1 u u {} 2026-01-01 file{i}.c\n", 100 + i));
+            log.push_str(&format!(
+                "-rw-r--r--  1 u u {} 2026-01-01 file{i}.c\n",
+                100 + i
+            ));
         }
         log.push_str("-rw-r--r--  1 u u 120 2026-01-01 AddressSanitizer.h\n");
         log.push_str("-rw-r--r--  1 u u 120 2026-01-01 errors\n");
@@ -801,7 +832,11 @@ mod tests {
     fn a_number_far_out_of_its_template_is_named() {
         let mut log = String::new();
         for i in 0..100 {
-            let d = if i == 63 { 0.6 } else { 0.001 * (i % 7) as f64 + 0.002 };
+            let d = if i == 63 {
+                0.6
+            } else {
+                0.001 * (i % 7) as f64 + 0.002
+            };
             log.push_str(&format!("{d:.3}s call test_x.py::test_{i}\n"));
         }
         let r = ranked(&log);
@@ -835,11 +870,17 @@ mod tests {
     fn window_lines_cover_a_small_input_once_and_number_a_cut_tail() {
         let text = b"a\nb\nc\nd\n";
         let w = window_lines(&text[..6], &text[4..], 4, 4);
-        let want: Vec<(u64, Vec<u8>)> = vec![(1, b"a".to_vec()), (2, b"b".to_vec()), (3, b"c".to_vec()), (4, b"d".to_vec())];
+        let want: Vec<(u64, Vec<u8>)> = vec![
+            (1, b"a".to_vec()),
+            (2, b"b".to_vec()),
+            (3, b"c".to_vec()),
+            (4, b"d".to_vec()),
+        ];
         assert_eq!(w, want);
         // Head "a\nb" (cut mid-line), tail "c\nd\ne\n" of a 5-line input starting mid-line.
         let w = window_lines(b"a\nb", b"x\nd\ne\n", 100, 5);
-        let want: Vec<(u64, Vec<u8>)> = vec![(1, b"a".to_vec()), (4, b"d".to_vec()), (5, b"e".to_vec())];
+        let want: Vec<(u64, Vec<u8>)> =
+            vec![(1, b"a".to_vec()), (4, b"d".to_vec()), (5, b"e".to_vec())];
         assert_eq!(w, want);
     }
 }
