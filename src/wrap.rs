@@ -678,9 +678,17 @@ fn fill_preview(
         r.long || (r.line > probe.head_line_count && r.line < probe.tail_first_line)
     };
     let mut used = 0;
+    let mut spans: Vec<(u64, u64)> = Vec::new();
     for sig in facts.ranked.iter().filter(outside) {
         if chosen.len() == MAX_SIGNALS {
             break;
+        }
+        // A line another chosen signal already shows (the detail under a header) is not repeated.
+        if spans
+            .iter()
+            .any(|&(a, b)| a <= sig.span.1 && sig.span.0 <= b)
+        {
+            continue;
         }
         let c = sig.text.len() + 24 + sig.note.as_ref().map_or(0, |n| n.len() + 10);
         if used + c > budget / 2 {
@@ -688,6 +696,7 @@ fn fill_preview(
         }
         used += c;
         lossy |= sig.lossy;
+        spans.push(sig.span);
         chosen.push(SignalMatch {
             line: sig.line,
             text: sig.text.clone(),

@@ -23,6 +23,8 @@ use super::signals::{self, Neighbour, Strength};
 const WHOLE_CHARS: usize = 240;
 /// A template needs this many lines before its numbers are compared.
 const EXTREME_MIN_LINES: usize = 8;
+/// A line completing a signal has a template seen at most this often.
+const CONTINUATION_MAX: u64 = 3;
 /// How many ranked entries are kept for the envelope to choose from.
 const KEEP: usize = 64;
 
@@ -31,6 +33,8 @@ const KEEP: usize = 64;
 pub struct Ranked {
     /// 1-based line number.
     pub line: u64,
+    /// The first and last line its text shows (it may show the lines around it).
+    pub span: (u64, u64),
     /// What to show: the line (windowed when long) with the lines that complete it.
     pub text: String,
     /// True when the shown line is long enough that a preview cuts it.
@@ -321,11 +325,12 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
             + 0.5 * (l.no as f64 / total)
             + if differs { 0.3 } else { 0.0 };
         let (at, marker) = hit.unwrap_or((0, String::new()));
-        let (text, long, lossy) = shown(&lines, i, at);
+        let (text, span, long, lossy) = shown(&lines, i, at, &counts);
         offer(
             l.tmpl,
             Ranked {
                 line: l.no,
+                span,
                 text,
                 long,
                 count,
@@ -349,6 +354,7 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
             t,
             Ranked {
                 line: s.line,
+                span: (s.line, s.line),
                 text: s.text.clone(),
                 long: false,
                 count,
@@ -437,6 +443,7 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<(u64, Ranked)> {
                 t_key(t.len() as u64, l.tmpl),
                 Ranked {
                     line: l.no,
+                    span: (l.no - u64::from(text.contains('\n')), l.no),
                     text,
                     long: char_len(&l.clean) > WHOLE_CHARS,
                     count: similar,
@@ -500,6 +507,7 @@ fn table_after_prelude(lines: &[Line]) -> Option<Ranked> {
         }
         return Some(Ranked {
             line: lines[start].no,
+            span: (lines[start].no, lines[i + 1].no),
             text,
             long: false,
             count: run as u64,
@@ -527,7 +535,12 @@ fn char_len(bytes: &[u8]) -> usize {
 
 /// The text of line `i` as a signal shows it: windowed around byte `at`, JSON fields that carry
 /// severity and message first, with the neighbouring lines that complete it.
-fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
+fn shown(
+    lines: &[Line],
+    i: usize,
+    at: usize,
+    counts: &HashMap<u64, u64>,
+) -> (String, (u64, u64), bool, bool) {
     let l = &lines[i];
     let (mut text, mut lossy) = match json_first_fields(&l.clean) {
         Some(first) => {
@@ -538,6 +551,7 @@ fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
     };
     let long = char_len(&l.clean) > WHOLE_CHARS;
     let neighbour = signals::classify(&l.clean).map(|c| c.neighbour);
+    let mut span = (l.no, l.no);
     if neighbour == Some(Neighbour::Before)
         && let Some(p) = i.checked_sub(1).and_then(|j| lines.get(j))
         && p.no + 1 == l.no
@@ -545,6 +559,7 @@ fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
         let (t, lo) = window_text(&p.clean, 0);
         text = format!("{t}\n{text}");
         lossy |= lo;
+        span.0 = p.no;
     }
     // The lines that complete it: the message under a header, a pair of expected/got values,
     // a diff's lines, the frames under an exception.
@@ -557,7 +572,9 @@ fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
             break;
         }
         let first = j == i + 1;
-        if !(first && after) && !continues(&n.clean) {
+        // A line of a common template (`   Compiling crate_7`) is the output going on, not
+        // this signal's detail.
+        if (!(first && after) && !continues(&n.clean)) || counts[&n.tmpl] > CONTINUATION_MAX {
             break;
         }
         let (t, lo) = window_text(&n.clean, 0);
@@ -568,12 +585,13 @@ fn shown(lines: &[Line], i: usize, at: usize) -> (String, bool, bool) {
         text.push('\n');
         text.push_str(&t);
         lossy |= lo;
+        span.1 = n.no;
         j += 1;
         if j > i + 4 {
             break;
         }
     }
-    (text, long, lossy)
+    (text, span, long, lossy)
 }
 
 /// True for a line that continues the signal above it.
