@@ -320,7 +320,7 @@ fn spill(
     let (to_pool, pool) = mpsc::channel::<Vec<u8>>();
     let worker = std::thread::spawn(move || {
         let mut hasher = blake3::Hasher::new();
-        let mut analyzer = TextAnalyzer::new(keep);
+        let mut analyzer = TextAnalyzer::new(keep).json_fields(json::analyze::severity_fields);
         for chunk in chunks {
             hasher.update(&chunk);
             analyzer.feed(&chunk);
@@ -770,19 +770,21 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
             });
         }
     } else {
-        for rec in part.records.iter().cloned() {
+        for rec in &part.records {
             total += 1;
-            let c = rec.text.len() + rec.note.len() + rec.path.len() + 40;
+            let (text, _) =
+                crate::text::rank::window_text(&part.map[rec.span.0..rec.span.1], rec.focus);
+            let c = text.len() + rec.note.len() + rec.path.len() + 40;
             if used + c > room {
                 continue;
             }
             used += c;
             matches.push(SignalMatch {
                 line: rec.line,
-                text: rec.text,
+                text,
                 count: None,
-                path: Some(rec.path),
-                note: Some(rec.note),
+                path: Some(rec.path.clone()),
+                note: Some(rec.note.clone()),
             });
         }
     }

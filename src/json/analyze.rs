@@ -807,6 +807,86 @@ mod tests {
     }
 }
 
+/// The severity and message fields of a JSON object line, first (`{"level":"error",…}`), or
+/// `None` for a line that is not a JSON object. Looks one level into nested objects too
+/// (`cargo --message-format json` nests its diagnostic under `message`).
+pub fn severity_fields(line: &[u8]) -> Option<String> {
+    const KEYS: [&str; 9] = [
+        "level", "severity", "status", "type", "code", "message", "msg", "error", "reason",
+    ];
+    let t = line.trim_ascii();
+    if !t.starts_with(b"{") {
+        return None;
+    }
+    // The fields of one object, in KEYS order: strings and numbers as written, and a nested
+    // `code` object's own `code` (rustc's `{"code":{"code":"E0308"}}`).
+    let pick = |o: Value<'_>| -> Option<Vec<(usize, String)>> {
+        let mut found: Vec<(usize, String)> = Vec::new();
+        for m in o.members() {
+            let m = m.ok()?;
+            let Some(k) = KEYS.iter().position(|k| m.key_is(k)) else {
+                continue;
+            };
+            let raw = match m.value.kind().ok()? {
+                Kind::String | Kind::Integer | Kind::Number => m.value.raw().ok()?.to_vec(),
+                Kind::Object if KEYS[k] == "code" => {
+                    let inner = m.value.members().find_map(|im| {
+                        let im = im.ok()?;
+                        (im.key_is("code") && im.value.kind().ok()? == Kind::String)
+                            .then(|| im.value.raw().ok().map(<[u8]>::to_vec))
+                            .flatten()
+                    });
+                    match inner {
+                        Some(r) => r,
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if !found.iter().any(|(j, _)| *j == k) {
+                found.push((k, String::from_utf8_lossy(&raw).into_owned()));
+            }
+        }
+        found.sort_by_key(|(k, _)| *k);
+        Some(found)
+    };
+    let root = super::nav::root(t).ok()?;
+    let mut fields = pick(root)?;
+    let has_level = |f: &Vec<(usize, String)>| f.iter().any(|(k, _)| *k < 2);
+    if !has_level(&fields) {
+        for m in root.members() {
+            let m = m.ok()?;
+            if m.value.kind().ok() == Some(Kind::Object)
+                && let Some(inner) = pick(m.value)
+                && has_level(&inner)
+            {
+                fields = inner;
+                break;
+            }
+        }
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let mut s = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("\"{}\":{v}", KEYS[*k]));
+    }
+    s.push('}');
+    if s.len() > 400 {
+        let mut keep = 400;
+        while !s.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        s.truncate(keep);
+        s.push('…');
+    }
+    Some(s)
+}
+
 /// Fields whose values mark severity or failure in arrays of records (linter reports, test
 /// results, API responses).
 const SEVERITY_FIELDS: [&str; 17] = [
@@ -842,8 +922,10 @@ pub struct RecordSignal {
     pub path: String,
     /// The 1-based line its first byte is on.
     pub line: u64,
-    /// A short excerpt: the record around its message, windowed like a long text line.
-    pub text: String,
+    /// The record's bytes in the document (`start..end`).
+    pub span: (usize, usize),
+    /// The offset within the record of what to show first: its `"message"`, else the field.
+    pub focus: usize,
     /// The value counts that make it stand out: `errorCount: 1 in 1 of 200 records (0 in 199)`.
     pub note: String,
 }
@@ -925,7 +1007,7 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
                     memchr::memmem::find(raw, format!("\"{}\"", SEVERITY_FIELDS[f]).as_bytes())
                 })
                 .unwrap_or(0);
-            let (text, _) = crate::text::rank::window_text(raw, msg);
+            let end = at + raw.len();
             let mut others: Vec<(usize, &[u8])> = counts
                 .iter()
                 .filter(|((g, w), _)| *g == f && *w != v)
@@ -945,8 +1027,9 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
                 .collect();
             RecordSignal {
                 path: format!("$[{i}]"),
-                line: 1 + crate::text::analyze::count_byte(&doc[..at], b'\n') as u64,
-                text,
+                line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
+                span: (at, end),
+                focus: msg,
                 note: format!(
                     "{}: {} in {} of {} records ({})",
                     SEVERITY_FIELDS[f],
@@ -963,6 +1046,16 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
 #[cfg(test)]
 mod record_tests {
     use super::*;
+
+    #[test]
+    fn json_lines_show_severity_and_message_first() {
+        let line = format!(
+            r#"{{"id":"{}","message":{{"rendered":"long","level":"error","message":"mismatched types"}}}}"#,
+            "a".repeat(600)
+        );
+        let f = severity_fields(line.as_bytes()).unwrap();
+        assert_eq!(f, r#"{"level":"error","message":"mismatched types"}"#);
+    }
 
     #[test]
     fn the_record_with_a_rare_severity_value_is_named_by_path() {
@@ -984,11 +1077,13 @@ mod record_tests {
         let s = record_signals(doc.as_bytes(), 5);
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(s[0].path, "$[137]");
+        let (a, b) = s[0].span;
+        let record = &doc[a..b];
         assert!(
-            s[0].text.contains("'total' is not defined."),
-            "{}",
-            s[0].text
+            record.starts_with(r#"{"filePath":"src/m137.js""#),
+            "{record}"
         );
+        assert!(record[s[0].focus..].starts_with(r#""message":"'total'"#));
         assert_eq!(s[0].note, "errorCount: 1 in 1 of 200 records (0 in 199)");
     }
 

@@ -86,9 +86,16 @@ pub struct TextAnalyzer {
     last_nl: Option<u64>,
     prev_nl: Option<u64>,
     sig: SignalCollector,
+    json_fields: Option<super::rank::JsonFields>,
 }
 
 impl TextAnalyzer {
+    /// Shows a JSON line's severity and message fields first in its signal, rendered by `f`.
+    pub fn json_fields(mut self, f: super::rank::JsonFields) -> TextAnalyzer {
+        self.json_fields = Some(f);
+        self
+    }
+
     /// An analyzer retaining `keep` bytes of head and of tail.
     pub fn new(keep: usize) -> TextAnalyzer {
         TextAnalyzer {
@@ -104,6 +111,7 @@ impl TextAnalyzer {
             last_nl: None,
             prev_nl: None,
             sig: SignalCollector::default(),
+            json_fields: None,
         }
     }
 
@@ -186,7 +194,7 @@ impl TextAnalyzer {
             Vec::new()
         } else {
             let window = super::rank::window_lines(&self.head, &tail, tail_offset, lines);
-            super::rank::rank(&window, &candidates, lines)
+            super::rank::rank(&window, &candidates, lines, self.json_fields)
         };
         // Lines ranked for a tool code, a problem phrase or an outlying number count too.
         let extra = ranked.iter().filter(|r| !r.classified).count() as u64;
@@ -544,24 +552,6 @@ impl SignalCollector {
     }
 }
 
-/// Picks up to `max` signals outside the lines `[1, head_lines]` and `[tail_first, ∞)`: strong
-/// before weak, earliest first; returned in line order.
-pub fn select_signals(
-    candidates: &[Signal],
-    head_lines: u64,
-    tail_first: u64,
-    max: usize,
-) -> Vec<Signal> {
-    let mut outside: Vec<&Signal> = candidates
-        .iter()
-        .filter(|s| s.line > head_lines && s.line < tail_first)
-        .collect();
-    outside.sort_by_key(|s| (std::cmp::Reverse(s.strength), s.line));
-    let mut chosen: Vec<Signal> = outside.into_iter().take(max).cloned().collect();
-    chosen.sort_by_key(|s| s.line);
-    chosen
-}
-
 /// Cuts `bytes` to at most `max` bytes on a character boundary.
 pub fn cut_bytes(bytes: &[u8], max: usize) -> &[u8] {
     &bytes[..floor_char_boundary(bytes, max.min(bytes.len()))]
@@ -646,10 +636,10 @@ mod tests {
         }
         log.push_str("fatal: real problem\n");
         let f = analyze(log.as_bytes(), 1 << 20);
-        let chosen = select_signals(&f.signals, 0, u64::MAX, 5);
-        assert_eq!(chosen.len(), 5);
-        assert!(chosen.iter().any(|s| s.text == "fatal: real problem"));
-        assert_eq!(chosen.last().unwrap().line, 11);
+        // The ranking puts the strong marker first, and the ten weak lines are one template.
+        assert_eq!(f.ranked[0].text, "fatal: real problem");
+        assert_eq!(f.ranked[0].line, 11);
+        assert_eq!(f.ranked[1].count, 10);
     }
 
     #[test]

@@ -27,6 +27,8 @@ const EXTREME_MIN_LINES: usize = 8;
 const CONTINUATION_MAX: u64 = 3;
 /// How many ranked entries are kept for the envelope to choose from.
 const KEEP: usize = 64;
+/// How many of the best entries get a search string chosen by counting lines.
+const SEARCHED: usize = 16;
 
 /// One ranked signal: the best line of its template.
 #[derive(Debug, Clone, PartialEq)]
@@ -264,9 +266,20 @@ struct Line {
     row: u64,
 }
 
+/// Renders the severity and message fields of a JSON object line (`{"level":"error",…}`), or
+/// `None` for another line. Supplied by the caller (the JSON engine's
+/// `json::analyze::severity_fields`), so text analysis itself reads no JSON.
+pub type JsonFields = fn(&[u8]) -> Option<String>;
+
 /// Ranks the window's lines and the streamed candidates; the best entry of each template,
-/// best first, at most [`KEEP`].
-pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) -> Vec<Ranked> {
+/// best first, at most [`KEEP`]. `json_fields`, when given, puts a JSON line's severity and
+/// message first in its text.
+pub fn rank(
+    window: &[(u64, Vec<u8>)],
+    streamed: &[Signal],
+    total_lines: u64,
+    json_fields: Option<JsonFields>,
+) -> Vec<Ranked> {
     let lines: Vec<Line> = window
         .iter()
         .map(|(no, raw)| {
@@ -325,7 +338,7 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
             + 0.5 * (l.no as f64 / total)
             + if differs { 0.3 } else { 0.0 };
         let (at, marker) = hit.unwrap_or((0, String::new()));
-        let (text, span, long, lossy) = shown(&lines, i, at, &counts);
+        let (text, span, long, lossy) = shown(&lines, i, at, &counts, json_fields);
         offer(
             l.tmpl,
             Ranked {
@@ -366,12 +379,14 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
             },
         );
     }
+    // A table's first rows and an extreme are entries of their own, beside any severity entry
+    // of their template: keyed by their line, apart from the template keys.
+    let own_key = |line: u64| hash_of(&[b"line".as_slice(), &line.to_le_bytes()].concat());
     if let Some(r) = table_after_prelude(&lines) {
-        offer(r.line.rotate_left(17) ^ 0x7ab1e, r);
+        offer(own_key(r.line), r);
     }
-    for (tmpl, r) in extremes(&lines, &counts) {
-        // An extreme is its own entry, beside any severity entry of its template.
-        offer(tmpl ^ hash_of(&r.line.to_le_bytes()), r);
+    for r in extremes(&lines, &counts) {
+        offer(own_key(r.line), r);
     }
     let mut all: Vec<Ranked> = best.into_values().map(|(_, r)| r).collect();
     all.sort_by(|a, b| {
@@ -381,7 +396,9 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
             .then(b.line.cmp(&a.line))
     });
     all.truncate(KEEP);
-    for r in &mut all {
+    // The hint searches for one of the first entries (the best shown); the rest keep their
+    // marker, so the cost stays a few scans of the window.
+    for r in all.iter_mut().take(SEARCHED) {
         r.search = search_string(&lines, r);
     }
     all
@@ -390,8 +407,7 @@ pub fn rank(window: &[(u64, Vec<u8>)], streamed: &[Signal], total_lines: u64) ->
 /// Entries whose number stands far out of the other lines of their template: the largest value
 /// of a numeric slot, at least 3× the next (20× when the slot takes fewer than 5 values) and
 /// 10× the median.
-fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<(u64, Ranked)> {
-    let _ = counts;
+fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
     let mut by_tmpl: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
         if l.row != 0 {
@@ -439,24 +455,21 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<(u64, Ranked)> {
             }
             let (t, lossy) = window_text(&l.clean, 0);
             text.push_str(&t);
-            out.push((
-                t_key(t.len() as u64, l.tmpl),
-                Ranked {
-                    line: l.no,
-                    span: (l.no - u64::from(text.contains('\n')), l.no),
-                    text,
-                    long: char_len(&l.clean) > WHOLE_CHARS,
-                    count: similar,
-                    note: Some(format!(
-                        "largest of {} similar lines",
-                        crate::limits::group_digits(similar)
-                    )),
-                    search: String::new(),
-                    score: 12.0 + 0.5 * (l.no as f64 / lines.len().max(1) as f64),
-                    classified: signals::classify(&l.clean).is_some(),
-                    lossy,
-                },
-            ));
+            out.push(Ranked {
+                line: l.no,
+                span: (l.no - u64::from(text.contains('\n')), l.no),
+                text,
+                long: char_len(&l.clean) > WHOLE_CHARS,
+                count: similar,
+                note: Some(format!(
+                    "largest of {} similar lines",
+                    crate::limits::group_digits(similar)
+                )),
+                search: String::new(),
+                score: 12.0 + 0.5 * (l.no as f64 / lines.len().max(1) as f64),
+                classified: signals::classify(&l.clean).is_some(),
+                lossy,
+            });
         }
     }
     out
@@ -525,10 +538,6 @@ fn table_after_prelude(lines: &[Line]) -> Option<Ranked> {
     None
 }
 
-fn t_key(a: u64, b: u64) -> u64 {
-    b.rotate_left(7) ^ a
-}
-
 fn char_len(bytes: &[u8]) -> usize {
     super::char_count(bytes)
 }
@@ -540,9 +549,10 @@ fn shown(
     i: usize,
     at: usize,
     counts: &HashMap<u64, u64>,
+    json_fields: Option<JsonFields>,
 ) -> (String, (u64, u64), bool, bool) {
     let l = &lines[i];
-    let (mut text, mut lossy) = match json_first_fields(&l.clean) {
+    let (mut text, mut lossy) = match json_fields.and_then(|f| f(&l.clean)) {
         Some(first) => {
             let (rest, lossy) = window_text(&l.clean, at);
             (format!("{first} {rest}"), lossy)
@@ -614,84 +624,6 @@ fn continues(line: &[u8]) -> bool {
         || starts(b"- ")
         || starts(b"-->")
         || starts(b"at ")
-}
-
-/// The severity and message fields of a JSON object line, first (`{"level":"error",…}`), or
-/// `None` for a line that is not a JSON object. Looks one level into nested objects too
-/// (`cargo --message-format json` nests its diagnostic under `message`).
-fn json_first_fields(line: &[u8]) -> Option<String> {
-    use crate::json::{Kind, Value, root as json_root};
-    const KEYS: [&str; 9] = [
-        "level", "severity", "status", "type", "code", "message", "msg", "error", "reason",
-    ];
-    let t = line.trim_ascii();
-    if !t.starts_with(b"{") {
-        return None;
-    }
-    // The fields of one object, in KEYS order: strings and numbers as written, and a nested
-    // `code` object's own `code` (rustc's `{"code":{"code":"E0308"}}`).
-    let pick = |o: Value<'_>| -> Option<Vec<(usize, String)>> {
-        let mut found: Vec<(usize, String)> = Vec::new();
-        for m in o.members() {
-            let m = m.ok()?;
-            let Some(k) = KEYS.iter().position(|k| m.key_is(k)) else {
-                continue;
-            };
-            let raw = match m.value.kind().ok()? {
-                Kind::String | Kind::Integer | Kind::Number => m.value.raw().ok()?.to_vec(),
-                Kind::Object if KEYS[k] == "code" => {
-                    let inner = m.value.members().find_map(|im| {
-                        let im = im.ok()?;
-                        (im.key_is("code") && im.value.kind().ok()? == Kind::String)
-                            .then(|| im.value.raw().ok().map(<[u8]>::to_vec))
-                            .flatten()
-                    });
-                    match inner {
-                        Some(r) => r,
-                        None => continue,
-                    }
-                }
-                _ => continue,
-            };
-            if !found.iter().any(|(j, _)| *j == k) {
-                found.push((k, String::from_utf8_lossy(&raw).into_owned()));
-            }
-        }
-        found.sort_by_key(|(k, _)| *k);
-        Some(found)
-    };
-    let root = json_root(t).ok()?;
-    let mut fields = pick(root)?;
-    let has_level = |f: &Vec<(usize, String)>| f.iter().any(|(k, _)| *k < 2);
-    if !has_level(&fields) {
-        for m in root.members() {
-            let m = m.ok()?;
-            if m.value.kind().ok() == Some(Kind::Object)
-                && let Some(inner) = pick(m.value)
-                && has_level(&inner)
-            {
-                fields = inner;
-                break;
-            }
-        }
-    }
-    if fields.is_empty() {
-        return None;
-    }
-    let mut s = String::from("{");
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&format!("\"{}\":{v}", KEYS[*k]));
-    }
-    s.push('}');
-    if s.len() > 400 {
-        let keep = super::floor_char_boundary(s.as_bytes(), 400);
-        s.truncate(keep);
-        s.push('…');
-    }
-    Some(s)
 }
 
 /// A line as a signal shows it: whole when short; else its start, a window around byte `at`
@@ -803,7 +735,7 @@ mod tests {
             .enumerate()
             .map(|(i, l)| (i as u64 + 1, l.as_bytes().to_vec()))
             .collect();
-        rank(&lines, &[], lines.len() as u64)
+        rank(&lines, &[], lines.len() as u64, None)
     }
 
     #[test]
@@ -872,16 +804,6 @@ mod tests {
         let (w, _) = window_text(line.as_bytes(), at);
         assert!(w.contains("error: the real reason"), "{w}");
         assert!(w.chars().count() < 260);
-    }
-
-    #[test]
-    fn json_lines_show_severity_and_message_first() {
-        let line = format!(
-            r#"{{"id":"{}","message":{{"rendered":"long","level":"error","message":"mismatched types"}}}}"#,
-            "a".repeat(600)
-        );
-        let f = json_first_fields(line.as_bytes()).unwrap();
-        assert_eq!(f, r#"{"level":"error","message":"mismatched types"}"#);
     }
 
     #[test]
