@@ -915,6 +915,9 @@ const RECORDS_BYTES: usize = 64 << 20;
 /// A value is rare when at most this share of the records (and at least one) hold it.
 const RARE_SHARE: usize = 100;
 
+/// A record's severity-like fields: (index into [`SEVERITY_FIELDS`], the value as written).
+type Fields = Vec<(usize, Vec<u8>)>;
+
 /// A record of a top-level JSON array that stands out by a severity field's value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordSignal {
@@ -942,7 +945,7 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
         return Vec::new();
     }
     // For each record: its offset and (field, scalar value) pairs.
-    let mut records: Vec<(usize, Vec<(usize, Vec<u8>)>)> = Vec::new();
+    let mut records: Vec<(usize, Fields)> = Vec::new();
     for el in root.elements().take(RECORDS_READ) {
         let Ok((_, v)) = el else {
             return Vec::new();

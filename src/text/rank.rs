@@ -133,12 +133,13 @@ pub fn template(line: &[u8]) -> Vec<u8> {
             out.push(b' ');
             continue;
         }
-        if !json && matches!(b, b'\'' | b'"' | b'`') {
-            if let Some(end) = memchr::memchr(b, &line[i + 1..]) {
-                out.push(b'Q');
-                i += end + 2;
-                continue;
-            }
+        if !json
+            && matches!(b, b'\'' | b'"' | b'`')
+            && let Some(end) = memchr::memchr(b, &line[i + 1..])
+        {
+            out.push(b'Q');
+            i += end + 2;
+            continue;
         }
         if is_word(b) {
             let start = i;
@@ -584,7 +585,7 @@ fn shown(
         let first = j == i + 1;
         // A line of a common template (`   Compiling crate_7`) is the output going on, not
         // this signal's detail.
-        if (!(first && after) && !continues(&n.clean)) || counts[&n.tmpl] > CONTINUATION_MAX {
+        if !(continues(&n.clean) || first && after) || counts[&n.tmpl] > CONTINUATION_MAX {
             break;
         }
         let (t, lo) = window_text(&n.clean, 0);
