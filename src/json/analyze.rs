@@ -934,7 +934,7 @@ pub struct RecordSignal {
 }
 
 /// For a top-level array of objects: the records whose severity-like field (see
-/// [`SEVERITY_FIELDS`]) holds a value that at most 1% of the records hold, rarest first, at
+/// `SEVERITY_FIELDS`) holds a value that at most 1% of the records hold, rarest first, at
 /// most `max`. Reads at most the first 100,000 records and none starting past 64 MiB; anything
 /// that is not such an array gives none.
 pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {

@@ -273,7 +273,7 @@ struct Line {
 pub type JsonFields = fn(&[u8]) -> Option<String>;
 
 /// Ranks the window's lines and the streamed candidates; the best entry of each template,
-/// best first, at most [`KEEP`]. `json_fields`, when given, puts a JSON line's severity and
+/// best first, at most 64. `json_fields`, when given, puts a JSON line's severity and
 /// message first in its text.
 pub fn rank(
     window: &[(u64, Vec<u8>)],
