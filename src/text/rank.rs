@@ -23,6 +23,8 @@ use super::signals::{self, Neighbour, Strength};
 const WHOLE_CHARS: usize = 240;
 /// A template needs this many lines before its numbers are compared.
 const EXTREME_MIN_LINES: usize = 8;
+/// The ranking reads at most this many lines: half from the head, half from the tail.
+const WINDOW_LINES: usize = 16_384;
 /// A line completing a signal has a template seen at most this often.
 const CONTINUATION_MAX: u64 = 3;
 /// How many ranked entries are kept for the envelope to choose from.
@@ -231,20 +233,42 @@ pub fn window_lines(
     total_lines: u64,
 ) -> Vec<(u64, Vec<u8>)> {
     let mut out = Vec::new();
-    let push_all = |bytes: &[u8], first: u64, out: &mut Vec<(u64, Vec<u8>)>| {
+    // Each part keeps at most half of WINDOW_LINES (its first lines for the head, its last for
+    // the tail), so ten million two-byte lines cost no more memory than long ones.
+    let push_part = |bytes: &[u8], first: u64, from_end: bool, out: &mut Vec<(u64, Vec<u8>)>| {
         if bytes.is_empty() {
             return;
         }
         let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-        for (i, l) in body.split(|&b| b == b'\n').enumerate() {
+        let all: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+        let keep = WINDOW_LINES / 2;
+        let skip = if from_end {
+            all.len().saturating_sub(keep)
+        } else {
+            0
+        };
+        for (i, l) in all.iter().enumerate().skip(skip).take(keep) {
             out.push((first + i as u64, l.to_vec()));
         }
+    };
+    let push_all = |bytes: &[u8], first: u64, out: &mut Vec<(u64, Vec<u8>)>| {
+        push_part(bytes, first, false, out);
     };
     if tail_offset <= head.len() as u64 {
         // The head and the tail overlap: together they are the whole input.
         let mut whole = head.to_vec();
         whole.extend_from_slice(&tail[(head.len() - tail_offset as usize).min(tail.len())..]);
-        push_all(&whole, 1, &mut out);
+        let n = super::count_lines(&whole) as usize;
+        if n <= WINDOW_LINES {
+            push_all(&whole, 1, &mut out);
+        } else {
+            let cut = memchr::memchr_iter(b'\n', &whole)
+                .nth(WINDOW_LINES / 2 - 1)
+                .map_or(whole.len(), |i| i + 1);
+            push_all(&whole[..cut], 1, &mut out);
+            let rest = &whole[cut..];
+            push_part(rest, (WINDOW_LINES / 2) as u64 + 1, true, &mut out);
+        }
         return out;
     }
     if let Some(nl) = memchr::memrchr(b'\n', head) {
@@ -253,7 +277,7 @@ pub fn window_lines(
     if let Some(nl) = memchr::memchr(b'\n', tail) {
         let rest = &tail[nl + 1..];
         let n = super::count_lines(rest);
-        push_all(rest, total_lines + 1 - n, &mut out);
+        push_part(rest, total_lines + 1 - n, true, &mut out);
     }
     out
 }
