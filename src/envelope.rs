@@ -89,7 +89,7 @@ pub enum Preview {
 /// Failure signals of a text output.
 #[derive(Debug, Clone, Serialize)]
 pub struct Signals {
-    /// Up to five, strongest first in selection, listed in line order.
+    /// Up to five, the line that tells most first (README, Failure signals).
     pub matches: Vec<SignalMatch>,
     /// Distinct signal lines in the whole input.
     pub total: u64,
@@ -102,6 +102,15 @@ pub struct SignalMatch {
     pub line: u64,
     /// The line (with its neighbour where that carries the message).
     pub text: String,
+    /// Lines of the output sharing this line's template, when more than one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// For a record of a JSON array: its path (`$[17]`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Why a line without a failure word is shown (`largest of 400 similar lines`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Envelope {

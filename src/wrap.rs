@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::json;
 use crate::limits::{self, group_digits, human_size};
 use crate::store::{Finished, Meta, Ref, Store, StoreConfig, TempPayload};
-use crate::text::analyze::{self, TextAnalyzer, TextFacts};
+use crate::text::analyze::{TextAnalyzer, TextFacts};
 use crate::text::preview::{self, Budget};
 use crate::text::redact::Redactor;
 
@@ -108,6 +108,8 @@ pub struct JsonPart {
     pub facts: json::analyze::JsonFacts,
     /// The stored payload, memory-mapped.
     pub map: memmap2::Mmap,
+    /// Records of a top-level array that stand out by a severity field's value.
+    pub records: Vec<json::analyze::RecordSignal>,
 }
 
 /// A stored payload.
@@ -333,7 +335,7 @@ fn spill(
     let (to_pool, pool) = mpsc::channel::<Vec<u8>>();
     let worker = std::thread::spawn(move || {
         let mut hasher = blake3::Hasher::new();
-        let mut analyzer = TextAnalyzer::new(keep);
+        let mut analyzer = TextAnalyzer::new(keep).json_fields(json::analyze::severity_fields);
         for chunk in chunks {
             hasher.update(&chunk);
             analyzer.feed(&chunk);
@@ -468,7 +470,18 @@ fn analyze_json(
         },
     );
     match analysis {
-        json::analyze::Analysis::Json(facts) => Ok(JsonPart { facts, map }),
+        json::analyze::Analysis::Json(facts) => {
+            let records = if facts.mime_type == "application/json" {
+                json::analyze::record_signals(&map, MAX_SIGNALS)
+            } else {
+                Vec::new()
+            };
+            Ok(JsonPart {
+                facts,
+                map,
+                records,
+            })
+        }
         json::analyze::Analysis::NotJson { invalid } => Err(invalid),
     }
 }
@@ -699,6 +712,7 @@ fn fill_preview(
             &analyze_options(budget),
         );
         env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
+        env.signals = json_signals(s, budget / 2);
         if let Some(r) = &reference {
             env.hint = Some(hint(r, &json_commands(r, &part.facts)));
         }
@@ -732,23 +746,38 @@ fn fill_preview(
     let mut chosen = Vec::new();
     let mut lossy = false;
     let mut probe = preview::render(facts, split(budget, head_lines, tail_lines));
-    let candidates = analyze::select_signals(
-        &facts.signals,
-        probe.head_line_count,
-        probe.tail_first_line,
-        MAX_SIGNALS,
-    );
+    // The ranked signals, best first; a line the preview shows whole is not repeated, a long
+    // line the preview cuts is (the signal windows it around its decisive words).
+    let outside = |r: &&crate::text::rank::Ranked| {
+        r.long || (r.line > probe.head_line_count && r.line < probe.tail_first_line)
+    };
     let mut used = 0;
-    for sig in candidates {
-        let c = sig.text.len() + 24;
-        if used + c > budget / 2 {
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    for sig in facts.ranked.iter().filter(outside) {
+        if chosen.len() == MAX_SIGNALS {
             break;
+        }
+        // A line another chosen signal already shows (the detail under a header) is not repeated.
+        if spans
+            .iter()
+            .any(|&(a, b)| a <= sig.span.1 && sig.span.0 <= b)
+        {
+            continue;
+        }
+        let c = sig.text.len() + 24 + sig.note.as_ref().map_or(0, |n| n.len() + 10);
+        if used + c > budget / 2 {
+            continue;
         }
         used += c;
         lossy |= sig.lossy;
+        spans.push(sig.span);
         chosen.push(SignalMatch {
-            line: sig.text_line,
-            text: sig.text,
+            // The first line `text` shows, so `cat --lines` from there shows it.
+            line: sig.span.0,
+            text: sig.text.clone(),
+            count: (sig.count > 1).then_some(sig.count),
+            path: None,
+            note: sig.note.clone(),
         });
     }
     if used > 0 {
@@ -756,12 +785,13 @@ fn fill_preview(
         // A smaller preview can only uncover lines, never hide a chosen signal.
     }
     lossy |= probe.lossy;
-    let strongest = facts
-        .signals
-        .iter()
-        .filter(|sig| sig.strength == crate::text::signals::Strength::Strong)
-        .min_by_key(|sig| sig.line)
-        .map(|sig| sig.marker.clone());
+    // The search finds the best signal shown (else the best ranked) and few lines besides.
+    let strongest = chosen
+        .first()
+        .and_then(|c| facts.ranked.iter().find(|r| r.line == c.line))
+        .or(facts.ranked.first())
+        .map(|r| r.search.clone())
+        .filter(|s| !s.is_empty());
     if let Some(r) = &reference {
         let search = match &strongest {
             Some(marker) => format!("spill search {r} -F {} -C 2", shell_quote(marker)),
@@ -789,6 +819,51 @@ fn fill_preview(
     if lossy {
         env.lossy = Some(true);
     }
+}
+
+/// Signals of a JSON payload within `room` bytes: for NDJSON the ranked lines (each record is a
+/// line), for a top-level array the records that stand out by a severity field's value.
+fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
+    let part = s.json.as_ref()?;
+    let mut matches = Vec::new();
+    let mut used = 0;
+    let mut total = 0;
+    if part.facts.mime_type == "application/x-ndjson" {
+        total = s.facts.signal_total;
+        for sig in &s.facts.ranked {
+            let c = sig.text.len() + 24;
+            if matches.len() == MAX_SIGNALS || used + c > room {
+                break;
+            }
+            used += c;
+            matches.push(SignalMatch {
+                line: sig.line,
+                text: sig.text.clone(),
+                count: (sig.count > 1).then_some(sig.count),
+                path: None,
+                note: sig.note.clone(),
+            });
+        }
+    } else {
+        for rec in &part.records {
+            total += 1;
+            let (text, _) =
+                crate::text::rank::window_text(&part.map[rec.span.0..rec.span.1], rec.focus);
+            let c = text.len() + rec.note.len() + rec.path.len() + 40;
+            if used + c > room {
+                continue;
+            }
+            used += c;
+            matches.push(SignalMatch {
+                line: rec.line,
+                text,
+                count: None,
+                path: Some(rec.path.clone()),
+                note: Some(rec.note.clone()),
+            });
+        }
+    }
+    (total > 0).then_some(Signals { matches, total })
 }
 
 fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) -> Budget {

@@ -122,6 +122,9 @@ struct Signals {
 struct SignalMatch {
     line: u64,
     text: String,
+    count: Option<u64>,
+    path: Option<String>,
+    note: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

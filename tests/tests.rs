@@ -24,5 +24,6 @@ mod search;
 mod security;
 mod shape;
 mod shape_budget;
+mod signals;
 mod store;
 mod wrap;

@@ -821,3 +821,295 @@ mod tests {
         }
     }
 }
+
+/// The severity and message fields of a JSON object line, first (`{"level":"error",…}`), or
+/// `None` for a line that is not a JSON object. Looks one level into nested objects too
+/// (`cargo --message-format json` nests its diagnostic under `message`).
+pub fn severity_fields(line: &[u8]) -> Option<String> {
+    const KEYS: [&str; 9] = [
+        "level", "severity", "status", "type", "code", "message", "msg", "error", "reason",
+    ];
+    let t = line.trim_ascii();
+    if !t.starts_with(b"{") {
+        return None;
+    }
+    // The fields of one object, in KEYS order: strings and numbers as written, and a nested
+    // `code` object's own `code` (rustc's `{"code":{"code":"E0308"}}`).
+    let pick = |o: Value<'_>| -> Option<Vec<(usize, String)>> {
+        let mut found: Vec<(usize, String)> = Vec::new();
+        for m in o.members() {
+            let m = m.ok()?;
+            let Some(k) = KEYS.iter().position(|k| m.key_is(k)) else {
+                continue;
+            };
+            let raw = match m.value.kind().ok()? {
+                Kind::String | Kind::Integer | Kind::Number => m.value.raw().ok()?.to_vec(),
+                Kind::Object if KEYS[k] == "code" => {
+                    let inner = m.value.members().find_map(|im| {
+                        let im = im.ok()?;
+                        (im.key_is("code") && im.value.kind().ok()? == Kind::String)
+                            .then(|| im.value.raw().ok().map(<[u8]>::to_vec))
+                            .flatten()
+                    });
+                    match inner {
+                        Some(r) => r,
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            if !found.iter().any(|(j, _)| *j == k) {
+                found.push((k, String::from_utf8_lossy(&raw).into_owned()));
+            }
+        }
+        found.sort_by_key(|(k, _)| *k);
+        Some(found)
+    };
+    let root = super::nav::root(t).ok()?;
+    let mut fields = pick(root)?;
+    let has_level = |f: &Vec<(usize, String)>| f.iter().any(|(k, _)| *k < 2);
+    if !has_level(&fields) {
+        for m in root.members() {
+            let m = m.ok()?;
+            if m.value.kind().ok() == Some(Kind::Object)
+                && let Some(inner) = pick(m.value)
+                && has_level(&inner)
+            {
+                fields = inner;
+                break;
+            }
+        }
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let mut s = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(&format!("\"{}\":{v}", KEYS[*k]));
+    }
+    s.push('}');
+    if s.len() > 400 {
+        let mut keep = 400;
+        while !s.is_char_boundary(keep) {
+            keep -= 1;
+        }
+        s.truncate(keep);
+        s.push('…');
+    }
+    Some(s)
+}
+
+/// Fields whose values mark severity or failure in arrays of records (linter reports, test
+/// results, API responses).
+const SEVERITY_FIELDS: [&str; 17] = [
+    "level",
+    "severity",
+    "status",
+    "state",
+    "outcome",
+    "result",
+    "conclusion",
+    "errorCount",
+    "fatalErrorCount",
+    "warningCount",
+    "errors",
+    "failures",
+    "failed",
+    "ok",
+    "success",
+    "passed",
+    "exitCode",
+];
+/// Records of a top-level array read for [`record_signals`] at most, and the offset past which
+/// no further record is read (so a few huge records are not all skipped through).
+const RECORDS_READ: usize = 100_000;
+const RECORDS_BYTES: usize = 64 << 20;
+/// A value is rare when at most this share of the records (and at least one) hold it.
+const RARE_SHARE: usize = 100;
+
+/// A record's severity-like fields: (index into [`SEVERITY_FIELDS`], the value as written).
+type Fields = Vec<(usize, Vec<u8>)>;
+
+/// A record of a top-level JSON array that stands out by a severity field's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordSignal {
+    /// Its path (`$[17]`).
+    pub path: String,
+    /// The 1-based line its first byte is on.
+    pub line: u64,
+    /// The record's bytes in the document (`start..end`).
+    pub span: (usize, usize),
+    /// The offset within the record of what to show first: its `"message"`, else the field.
+    pub focus: usize,
+    /// The value counts that make it stand out: `errorCount: 1 in 1 of 200 records (0 in 199)`.
+    pub note: String,
+}
+
+/// For a top-level array of objects: the records whose severity-like field (see
+/// `SEVERITY_FIELDS`) holds a value that at most 1% of the records hold, rarest first, at
+/// most `max`. Reads at most the first 100,000 records and none starting past 64 MiB; anything
+/// that is not such an array gives none.
+pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
+    let Ok(root) = super::nav::root(doc) else {
+        return Vec::new();
+    };
+    if root.kind().ok() != Some(Kind::Array) {
+        return Vec::new();
+    }
+    // For each record: its offset and (field, scalar value) pairs.
+    let mut records: Vec<(usize, Fields)> = Vec::new();
+    for el in root.elements().take(RECORDS_READ) {
+        let Ok((_, v)) = el else {
+            return Vec::new();
+        };
+        if v.offset() > RECORDS_BYTES {
+            break;
+        }
+        let mut fields = Vec::new();
+        if v.kind().ok() == Some(Kind::Object) {
+            for m in v.members() {
+                let Ok(m) = m else { break };
+                let Some(f) = SEVERITY_FIELDS.iter().position(|k| m.key_is(k)) else {
+                    continue;
+                };
+                if matches!(m.value.kind(), Ok(Kind::Object | Kind::Array) | Err(_)) {
+                    continue;
+                }
+                if let Ok(raw) = m.value.raw() {
+                    fields.push((f, raw[..raw.len().min(64)].to_vec()));
+                }
+            }
+        }
+        records.push((v.offset(), fields));
+    }
+    let n = records.len();
+    if n < 10 {
+        return Vec::new();
+    }
+    let mut counts: std::collections::HashMap<(usize, &[u8]), usize> =
+        std::collections::HashMap::new();
+    for (_, fields) in &records {
+        for (f, v) in fields {
+            *counts.entry((*f, v.as_slice())).or_default() += 1;
+        }
+    }
+    let rare_max = (n / RARE_SHARE).max(1);
+    let mut holders = [0usize; SEVERITY_FIELDS.len()];
+    for ((f, _), c) in &counts {
+        holders[*f] += c;
+    }
+    // (rarity, index, field, value)
+    let mut found: Vec<(usize, usize, usize, &[u8])> = Vec::new();
+    for (i, (_, fields)) in records.iter().enumerate() {
+        let rarest = fields
+            .iter()
+            .map(|(f, v)| (counts[&(*f, v.as_slice())], *f, v.as_slice()))
+            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c)
+            .min();
+        if let Some((c, f, v)) = rarest {
+            found.push((c, i, f, v));
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .take(max)
+        .map(|(c, i, f, v)| {
+            let at = records[i].0;
+            let raw = Value::new(doc, at).raw().unwrap_or_default();
+            let msg = memchr::memmem::find(raw, b"\"message\"")
+                .or_else(|| {
+                    memchr::memmem::find(raw, format!("\"{}\"", SEVERITY_FIELDS[f]).as_bytes())
+                })
+                .unwrap_or(0);
+            let end = at + raw.len();
+            let mut others: Vec<(usize, &[u8])> = counts
+                .iter()
+                .filter(|((g, w), _)| *g == f && *w != v)
+                .map(|((_, w), c)| (*c, *w))
+                .collect();
+            others.sort_by(|a, b| b.cmp(a));
+            let rest: Vec<String> = others
+                .iter()
+                .take(3)
+                .map(|(c, w)| {
+                    format!(
+                        "{} in {}",
+                        String::from_utf8_lossy(w),
+                        group_digits(*c as u64)
+                    )
+                })
+                .collect();
+            RecordSignal {
+                path: format!("$[{i}]"),
+                line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
+                span: (at, end),
+                focus: msg,
+                note: format!(
+                    "{}: {} in {} of {} records ({})",
+                    SEVERITY_FIELDS[f],
+                    String::from_utf8_lossy(v),
+                    group_digits(c as u64),
+                    group_digits(n as u64),
+                    rest.join(", ")
+                ),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod record_tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_show_severity_and_message_first() {
+        let line = format!(
+            r#"{{"id":"{}","message":{{"rendered":"long","level":"error","message":"mismatched types"}}}}"#,
+            "a".repeat(600)
+        );
+        let f = severity_fields(line.as_bytes()).unwrap();
+        assert_eq!(f, r#"{"level":"error","message":"mismatched types"}"#);
+    }
+
+    #[test]
+    fn the_record_with_a_rare_severity_value_is_named_by_path() {
+        let mut doc = String::from("[");
+        for i in 0..200 {
+            if i > 0 {
+                doc.push(',');
+            }
+            let (e, m) = if i == 137 {
+                (1, "'total' is not defined.")
+            } else {
+                (0, "")
+            };
+            doc.push_str(&format!(
+                r#"{{"filePath":"src/m{i}.js","messages":[{{"message":"{m}"}}],"errorCount":{e}}}"#
+            ));
+        }
+        doc.push(']');
+        let s = record_signals(doc.as_bytes(), 5);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].path, "$[137]");
+        let (a, b) = s[0].span;
+        let record = &doc[a..b];
+        assert!(
+            record.starts_with(r#"{"filePath":"src/m137.js""#),
+            "{record}"
+        );
+        assert!(record[s[0].focus..].starts_with(r#""message":"'total'"#));
+        assert_eq!(s[0].note, "errorCount: 1 in 1 of 200 records (0 in 199)");
+    }
+
+    #[test]
+    fn uniform_records_and_other_documents_give_none() {
+        let doc = format!("[{}]", vec![r#"{"level":"info"}"#; 50].join(","));
+        assert!(record_signals(doc.as_bytes(), 5).is_empty());
+        assert!(record_signals(br#"{"level":"error"}"#, 5).is_empty());
+        assert!(record_signals(b"[1,2,3]", 5).is_empty());
+    }
+}

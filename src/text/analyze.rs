@@ -66,6 +66,8 @@ pub struct TextFacts {
     pub signals: Vec<Signal>,
     /// Distinct signal lines in the whole input.
     pub signal_total: u64,
+    /// The signals ranked by how much they tell ([`super::rank`]), best first.
+    pub ranked: Vec<super::rank::Ranked>,
 }
 
 /// A streaming analyzer: [`TextAnalyzer::feed`] every chunk, then [`TextAnalyzer::finish`].
@@ -88,9 +90,16 @@ pub struct TextAnalyzer {
     last_nl: Option<u64>,
     prev_nl: Option<u64>,
     sig: SignalCollector,
+    json_fields: Option<super::rank::JsonFields>,
 }
 
 impl TextAnalyzer {
+    /// Shows a JSON line's severity and message fields first in its signal, rendered by `f`.
+    pub fn json_fields(mut self, f: super::rank::JsonFields) -> TextAnalyzer {
+        self.json_fields = Some(f);
+        self
+    }
+
     /// An analyzer retaining `keep` bytes of head and of tail.
     pub fn new(keep: usize) -> TextAnalyzer {
         TextAnalyzer {
@@ -106,6 +115,7 @@ impl TextAnalyzer {
             last_nl: None,
             prev_nl: None,
             sig: SignalCollector::default(),
+            json_fields: None,
         }
     }
 
@@ -180,19 +190,31 @@ impl TextAnalyzer {
         };
         let tail_len = self.tail.len().min(self.keep);
         let tail = self.tail.split_off(self.tail.len() - tail_len);
+        let binary = super::is_binary(&self.head);
+        let candidates = self.sig.candidates();
+        let tail_offset = self.size - tail.len() as u64;
+        let ranked = if binary {
+            Vec::new()
+        } else {
+            let window = super::rank::window_lines(&self.head, &tail, tail_offset, lines);
+            super::rank::rank(&window, &candidates, lines, self.json_fields)
+        };
+        // Lines ranked for a tool code, a problem phrase or an outlying number count too.
+        let extra = ranked.iter().filter(|r| !r.classified).count() as u64;
         TextFacts {
             size: self.size,
             lines,
-            tail_offset: self.size - tail.len() as u64,
-            binary: super::is_binary(&self.head),
+            tail_offset,
+            binary,
             head: self.head,
             tail,
             first_line_chars,
             first_line_end: self.first_line.map(|(o, _)| o),
             last_line_chars,
             last_line_start,
-            signals: self.sig.candidates(),
-            signal_total: self.sig.distinct,
+            signals: candidates,
+            signal_total: self.sig.distinct + extra,
+            ranked,
         }
     }
 }
@@ -519,24 +541,6 @@ impl SignalCollector {
     }
 }
 
-/// Picks up to `max` signals outside the lines `[1, head_lines]` and `[tail_first, ∞)`: strong
-/// before weak, earliest first; returned in line order.
-pub fn select_signals(
-    candidates: &[Signal],
-    head_lines: u64,
-    tail_first: u64,
-    max: usize,
-) -> Vec<Signal> {
-    let mut outside: Vec<&Signal> = candidates
-        .iter()
-        .filter(|s| s.line > head_lines && s.line < tail_first)
-        .collect();
-    outside.sort_by_key(|s| (std::cmp::Reverse(s.strength), s.line));
-    let mut chosen: Vec<Signal> = outside.into_iter().take(max).cloned().collect();
-    chosen.sort_by_key(|s| s.line);
-    chosen
-}
-
 /// Cuts `bytes` to at most `max` bytes on a character boundary.
 pub fn cut_bytes(bytes: &[u8], max: usize) -> &[u8] {
     &bytes[..floor_char_boundary(bytes, max.min(bytes.len()))]
@@ -558,6 +562,7 @@ mod tests {
         assert_eq!(a.last_line_start, b.last_line_start);
         assert_eq!(a.signals, b.signals);
         assert_eq!(a.signal_total, b.signal_total);
+        assert_eq!(a.ranked, b.ranked);
     }
 
     #[test]
@@ -620,10 +625,10 @@ mod tests {
         }
         log.push_str("fatal: real problem\n");
         let f = analyze(log.as_bytes(), 1 << 20);
-        let chosen = select_signals(&f.signals, 0, u64::MAX, 5);
-        assert_eq!(chosen.len(), 5);
-        assert!(chosen.iter().any(|s| s.text == "fatal: real problem"));
-        assert_eq!(chosen.last().unwrap().line, 11);
+        // The ranking puts the strong marker first, and the ten weak lines are one template.
+        assert_eq!(f.ranked[0].text, "fatal: real problem");
+        assert_eq!(f.ranked[0].line, 11);
+        assert_eq!(f.ranked[1].count, 10);
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod clean;
 pub mod hex;
 pub mod preview;
+pub mod rank;
 pub mod redact;
 pub mod signals;
 

@@ -106,7 +106,15 @@ static ZERO_REPORT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Classifies one line (without its newline). `None` means it is not a signal.
 pub fn classify(line: &[u8]) -> Option<Classified> {
-    if let Some(m) = STRONG.captures(line).and_then(|c| c.name("m")) {
+    // A long listing's words are file names (`AddressSanitizer.h`, `errors`), not failures.
+    if super::rank::is_listing(line) {
+        return None;
+    }
+    if let Some(m) = STRONG
+        .captures(line)
+        .and_then(|c| c.name("m"))
+        .filter(|m| !in_file_name(line, m.start(), m.end()))
+    {
         let marker = String::from_utf8_lossy(m.as_bytes()).into_owned();
         let neighbour = if marker.starts_with("--- FAIL") || marker == "FAIL:" {
             Neighbour::Before
@@ -150,6 +158,22 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
         marker: String::from_utf8_lossy(&c["m"]).into_owned(),
         neighbour: Neighbour::None,
     })
+}
+
+/// True when the match `start..end` is part of a file name or identifier: a word character or
+/// `/` right before it, or an extension (`.h`) or word character right after it.
+fn in_file_name(line: &[u8], start: usize, end: usize) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let before = start.checked_sub(1).map(|i| line[i]);
+    let first_is_word = line.get(start).is_some_and(|&b| word(b));
+    let last_is_word = end > start && word(line[end - 1]);
+    (first_is_word && before.is_some_and(|b| word(b) || b == b'/'))
+        || (last_is_word
+            && match (line.get(end), line.get(end + 1)) {
+                (Some(&b), _) if word(b) => true,
+                (Some(b'.'), Some(&c)) => c.is_ascii_alphanumeric(),
+                _ => false,
+            })
 }
 
 /// True when only whitespace, punctuation or a `path:line:` style prefix precedes `at`.
@@ -229,6 +253,10 @@ mod tests {
             "no errors found",
             "the quick brown fox",
             "include/fail-fast.h",
+            "-rw-r--r--  1 user user  444 2026-12-01 AddressSanitizer.h",
+            "-rw-r--r-- user/user     296 2026-01-01 00:00 src/errors",
+            "cc -c AddressSanitizer_glue.c -o AddressSanitizer_glue.o",
+            "src/Traceback.md",
         ] {
             assert_eq!(strength(line), None, "{line}");
         }

@@ -1,0 +1,417 @@
+//! The signal corpus scored through the real binary: for every real output under
+//! `tests/data/signals/cases/`, is the line that decides what to do next visible in the envelope
+//! `spill wrap` prints with its default settings? The same question is asked of three plain
+//! windows of the raw output (a 2 KB head, a 2 KB tail, and an 8,000 + 32,000 character
+//! head+tail) so the README can compare spill's ranking with what a fixed window shows.
+//!
+//! "Visible" is defined once, in [`seen_in`]: a case is seen when, for one of its decisive
+//! entries, every one of its words appears in one single string the envelope shows — a preview
+//! line, a signal's text or any other string under `signals`, or, for a JSON preview, its compact
+//! text. The test fails when fewer cases are seen than the baseline in the manifest, and when a
+//! case of class `clean` (a listing, a clean build, a passing test run) reports any signal.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::Sandbox;
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/signals")
+}
+
+fn manifest() -> Value {
+    let text = std::fs::read_to_string(corpus_dir().join("manifest.json")).expect("manifest");
+    serde_json::from_str(&text).expect("manifest is JSON")
+}
+
+/// The decisive entries of a case: each a list of words that must appear together.
+fn decisive(case: &Value) -> Vec<Vec<String>> {
+    case["decisive"]
+        .as_array()
+        .expect("decisive is an array")
+        .iter()
+        .map(|d| {
+            d["words"]
+                .as_array()
+                .expect("words")
+                .iter()
+                .map(|w| w.as_str().expect("a word is a string").to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn is_clean(case: &Value) -> bool {
+    case["classes"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|v| v == "clean"))
+}
+
+/// Every string under `v` (keys and values), in document order.
+fn strings_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings_in(x, out)),
+        Value::Object(o) => {
+            for (k, x) in o {
+                out.push(k.clone());
+                strings_in(x, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The strings the envelope shows a reader: preview lines (or a JSON preview's compact text and
+/// its strings) and everything under `signals`.
+fn shown_strings(env: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    match &env["preview"] {
+        Value::Object(o) if o.contains_key("head") && o.contains_key("tail") => {
+            strings_in(&o["head"], &mut out);
+            strings_in(&o["tail"], &mut out);
+        }
+        Value::Null => {}
+        json => {
+            out.push(json.to_string());
+            strings_in(json, &mut out);
+        }
+    }
+    if let Some(sig) = env.get("signals") {
+        strings_in(sig, &mut out);
+    }
+    out
+}
+
+/// True when, for one decisive entry, one string holds all of its words.
+fn seen_in(strings: &[String], decisive: &[Vec<String>]) -> bool {
+    decisive.iter().any(|words| {
+        strings
+            .iter()
+            .any(|s| words.iter().all(|w| s.contains(w.as_str())))
+    })
+}
+
+/// The lines of a plain window of the raw text, for the anchors.
+fn window_lines(text: &str) -> Vec<String> {
+    text.split('\n').map(str::to_string).collect()
+}
+
+fn head_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+fn tail_chars(text: &str, n: usize) -> &str {
+    let count = text.chars().count();
+    if count <= n {
+        return text;
+    }
+    let (i, _) = text.char_indices().nth(count - n).expect("in range");
+    &text[i..]
+}
+
+fn head_bytes(text: &str, n: usize) -> &str {
+    let mut i = n.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    &text[..i]
+}
+
+fn tail_bytes(text: &str, n: usize) -> &str {
+    let mut i = text.len().saturating_sub(n);
+    while !text.is_char_boundary(i) {
+        i += 1;
+    }
+    &text[i..]
+}
+
+fn median(mut v: Vec<usize>) -> f64 {
+    v.sort_unstable();
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2] as f64
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) as f64 / 2.0
+    }
+}
+
+/// The manifest's decisive lines are lines of the committed outputs: a re-made corpus whose
+/// lines moved cannot be scored against stale text.
+#[test]
+fn the_manifest_matches_the_committed_outputs() {
+    let m = manifest();
+    let cases = m["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 30, "at least 30 cases");
+    let tools: std::collections::BTreeSet<&str> =
+        cases.iter().map(|c| c["tool"].as_str().unwrap()).collect();
+    assert!(tools.len() >= 20, "at least 20 tools, got {tools:?}");
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let bytes = std::fs::read(corpus_dir().join(format!("cases/{name}.txt"))).unwrap();
+        assert!(bytes.len() <= 310_000, "{name} is over the size cap");
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.split('\n').collect();
+        for d in case["decisive"].as_array().unwrap() {
+            let n = d["line"].as_u64().unwrap() as usize;
+            let line = lines
+                .get(n - 1)
+                .unwrap_or_else(|| panic!("{name}: no line {n}"));
+            for w in d["words"].as_array().unwrap() {
+                assert!(
+                    line.contains(w.as_str().unwrap()),
+                    "{name}: line {n} lacks {w}"
+                );
+            }
+            if let Some(t) = d.get("text") {
+                assert_eq!(t.as_str().unwrap(), *line, "{name}: line {n}");
+            }
+        }
+        assert_eq!(
+            is_clean(case),
+            case["decisive"].as_array().unwrap().is_empty(),
+            "{name}: clean cases, and only they, have no decisive line"
+        );
+    }
+}
+
+#[test]
+fn the_corpus_score_holds_its_baseline() {
+    let m = manifest();
+    let cases = m["cases"].as_array().expect("cases");
+    let baseline = m["baseline"]["seen"].as_u64().expect("baseline.seen") as usize;
+    let s = Sandbox::new();
+    let mut sizes = Vec::new();
+    let (mut scored, mut seen, mut head2, mut tail2, mut ht40) = (0, 0, 0, 0, 0);
+    let mut false_signals = Vec::new();
+    let mut report = String::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let bytes = std::fs::read(corpus_dir().join(format!("cases/{name}.txt"))).unwrap();
+        let r = s.cmd(&["wrap"]).stdin(bytes.clone()).run();
+        r.status(0);
+        sizes.push(r.stdout.len());
+        let env = r.json();
+        assert_eq!(
+            env["spilled"], true,
+            "{name}: every case is large enough to spill"
+        );
+        if is_clean(case) {
+            if env.get("signals").is_some() {
+                false_signals.push(format!("{name}: {}", env["signals"]));
+            }
+            report.push_str(&format!(
+                "{name:18} clean   signals: {}\n",
+                env.get("signals")
+                    .map_or("none".into(), |v| v["total"].to_string())
+            ));
+            continue;
+        }
+        scored += 1;
+        let want = decisive(case);
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let spill = seen_in(&shown_strings(&env), &want);
+        let h = seen_in(&window_lines(head_bytes(&text, 2048)), &want);
+        let t = seen_in(&window_lines(tail_bytes(&text, 2048)), &want);
+        let ht = seen_in(&window_lines(head_chars(&text, 8000)), &want)
+            || seen_in(&window_lines(tail_chars(&text, 32000)), &want);
+        seen += usize::from(spill);
+        head2 += usize::from(h);
+        tail2 += usize::from(t);
+        ht40 += usize::from(ht);
+        let mark = |b: bool| if b { "seen" } else { "-" };
+        report.push_str(&format!(
+            "{name:18} spill {:5} head2K {:5} tail2K {:5} head+tail40K {:5} ({} B)\n",
+            mark(spill),
+            mark(h),
+            mark(t),
+            mark(ht),
+            r.stdout.len()
+        ));
+    }
+    let med = median(sizes);
+    let mut out = std::io::stderr();
+    use std::io::Write;
+    let _ = writeln!(out, "{report}");
+    let _ = writeln!(
+        out,
+        "signal corpus: spill {seen}/{scored}, median envelope {med} B; head 2 KB {head2}/{scored}, tail 2 KB {tail2}/{scored}, head+tail 40 KB {ht40}/{scored}"
+    );
+    assert!(
+        false_signals.is_empty(),
+        "clean outputs reported signals:\n{}",
+        false_signals.join("\n")
+    );
+    assert!(
+        seen >= baseline,
+        "the decisive line is visible in {seen} of {scored} cases, below the baseline of {baseline}\n{report}"
+    );
+}
+
+/// The lines of a generated output, `make(i)` for each `i`, with one `rare` line at `at`.
+fn lines_with(n: usize, at: usize, rare: &str, make: impl Fn(usize) -> String) -> Vec<u8> {
+    let mut out = String::new();
+    for i in 0..n {
+        if i == at {
+            out.push_str(rare);
+            out.push('\n');
+        }
+        out.push_str(&make(i));
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn a_rare_diagnostic_comes_first_and_the_hint_finds_it_alone() {
+    let s = Sandbox::new();
+    let mut input = lines_with(
+        1400,
+        700,
+        "mod23.py:162:11: E1120: No value for argument 'b' in function call",
+        |i| {
+            format!(
+                "mod{i}.py:{i}:1: error: line too long ({} > 80 characters)",
+                81 + i % 9
+            )
+        },
+    );
+    input.extend(lines_with(300, 0, "checked 1,400 files", |i| {
+        format!("cache entry {i} kept")
+    }));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"];
+    assert!(
+        m[0]["text"].as_str().unwrap().contains("E1120"),
+        "{}",
+        env["signals"]
+    );
+    assert_eq!(m[0].get("count"), None);
+    // The 1,400 common lines are one entry with their count.
+    let common: Vec<&Value> = m
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["text"].as_str().unwrap().contains("line too long"))
+        .collect();
+    assert_eq!(common.len(), 1, "{}", env["signals"]);
+    assert_eq!(common[0]["count"], 1400);
+    let hint = env["hint"].as_str().unwrap();
+    assert!(hint.contains("-F 'E1120' -C 2"), "{hint}");
+}
+
+#[test]
+fn file_names_in_a_listing_are_not_failures() {
+    let s = Sandbox::new();
+    let input = lines_with(
+        600,
+        300,
+        "-rw-r--r--  1 user user   444 2026-12-01 AddressSanitizer.h",
+        |i| {
+            let name = ["errors", "fail.py", "FAILED_tests.txt", "panic.rs"][i % 4];
+            format!(
+                "-rw-r--r--  1 user user {:5} 2026-12-01 {name}",
+                100 + i % 50
+            )
+        },
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env.get("signals"), None, "{env}");
+}
+
+#[test]
+fn an_outlying_number_is_named_with_the_header_above_it() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for i in 0..300 {
+        let ms = if i == 161 {
+            213.9
+        } else {
+            5.0 + (i % 9) as f64
+        };
+        input.push_str(&format!(
+            "Benchmark {i}: sleep {i}\n  Time (mean ± σ):  {ms:.1} ms ±  1.2 ms\n\n"
+        ));
+    }
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(
+        m["text"], "Benchmark 161: sleep 161\n  Time (mean ± σ):  213.9 ms ±  1.2 ms",
+        "{env}"
+    );
+    assert_eq!(m["note"], "largest of 300 similar lines");
+}
+
+#[test]
+fn a_long_signal_line_shows_the_words_that_decide() {
+    let s = Sandbox::new();
+    let long = format!(
+        "ERROR {} the upload failed because the bucket quota is exhausted",
+        "x".repeat(600)
+    );
+    let input = lines_with(2000, 1000, &long, |i| format!("INFO step {i} done"));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let text = env["signals"]["matches"][0]["text"].as_str().unwrap();
+    assert!(text.contains("the bucket quota is exhausted"), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+}
+
+#[test]
+fn the_record_of_a_json_array_that_stands_out_is_named_by_path() {
+    let s = Sandbox::new();
+    let records: Vec<String> = (0..300)
+        .map(|i| {
+            let (n, msg) = if i == 217 {
+                (1, "'total' is not defined.")
+            } else {
+                (0, "")
+            };
+            format!(
+                r#"{{"filePath":"/src/mod{i:03}.js","messages":[{{"message":"{msg}"}}],"errorCount":{n},"warningCount":0}}"#
+            )
+        })
+        .collect();
+    let input = format!("[{}]", records.join(","));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"];
+    assert_eq!(m.as_array().unwrap().len(), 1, "{env}");
+    assert_eq!(m[0]["path"], "$[217]");
+    assert!(
+        m[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("'total' is not defined.")
+    );
+    assert_eq!(m[0]["note"], "errorCount: 1 in 1 of 300 records (0 in 299)");
+}
+
+#[test]
+fn a_rare_json_line_shows_its_severity_and_message_first() {
+    let s = Sandbox::new();
+    let input = lines_with(
+        1500,
+        1400,
+        &format!(
+            r#"{{"file":"prog.py","line":4502,"pad":"{}","message":"Incompatible types in assignment","code":"assignment","severity":"error"}}"#,
+            "p".repeat(300)
+        ),
+        |i| {
+            format!(
+                r#"{{"file":"prog.py","line":{i},"pad":"","message":"Function is missing a type annotation","code":"no-untyped-def","severity":"error"}}"#
+            )
+        },
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    let text = env["signals"]["matches"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            r#"{"severity":"error","code":"assignment","message":"Incompatible types in assignment"}"#
+        ),
+        "{text}"
+    );
+}
