@@ -10,6 +10,7 @@ mod concurrency;
 mod extract;
 mod faults;
 mod fuzz_cases;
+mod hook;
 mod lifecycle;
 mod packaging;
 mod props;

@@ -21,9 +21,9 @@ pub struct Response {
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte
 /// outside `A-Z a-z 0-9 . _ -` replaced by `_`. When that changed the id or made it longer
 /// than a scope may be, the first 16 hex digits of the id's BLAKE3 hash end the name instead,
-/// so two different ids never share a scope. `None` for an empty id.
+/// so two different ids never share a scope. `None` for an empty or blank id.
 pub fn scope_for(prefix: &str, session_id: &str) -> Option<String> {
-    if session_id.is_empty() {
+    if session_id.trim().is_empty() {
         return None;
     }
     let clean: String = session_id
@@ -106,6 +106,7 @@ mod tests {
             );
         }
         assert_eq!(scope_for("cc", ""), None);
+        assert_eq!(scope_for("cc", " \t"), None);
     }
 
     #[test]
