@@ -251,6 +251,49 @@ def claude_checks(claude, work):
     }
 
 
+MATRIX_HOOK = r"""#!/usr/bin/env python3
+import json, os, shlex, sys
+data = json.load(sys.stdin)
+out = {"hookEventName": "PreToolUse", "updatedInput": dict(data["tool_input"],
+       command="bash -c " + shlex.quote("echo REWRITTEN; " + data["tool_input"]["command"]))}
+if os.environ["MATRIX_DECISION"] != "none":
+    out["permissionDecision"] = os.environ["MATRIX_DECISION"]
+print(json.dumps({"hookSpecificOutput": out}))
+"""
+
+
+def permission_matrix(claude, work):
+    """What each PreToolUse answer does to deny rules, allow rules and headless refusals (for the
+    README's table): a hook that rewrites `echo hello-world` with each decision."""
+    hook = work / "matrix-hook.py"
+    hook.write_text(MATRIX_HOOK)
+    hook.chmod(0o755)
+    cases = {
+        "deny Bash(echo:*), --allowedTools Bash": ({"deny": ["Bash(echo:*)"]}, ["--allowedTools", "Bash"]),
+        "allow Bash(echo:*) only": ({"allow": ["Bash(echo:*)"]}, []),
+        "no rule, headless": ({}, []),
+    }
+    table = {}
+    for decision in ("none", "allow", "ask"):
+        for name, (permissions, flags) in cases.items():
+            home = work / f"matrix-{decision}-{len(table)}"
+            (home / ".claude").mkdir(parents=True)
+            (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": permissions, "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": str(hook)}]}]}}))
+            marker = f"matrix-{decision}-{len(table)}"
+            env_flags = [*flags]
+            os.environ["MATRIX_DECISION"] = decision
+            claude.run(home, marker, ["echo hello-world"], *env_flags)
+            got = results_for(claude.server, marker + ".json")
+            text = got[0][0] if got else ""
+            table[f"{decision} | {name}"] = ("ran rewritten" if "REWRITTEN" in text
+                                            else "ran" if "hello-world" in text and not got[0][1] else "refused")
+    del os.environ["MATRIX_DECISION"]
+    for key, value in table.items():
+        print(f"matrix: {key}: {value}")
+    return table
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
@@ -274,8 +317,10 @@ def main():
     server = Server(work / "requests.log")
     rows = []
     try:
-        row = claude_checks(Claude(claude_exe, spill, work, server), work)
+        claude = Claude(claude_exe, spill, work, server)
+        row = claude_checks(claude, work)
         if row:
+            row["permissionMatrix"] = permission_matrix(claude, work)
             rows.append(row)
     finally:
         server.httpd.shutdown()
