@@ -59,7 +59,7 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     let command = rewritten(&run);
     assert!(
         command.starts_with(&format!(
-            "SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1 SPILL_ALLOW_RUN=1 "
+            "SPILL_SCOPE='claude-{SESSION}' SPILL_TURN='p-1' SPILL_ALLOW_RUN=1 "
         )),
         "{command}"
     );
@@ -188,7 +188,7 @@ fn init_merges_is_idempotent_and_uninstall_restores_the_file() {
     let command = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
-    assert!(command.ends_with("spill hook claude-code"), "{command}");
+    assert!(command.ends_with("spill' hook claude-code"), "{command}");
     assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["command"], command);
     let backup = sb.path().join(".claude/settings.json.spill-backup");
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
@@ -232,4 +232,48 @@ fn init_refuses_a_broken_settings_file_and_leaves_it_alone() {
             .join(".claude/settings.json.spill-backup")
             .exists()
     );
+}
+
+#[test]
+fn a_large_mcp_result_becomes_the_envelope_and_a_small_one_is_left_alone() {
+    let sb = Sandbox::new();
+    let post = |text: &str| {
+        serde_json::json!({
+            "session_id": SESSION, "hook_event_name": "PostToolUse", "tool_name": "mcp__fake__big",
+            "transcript_path": sb.path().join("t.jsonl"), "tool_input": {},
+            "tool_response": [{"type": "text", "text": text}]
+        })
+        .to_string()
+    };
+    let big = "row of an MCP result\n".repeat(5000);
+    let run = sb.run(&["hook", "claude-code"], post(&big));
+    run.status(0);
+    let reply = run.json();
+    let blocks = &reply["hookSpecificOutput"]["updatedMCPToolOutput"];
+    assert_eq!(blocks[0]["type"], "text");
+    let envelope: serde_json::Value =
+        serde_json::from_str(blocks[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    assert_eq!(envelope["label"], "mcp__fake__big");
+    // The ref is the hash of the stored bytes: the whole result was stored, in the scope.
+    let hash = blake3::hash(big.as_bytes()).to_hex();
+    assert_eq!(envelope["ref"], format!("sp_{}", &hash[..16]));
+    let scope = format!("claude-{SESSION}");
+    let count = sb.run(
+        &[
+            "search",
+            "--scope",
+            &scope,
+            envelope["ref"].as_str().unwrap(),
+            "-F",
+            "MCP",
+            "--count",
+        ],
+        "",
+    );
+    count.status(0);
+    assert_eq!(count.out().trim(), "5000");
+    let small = sb.run(&["hook", "claude-code"], post("small result"));
+    small.status(0);
+    assert_eq!(small.out(), "");
 }

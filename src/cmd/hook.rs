@@ -7,6 +7,7 @@ use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
 use crate::hook::{self, claude};
 use crate::store::Store;
+use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
 
 use super::Outcome;
@@ -32,8 +33,26 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
             store.remove(&entry.reference, "removed")?;
         }
     }
+    let mut stdout = response.stdout;
+    if let Some(request) = response.spill {
+        let mut config = super::store_config(global, true)?;
+        config.scope = request.scope;
+        let max_inline = super::env_parsed("SPILL_MAX_INLINE", crate::limits::parse_size, true)?
+            .unwrap_or(crate::limits::MAX_INLINE);
+        let opts = WrapOptions {
+            max_inline,
+            label: Some(request.label),
+            ..WrapOptions::default()
+        };
+        if let Capture::Spilled(spilled) =
+            wrap::capture(&mut &request.bytes[..], &opts, &config, &|| false)?
+        {
+            let envelope = wrap::envelope(&spilled, &opts, None, config.restricted);
+            stdout = request.reply.render(&envelope.to_json());
+        }
+    }
     let mut out = output::stdout();
-    output::write_all(&mut out, response.stdout.as_bytes())?;
+    output::write_all(&mut out, stdout.as_bytes())?;
     output::flush(&mut out)?;
     Ok(Outcome::Found)
 }

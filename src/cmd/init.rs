@@ -69,7 +69,12 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     } else {
         if !backup.exists() {
             write_atomic(&backup, text.as_bytes())?;
-            message.push_str(&format!("backed up {name} to {}\n", backup.display()));
+            let what = if existing.is_some() {
+                "backed up"
+            } else {
+                "recorded the absence of"
+            };
+            message.push_str(&format!("{what} {name} in {}\n", backup.display()));
         }
         write_atomic(&file, new.as_bytes())?;
         message.push_str(&format!("added spill's hooks to {name}\n"));

@@ -1,5 +1,14 @@
-//! Claude Code: `PreToolUse` (Bash) runs the command under `spill wrap`; `SessionEnd` drops the
-//! conversation's scope.
+//! Claude Code: `PreToolUse` (Bash) runs the command under `spill wrap`; `PostToolUse` (MCP
+//! tools) replaces a large result by spill's envelope; `SessionEnd` drops the conversation's
+//! scope.
+//!
+//! An MCP tool's `tool_response` (measured with 2.1.332) is its content blocks when the result
+//! is under Claude Code's own limit, and a message naming the file Claude Code saved the whole
+//! result to when it is over (`…Output has been saved to PATH.`, under the session's
+//! `tool-results` directory). Either way the hook hands `spill wrap` the full text and answers
+//! with `updatedMCPToolOutput` as one text block holding the envelope. Other tools' results are
+//! left alone: Bash's is handled before the call, and the built-in tools' output types are
+//! Claude Code's own.
 //!
 //! Claude Code evaluates its permission rules against the command a hook hands back, so a
 //! rewritten command would no longer match the user's `deny`, `ask` or `allow` rules (measured
@@ -20,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Response, scope_for, wrapped_command};
+use super::{Reply, Response, SpillRequest, scope_for, wrapped_command};
 
 /// The scope prefix of Claude Code conversations.
 pub const SCOPE_PREFIX: &str = "claude";
@@ -59,6 +68,7 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
     };
     match event {
         "PreToolUse" => pre_tool_use(&input, &scope, ctx),
+        "PostToolUse" => Ok(post_tool_use(&input, scope)),
         "SessionEnd" => Ok(Response {
             remove_scope: Some(scope),
             ..Response::default()
@@ -140,6 +150,71 @@ fn pre_tool_use(
         stdout: format!("{reply}\n"),
         ..Response::default()
     })
+}
+
+fn post_tool_use(input: &Value, scope: String) -> Response {
+    let tool = input["tool_name"].as_str().unwrap_or("");
+    if !tool.starts_with("mcp__") {
+        return Response::default();
+    }
+    let bytes = match &input["tool_response"] {
+        Value::Array(blocks) => {
+            // Only text: images and resources are left to Claude Code.
+            let texts: Option<Vec<&str>> = blocks
+                .iter()
+                .map(|b| (b["type"] == "text").then(|| b["text"].as_str()).flatten())
+                .collect();
+            match texts {
+                Some(texts) if !texts.is_empty() => texts.join("\n").into_bytes(),
+                _ => return Response::default(),
+            }
+        }
+        Value::String(message) => match saved_result(input, message) {
+            Some(bytes) => bytes,
+            None => return Response::default(),
+        },
+        _ => return Response::default(),
+    };
+    Response {
+        spill: Some(SpillRequest {
+            scope,
+            bytes,
+            label: tool.to_string(),
+            reply: Reply::ClaudeMcp,
+        }),
+        ..Response::default()
+    }
+}
+
+/// The whole result Claude Code saved to a file, when `message` names one in this session's
+/// `tool-results` directory (any other path is ignored: the message is the tool's to forge).
+fn saved_result(input: &Value, message: &str) -> Option<Vec<u8>> {
+    let transcript = Path::new(input["transcript_path"].as_str()?);
+    let session = input["session_id"].as_str()?;
+    let dir = transcript.parent()?.join(session).join("tool-results");
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let prefix = format!("{}/", dir.display());
+    let start = message.find(&prefix)?;
+    let path = message[start..]
+        .split_whitespace()
+        .next()?
+        .trim_end_matches('.');
+    let path = std::fs::canonicalize(path).ok()?;
+    if !path.starts_with(&dir) {
+        return None;
+    }
+    std::fs::read(path).ok()
+}
+
+/// `updatedMCPToolOutput`: the envelope as the tool's only content block.
+pub fn mcp_reply(envelope: &str) -> String {
+    let reply = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedMCPToolOutput": [{"type": "text", "text": envelope}],
+        }
+    });
+    format!("{reply}\n")
 }
 
 /// What a rule says about Bash: `None` for another tool's rule, `Some(None)` for all of Bash
@@ -390,8 +465,8 @@ mod tests {
         assert_eq!(out["updatedInput"]["timeout"], 5000);
         assert_eq!(
             out["updatedInput"]["command"],
-            "SPILL_SCOPE=claude-9c248b37-6480-4724-8b4a-4b4f84959f63 SPILL_TURN=774c2c40 \
-             SPILL_ALLOW_RUN=1 /usr/bin/spill wrap --label 'echo hi' -- bash -c 'echo hi'"
+            "SPILL_SCOPE='claude-9c248b37-6480-4724-8b4a-4b4f84959f63' SPILL_TURN='774c2c40' \
+             SPILL_ALLOW_RUN=1 '/usr/bin/spill' wrap --label 'echo hi' -- bash -c 'echo hi'"
         );
     }
 
@@ -497,6 +572,72 @@ mod tests {
         assert_eq!(
             respond(input, &ctx_with(&get, false)).unwrap(),
             Response::default()
+        );
+    }
+
+    #[test]
+    fn mcp_results_are_handed_to_wrap_from_blocks_or_the_saved_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("s1/tool-results");
+        std::fs::create_dir_all(&results).unwrap();
+        std::fs::write(results.join("big.txt"), "the whole result").unwrap();
+        std::fs::write(dir.path().join("secret"), "not a tool result").unwrap();
+        let get = |_: &Path| Ok(Rules::default());
+        let post = |tool: &str, response: Value| {
+            let input = serde_json::json!({
+                "session_id": "s1", "hook_event_name": "PostToolUse", "tool_name": tool,
+                "transcript_path": dir.path().join("s1.jsonl"), "tool_response": response,
+            });
+            respond(input.to_string().as_bytes(), &ctx_with(&get, true)).unwrap()
+        };
+        let blocks = post(
+            "mcp__x__y",
+            serde_json::json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]),
+        );
+        let request = blocks.spill.unwrap();
+        assert_eq!(
+            (
+                request.scope.as_str(),
+                &request.bytes[..],
+                request.label.as_str()
+            ),
+            ("claude-s1", &b"a\nb"[..], "mcp__x__y")
+        );
+        let reply: Value =
+            serde_json::from_str(&request.reply.render("{\"spilled\":true}")).unwrap();
+        assert_eq!(
+            reply["hookSpecificOutput"]["updatedMCPToolOutput"][0]["text"],
+            "{\"spilled\":true}"
+        );
+        let saved = format!(
+            "Error: result exceeds maximum allowed tokens. Output has been saved to {}/big.txt.\nFormat: Plain text",
+            results.display()
+        );
+        assert_eq!(
+            post("mcp__x__y", saved.into()).spill.unwrap().bytes,
+            b"the whole result"
+        );
+        let elsewhere = format!(
+            "Output has been saved to {}.",
+            dir.path().join("secret").display()
+        );
+        assert_eq!(post("mcp__x__y", elsewhere.into()).spill, None);
+        let escape = format!(
+            "Output has been saved to {}/../../secret.",
+            results.display()
+        );
+        assert_eq!(post("mcp__x__y", escape.into()).spill, None);
+        assert_eq!(
+            post(
+                "mcp__x__y",
+                serde_json::json!([{"type": "image", "data": "x"}])
+            )
+            .spill,
+            None
+        );
+        assert_eq!(
+            post("Read", serde_json::json!([{"type": "text", "text": "a"}])).spill,
+            None
         );
     }
 

@@ -7,6 +7,8 @@
 
 pub mod claude;
 
+use crate::wrap::shell_quote;
+
 /// What a hook answers.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Response {
@@ -16,6 +18,38 @@ pub struct Response {
     pub note: Option<String>,
     /// A scope whose entries the command layer removes (the conversation has ended).
     pub remove_scope: Option<String>,
+    /// A tool result for the command layer to wrap in `scope`: when it spills, the reply
+    /// built from its envelope replaces `stdout`.
+    pub spill: Option<SpillRequest>,
+}
+
+/// A tool result to pass through `wrap` in a conversation's scope.
+#[derive(Debug, PartialEq, Eq)]
+pub struct SpillRequest {
+    /// The conversation's scope.
+    pub scope: String,
+    /// The result's bytes.
+    pub bytes: Vec<u8>,
+    /// The envelope's label (the tool's name).
+    pub label: String,
+    /// How the hook's answer carries the envelope.
+    pub reply: Reply,
+}
+
+/// The answer formats that carry an envelope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// Claude Code's `updatedMCPToolOutput`.
+    ClaudeMcp,
+}
+
+impl Reply {
+    /// The hook's answer (stdout) for this envelope JSON.
+    pub fn render(self, envelope: &str) -> String {
+        match self {
+            Reply::ClaudeMcp => claude::mcp_reply(envelope),
+        }
+    }
 }
 
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte
@@ -44,19 +78,6 @@ pub fn scope_for(prefix: &str, session_id: &str) -> Option<String> {
     // prefix, '-', at most 40 bytes of the cleaned id (ASCII by now), '-', 16 hex digits.
     let keep = 40.min(clean.len());
     Some(format!("{prefix}-{}-{}", &clean[..keep], &hash[..16]))
-}
-
-/// `text` as one POSIX shell word: single-quoted, with each `'` written as `'\''`. Every byte,
-/// newlines and UTF-8 included, reaches the command unchanged.
-pub fn shell_quote(text: &str) -> String {
-    if !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b))
-    {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// The shell command that runs `command` under `spill wrap` in `scope` (and `turn`), with the
@@ -98,7 +119,7 @@ mod tests {
         assert_ne!(odd, scope_for("cc", "a/b_c").unwrap());
         let long = scope_for("cc", &"x".repeat(300)).unwrap();
         assert!(crate::store::validate_scope(&long).is_ok(), "{long}");
-        for id in ["..", ".", "é", "\n", "a\0b", &"ü".repeat(40)] {
+        for id in ["..", ".", "é", "a\nb", "a\0b", &"ü".repeat(40)] {
             let scope = scope_for("cc", id).unwrap();
             assert!(
                 crate::store::validate_scope(&scope).is_ok(),
@@ -110,16 +131,24 @@ mod tests {
     }
 
     #[test]
-    fn quoting_survives_the_shell() {
-        let nasty = "echo \"a b\" 'c' $(printf x) `y`\n\\ é ✓ '\\''";
-        let out = std::process::Command::new("sh")
+    fn the_wrapped_command_survives_the_shell() {
+        let nasty = "printf '%s\\n' \"a b\" 'c' $(printf x) `echo y`\n\\ é ✓ '\\''";
+        let plain = std::process::Command::new("bash")
             .arg("-c")
-            .arg(format!("printf %s {}", shell_quote(nasty)))
+            .arg(nasty)
             .output()
             .unwrap();
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), nasty);
-        assert_eq!(shell_quote("plain-word_1.2"), "plain-word_1.2");
-        assert_eq!(shell_quote(""), "''");
+        // The words after `--` are the command wrap runs: a shell running them does what
+        // the original command does.
+        let wrapped = wrapped_command("spill", "s", Some("t"), nasty);
+        let after = wrapped.split_once(" -- ").unwrap().1;
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(after)
+            .output()
+            .unwrap();
+        assert_eq!(out.stdout, plain.stdout);
+        assert!(!plain.stdout.is_empty());
     }
 
     #[test]

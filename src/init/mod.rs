@@ -7,13 +7,17 @@
 
 use serde_json::{Map, Value};
 
-/// The hook events spill registers in Claude Code, with their matchers.
-const CLAUDE_EVENTS: [(&str, Option<&str>); 2] =
-    [("PreToolUse", Some("Bash")), ("SessionEnd", None)];
+/// The hook events spill registers in Claude Code, with their matchers (regular expressions
+/// on the tool name).
+const CLAUDE_EVENTS: [(&str, Option<&str>); 3] = [
+    ("PreToolUse", Some("Bash")),
+    ("PostToolUse", Some("mcp__.*")),
+    ("SessionEnd", None),
+];
 
 /// The hook command `spill init` registers for Claude Code.
 pub fn claude_command(spill: &str) -> String {
-    format!("{} hook claude-code", crate::hook::shell_quote(spill))
+    format!("{} hook claude-code", crate::wrap::shell_quote(spill))
 }
 
 /// Whether a hook command is one of spill's (`…spill hook claude-code`, any spill path).
@@ -216,7 +220,7 @@ mod tests {
         assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
         assert_eq!(
             v["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-            "/usr/local/bin/spill hook claude-code"
+            "'/usr/local/bin/spill' hook claude-code"
         );
         assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
         assert_eq!(claude_install(&once, SPILL).unwrap(), None);
@@ -224,7 +228,7 @@ mod tests {
         let moved = claude_install(&once, "/opt/my spill/spill")
             .unwrap()
             .unwrap();
-        assert_eq!(moved.matches("hook claude-code").count(), 2);
+        assert_eq!(moved.matches("hook claude-code").count(), 3);
         assert!(moved.contains("'/opt/my spill/spill' hook claude-code"));
         // Uninstall with the backup restores the original bytes.
         assert_eq!(claude_uninstall(&once, Some(user)).unwrap().unwrap(), user);

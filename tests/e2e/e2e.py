@@ -237,6 +237,8 @@ def claude_checks(claude, work):
     check("claude-code: a deny rule still stops the command",
           len(denied) == 1 and "has been denied" in denied[0][0] and denied[0][1], repr(denied))
 
+    mcp_row = mcp_checks(claude, work, home, plain_home)
+
     big_plain = plain[0][0]
     path = None
     for word in big_plain.split():
@@ -248,7 +250,44 @@ def claude_checks(claude, work):
         "without": {**measure(big_plain, len(full)), "retrievable": saved == full,
                     "saved": f"{len(saved)} of {len(full)} bytes in a file" if path else "no file"},
         "with": {**measure(big_text, len(full)), "retrievable": True},
+        "mcp": mcp_row,
     }
+
+
+MCP_ERROR = "error[E0002]: the MCP tool failed in the middle"
+MCP_LAST = "LAST MCP LINE: done"
+
+
+def mcp_checks(claude, work, home, plain_home):
+    """PostToolUse: an MCP tool's large result becomes spill's envelope; a small one is untouched."""
+    config = work / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"fake": {"command": sys.executable,
+                                                          "args": [str(HERE / "fake_mcp.py")]}}}))
+    flags = ["--mcp-config", str(config), "--allowedTools",
+             "Bash,mcp__fake__big,mcp__fake__medium,mcp__fake__small"]
+    steps = [{"tool": "mcp__fake__big", "input": {}}, {"tool": "mcp__fake__medium", "input": {}},
+             {"tool": "mcp__fake__small", "input": {}}]
+    claude.run(plain_home, "mcp-plain", steps, *flags)
+    plain = results_for(claude.server, "mcp-plain.json")
+    claude.run(home, "mcp-spill", [steps[0], "spill cat {ref} --lines 9000:9002", *steps[1:]], *flags)
+    spilled = results_for(claude.server, "mcp-spill.json")
+    check("claude-code: the MCP conversations complete", len(plain) == 3 and len(spilled) == 4,
+          f"{len(plain)} {len(spilled)}")
+    if len(plain) < 3 or len(spilled) < 4:
+        return None
+    big = spilled[0][0]
+    check("claude-code: a 565 KB MCP result reaches the model as spill's envelope",
+          '"spilled":true' in big and MCP_LAST in big and MCP_ERROR in big and len(big) < 4096, big[:300])
+    check("claude-code: the next turn reads the MCP result with spill cat REF",
+          MCP_ERROR in spilled[1][0], spilled[1][0][:300])
+    check("claude-code: a 60 KB MCP result is spilled too", '"spilled":true' in spilled[2][0], spilled[2][0][:200])
+    check("claude-code: a small MCP result reaches the model as without spill",
+          spilled[3] == plain[2], f"{spilled[3]!r} vs {plain[2]!r}")
+    return {"without": measure_mcp(plain[0][0]), "with": measure_mcp(big)}
+
+
+def measure_mcp(text):
+    return {"bytes": len(text.encode()), "lastLine": MCP_LAST in text, "errorLine": MCP_ERROR in text}
 
 
 MATRIX_HOOK = r"""#!/usr/bin/env python3

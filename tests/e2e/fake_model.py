@@ -3,9 +3,10 @@
 
 It listens on 127.0.0.1 only and speaks Anthropic's streaming /v1/messages (Claude Code).
 The first user message of a conversation names a script: `SCRIPT:<path to a JSON file>`. The
-file holds a list of shell commands; the model calls the shell tool with command k once it has
-seen k tool results, then answers "done". `{ref}` in a command is replaced by the last
-`sp_` ref seen in the conversation's tool results. Every request body is appended to the log
+file holds a list of steps; the model makes call k once it has seen k tool results, then answers
+"done". A step is a shell command (a Bash call) or `{"tool": NAME, "input": {...}}` (any other
+tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref seen in the
+conversation's tool results. Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
 Usage: fake_model.py LOG_FILE PORT_FILE   (writes the chosen port to PORT_FILE)
@@ -63,21 +64,24 @@ def next_step(messages):
     if len(results) >= len(commands):
         return None
     refs = REF.findall("\n".join(results))
-    command = commands[len(results)]
-    return command.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+    step = commands[len(results)]
+    if isinstance(step, dict):
+        return step
+    command = step.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+    return {"tool": "Bash", "input": {"command": command, "description": "scripted command"}}
 
 
 def sse(event, data):
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def anthropic_stream(model, command, call_id):
-    """The SSE events of one assistant message: a Bash tool call, or the text "done"."""
+def anthropic_stream(model, step, call_id):
+    """The SSE events of one assistant message: a tool call, or the text "done"."""
     usage = {"input_tokens": 10, "output_tokens": 1}
     yield sse("message_start", {"type": "message_start", "message": {
         "id": f"msg_{call_id}", "type": "message", "role": "assistant", "model": model,
         "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})
-    if command is None:
+    if step is None:
         yield sse("content_block_start", {"type": "content_block_start", "index": 0,
                                           "content_block": {"type": "text", "text": ""}})
         yield sse("content_block_delta", {"type": "content_block_delta", "index": 0,
@@ -86,8 +90,8 @@ def anthropic_stream(model, command, call_id):
     else:
         yield sse("content_block_start", {"type": "content_block_start", "index": 0,
                                           "content_block": {"type": "tool_use", "id": f"toolu_{call_id}",
-                                                            "name": "Bash", "input": {}}})
-        arguments = json.dumps({"command": command, "description": "scripted command"})
+                                                            "name": step["tool"], "input": {}}})
+        arguments = json.dumps(step["input"])
         yield sse("content_block_delta", {"type": "content_block_delta", "index": 0,
                                           "delta": {"type": "input_json_delta", "partial_json": arguments}})
         stop = "tool_use"
