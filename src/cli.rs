@@ -151,9 +151,10 @@ pub struct HookArgs {
 /// Register spill's hooks in an agent harness's configuration.
 ///
 /// Merges the hook entries into the harness's settings file, keeping every other setting and
-/// the order of its keys; running it again changes nothing. The file is backed up first (FILE
-/// + `.spill-backup`). `--uninstall` removes spill's entries again and, when nothing else
+/// the order of its keys; running it again changes nothing. The file is backed up first, as
+/// FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
 /// changed since, restores the file byte for byte from the backup.
+/// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
