@@ -88,7 +88,36 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     ));
     let refused = sb.shell(&other);
     refused.status(2);
-    assert!(refused.out().contains("unknown ref"), "{}", refused.out());
+    // A `spill …` command is not wrapped: its error is on stderr, as without spill.
+    assert!(refused.stderr.contains("unknown ref"), "{}", refused.stderr);
+}
+
+#[test]
+fn a_full_page_of_spill_cat_reaches_the_model_instead_of_being_stored_again() {
+    let sb = Sandbox::new();
+    let scope = format!("claude-{SESSION}");
+    // Long lines: the first page is cat's whole 16 KiB, which `wrap` would store again.
+    let pad = "x".repeat(100);
+    let lines: String = (1..=20_000)
+        .map(|i| format!("line {i} of a long log {pad}\n"))
+        .collect();
+    let stored = sb.run(&["wrap", "--scope", &scope], lines).json();
+    let reference = stored["ref"].as_str().unwrap();
+    let read = format!("spill cat {reference}");
+    let command = rewritten(&hook(
+        &sb,
+        &pre_tool_use(SESSION, &read),
+        r#"{"allow": ["Bash"]}"#,
+    ));
+    let page = sb.shell(&command);
+    page.status(0);
+    assert!(
+        page.out().starts_with("line 1 of a long log x"),
+        "{}",
+        page.out()
+    );
+    assert!(!page.out().contains("\"spilled\""), "{}", page.out());
+    assert!(page.stderr.contains("next: --lines"), "{}", page.stderr);
 }
 
 #[test]

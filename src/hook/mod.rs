@@ -84,10 +84,17 @@ pub fn scope_for(prefix: &str, session_id: &str) -> Option<String> {
 /// scope and turn exported to it, so `spill` calls inside the command read the same scope.
 /// `wrap -- bash -c` exits with the command's status; `SPILL_ALLOW_RUN=1` lets `wrap -- CMD`
 /// run even where the harness sets `SPILL_RESTRICTED`.
+///
+/// A command that starts with `spill ` (the model reading a spill) runs in the same
+/// environment but not under `wrap`: its output is bounded already, and a full page (16 KiB
+/// plus its `next:` line) would otherwise be stored again instead of shown.
 pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &str) -> String {
     let mut env = format!("SPILL_SCOPE={}", shell_quote(scope));
     if let Some(turn) = turn.filter(|t| !t.is_empty()) {
         env.push_str(&format!(" SPILL_TURN={}", shell_quote(turn)));
+    }
+    if command.trim_start().starts_with("spill ") {
+        return format!("{env} SPILL_ALLOW_RUN=1 bash -c {}", shell_quote(command));
     }
     format!(
         "{env} SPILL_ALLOW_RUN=1 {} wrap --label {} -- bash -c {}",
