@@ -223,6 +223,16 @@ if [ -n "$SPILL_STATIC" ]; then
     workload wrap-1k-x200-static 5 "$(calls "$SPILL_STATIC wrap")" "" -- \
         cat "$(calls cat)"
 fi
+# The cost of a Claude Code PreToolUse hook call (`spill hook claude-code`: parse the input,
+# read the settings and Claude Code's command line, answer with the rewritten command).
+if supports hook; then
+    HOOK_INPUT=$WORK/hook-pre-tool-use.json
+    printf '%s\n' '{"session_id":"9c248b37-6480-4724-8b4a-4b4f84959f63","prompt_id":"774c2c40","cwd":"/tmp","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test --locked","description":"Run the tests"},"tool_use_id":"toolu_1"}' >"$HOOK_INPUT"
+    hook_env="CLAUDE_PID=$$ CLAUDE_CODE_ENTRYPOINT=sdk-cli HOME=$WORK"
+    mkdir -p "$WORK/.claude" && printf '%s\n' '{"permissions":{"allow":["Bash"]}}' >"$WORK/.claude/settings.json"
+    workload hook-claude-x200 5 "for i in \$(seq 200); do $hook_env $SPILL hook claude-code < $HOOK_INPUT > /dev/null; done" "" -- \
+        cat "for i in \$(seq 200); do cat < $HOOK_INPUT > /dev/null; done"
+else say "(hook: not in this build yet)"; fi
 workload wrap-text 3 "cat $BUILD | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
     "cat>file" "cat $BUILD | cat > $COPY"
 # The cost of --redact: the same text redacted (a regex pass over every byte, chunked).

@@ -40,6 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -211,6 +213,32 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'spill;hook' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;init' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Configure the project in the current directory')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Configure the user''s settings (the default)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change as a unified diff; write nothing')
+            [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove spill''s hooks instead')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'spill;help' {
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
@@ -221,6 +249,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Remove stored outputs by ref, or all outputs of the current scope.')
             [CompletionResult]::new('gc', 'gc', [CompletionResultType]::ParameterValue, 'Remove expired entries and stale temporary files, then enforce the quota.')
             [CompletionResult]::new('schema', 'schema', [CompletionResultType]::ParameterValue, 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -249,6 +279,12 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;schema' {
+            break
+        }
+        'spill;help;hook' {
+            break
+        }
+        'spill;help;init' {
             break
         }
         'spill;help;help' {

@@ -28,6 +28,12 @@ _spill() {
             spill,help)
                 cmd="spill__subcmd__help"
                 ;;
+            spill,hook)
+                cmd="spill__subcmd__hook"
+                ;;
+            spill,init)
+                cmd="spill__subcmd__init"
+                ;;
             spill,ls)
                 cmd="spill__subcmd__ls"
                 ;;
@@ -58,6 +64,12 @@ _spill() {
             spill__subcmd__help,help)
                 cmd="spill__subcmd__help__subcmd__help"
                 ;;
+            spill__subcmd__help,hook)
+                cmd="spill__subcmd__help__subcmd__hook"
+                ;;
+            spill__subcmd__help,init)
+                cmd="spill__subcmd__help__subcmd__init"
+                ;;
             spill__subcmd__help,ls)
                 cmd="spill__subcmd__help__subcmd__ls"
                 ;;
@@ -83,7 +95,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema help"
+            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema hook init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,7 +299,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape extract search cat ls rm gc schema help"
+            opts="wrap shape extract search cat ls rm gc schema hook init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +355,34 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__hook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -433,6 +473,82 @@ _spill() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__hook)
+            opts="-h --dir --scope --ttl --quota --max-file --color --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__init)
+            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

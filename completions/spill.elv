@@ -37,6 +37,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
+            cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;wrap'= {
@@ -198,6 +200,30 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;hook'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;init'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --project 'Configure the project in the current directory'
+            cand --user 'Configure the user''s settings (the default)'
+            cand --dry-run 'Print what would change as a unified diff; write nothing'
+            cand --uninstall 'Remove spill''s hooks instead'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
@@ -208,6 +234,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
+            cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;help;wrap'= {
@@ -227,6 +255,10 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;gc'= {
         }
         &'spill;help;schema'= {
+        }
+        &'spill;help;hook'= {
+        }
+        &'spill;help;init'= {
         }
         &'spill;help;help'= {
         }

@@ -119,6 +119,73 @@ pub enum Command {
     Rm(RmArgs),
     Gc(GcArgs),
     Schema(SchemaArgs),
+    Hook(HookArgs),
+    Init(InitArgs),
+}
+
+/// The agent harnesses `spill hook` and `spill init` know.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Harness {
+    /// Claude Code (`claude`): hooks in settings.json.
+    ClaudeCode,
+}
+
+/// Answer one hook call of an agent harness (reads its hook JSON on stdin).
+///
+/// `spill init` registers this command; you do not run it yourself. For Claude Code, a
+/// `PreToolUse` call for Bash answers with the command rewritten to run under `spill wrap` in
+/// the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN exported to it;
+/// a `SessionEnd` call removes that scope's entries. When the call cannot be wrapped safely (no
+/// session id, a deny or ask rule that may apply, unreadable settings) the hook prints nothing,
+/// so the call goes through unchanged, and says why on stderr. Exit status 0 unless the input
+/// is not JSON (2).
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill init claude-code       # registers `spill hook claude-code` in ~/.claude/settings.json
+  echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SessionEnd\"}' | spill hook claude-code"
+)]
+pub struct HookArgs {
+    /// The harness whose hook format to read and answer.
+    #[arg(value_name = "HARNESS", value_enum)]
+    pub harness: Harness,
+}
+
+/// Register spill's hooks in an agent harness's configuration.
+///
+/// Merges the hook entries into the harness's settings file, keeping every other setting and
+/// the order of its keys; running it again changes nothing. The file is backed up first, as
+/// FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
+/// changed since, restores the file byte for byte from the backup.
+/// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill init claude-code                 # ~/.claude/settings.json
+  spill init claude-code --project       # .claude/settings.json in this directory
+  spill init claude-code --dry-run       # print the change as a diff, write nothing
+  spill init claude-code --uninstall"
+)]
+pub struct InitArgs {
+    /// The harness to configure.
+    #[arg(value_name = "HARNESS", value_enum)]
+    pub harness: Harness,
+    /// Configure the project in the current directory.
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// Configure the user's settings (the default).
+    #[arg(long)]
+    pub user: bool,
+    /// Print what would change as a unified diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove spill's hooks instead.
+    #[arg(long)]
+    pub uninstall: bool,
 }
 
 /// `--format` values of `wrap`.

@@ -76,6 +76,8 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod fuzzing;
+pub mod hook;
+pub mod init;
 pub mod json;
 pub mod limits;
 pub mod output;

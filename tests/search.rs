@@ -562,10 +562,11 @@ fn paths_name_the_innermost_value_or_key_of_each_match() {
     let s = Sandbox::new();
     let mut items = Vec::new();
     for i in 0..60 {
+        // Keys in sorted order: the key match comes before the "msg" match in each item.
         items.push(serde_json::json!({
             "id": i,
-            "msg": format!("event {i} {}", if i % 3 == 0 { "hit" } else { "ok" }),
             "it's a \"hit\"": i % 2 == 0,
+            "msg": format!("event {i} {}", if i % 3 == 0 { "hit" } else { "ok" }),
             "tags": ["x", format!("hit-{i}")],
         }));
     }

@@ -12,6 +12,7 @@ mod env;
 mod extract;
 mod faults;
 mod fuzz_cases;
+mod hook;
 mod json_test_suite;
 mod lifecycle;
 mod packaging;

@@ -4,6 +4,8 @@
 pub mod cat;
 pub mod extract;
 pub mod gc;
+pub mod hook;
+pub mod init;
 pub mod ls;
 pub mod rm;
 pub mod schema;
@@ -52,6 +54,8 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Search(args) => search::run(&cli.global, args),
         Command::Gc(args) => gc::run(&store_config(&cli.global)?, args),
         Command::Schema(args) => schema::run(args),
+        Command::Hook(args) => hook::run(&cli.global, args),
+        Command::Init(args) => init::run(args),
     }
 }
 

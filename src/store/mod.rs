@@ -82,12 +82,15 @@ impl StoreConfig {
     }
 }
 
+/// The longest scope name, in bytes.
+pub const MAX_SCOPE_LEN: usize = 64;
+
 /// Checks a scope name: `[A-Za-z0-9._-]{1,64}`, and not `.` or `..`.
 pub fn validate_scope(name: &str) -> std::result::Result<(), String> {
     let ok_chars = name
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if name.is_empty() || name.len() > 64 || !ok_chars || name == "." || name == ".." {
+    if name.is_empty() || name.len() > MAX_SCOPE_LEN || !ok_chars || name == "." || name == ".." {
         return Err(format!(
             "invalid scope name {:?}: use 1 to 64 of A-Z a-z 0-9 . _ - (not . or ..)",
             crate::diag::escape(name)

@@ -1,0 +1,111 @@
+//! `spill hook HARNESS`: read the harness's hook JSON on stdin, answer on stdout.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use crate::cli::{Global, Harness, HookArgs};
+use crate::error::{Error, Result};
+use crate::hook::{self, claude};
+use crate::store::Store;
+use crate::wrap::{self, Capture, WrapOptions};
+use crate::{diag, output};
+
+use super::Outcome;
+
+/// Runs `spill hook`.
+pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .map_err(|e| Error::stream("read the hook input from stdin", e))?;
+    let response = match args.harness {
+        Harness::ClaudeCode => claude_code(&input)?,
+    };
+    if let Some(note) = &response.note {
+        diag::note(note);
+    }
+    if let Some(scope) = &response.remove_scope {
+        let mut config = super::store_config(global)?;
+        config.scope = scope.clone();
+        let store = Store::new(config);
+        for entry in store.entries()? {
+            store.remove(&entry.reference, "removed")?;
+        }
+    }
+    let mut stdout = response.stdout;
+    if let Some(request) = response.spill {
+        let mut config = super::store_config(global)?;
+        config.scope = request.scope;
+        let max_inline = super::env_parsed("SPILL_MAX_INLINE", crate::limits::parse_size, true)?
+            .unwrap_or(crate::limits::MAX_INLINE);
+        let opts = WrapOptions {
+            max_inline,
+            label: Some(request.label),
+            ..WrapOptions::default()
+        };
+        if let Capture::Spilled(spilled) =
+            wrap::capture(&mut &request.bytes[..], &opts, &config, &|| false)?
+        {
+            let envelope = wrap::envelope(&spilled, &opts, None, config.restricted);
+            stdout = request.reply.render(&envelope.to_json());
+        }
+    }
+    let mut out = output::stdout();
+    output::write_all(&mut out, stdout.as_bytes())?;
+    output::flush(&mut out)?;
+    Ok(Outcome::Found)
+}
+
+fn claude_code(input: &[u8]) -> Result<hook::Response> {
+    let spill = std::env::current_exe()
+        .map_err(|e| Error::stream("find the spill binary", e))?
+        .to_string_lossy()
+        .into_owned();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let sources = claude::RuleSources {
+        config_dir: std::env::var_os("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".claude"))),
+        project_dir: std::env::var_os("CLAUDE_PROJECT_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        managed: PathBuf::from("/etc/claude-code/managed-settings.json"),
+        argv: claude_argv(),
+    };
+    let headless = super::env_text("CLAUDE_CODE_ENTRYPOINT")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e.starts_with("sdk"))
+        || super::env_text("CLAUDE_CODE_SESSION_ATTENDED")
+            .ok()
+            .flatten()
+            .is_some_and(|a| a == "0");
+    let ctx = claude::Context {
+        spill: &spill,
+        headless,
+        rules: &|cwd| sources.gather(cwd),
+    };
+    claude::respond(input, &ctx).map_err(Error::Usage)
+}
+
+/// Claude Code's own arguments, for the permission flags it was started with.
+fn claude_argv() -> std::result::Result<Vec<String>, String> {
+    let pid = super::env_text("CLAUDE_PID")
+        .ok()
+        .flatten()
+        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or(
+            "CLAUDE_PID is not set, so Claude Code's --allowedTools/--disallowedTools are unknown",
+        )?;
+    let path = format!("/proc/{pid}/cmdline");
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!("cannot read {path} ({e}), so Claude Code's --allowedTools/--disallowedTools are unknown")
+    })?;
+    Ok(bytes
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect())
+}

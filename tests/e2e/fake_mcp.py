@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""A minimal MCP server on stdio (Python standard library) for the end-to-end tests.
+
+Tools: `big` returns about 500 KB of text (an error line in the middle, a distinctive last
+line); `small` returns one short line. Newline-delimited JSON-RPC 2.0, as MCP's stdio transport.
+"""
+
+import json
+import sys
+
+
+def big_text():
+    rows = [f"mcp row {i} of the big result" for i in range(1, 9001)]
+    rows.append("error[E0002]: the MCP tool failed in the middle")
+    rows += [f"mcp row {i} of the big result" for i in range(9001, 18001)]
+    rows.append("LAST MCP LINE: done")
+    return "\n".join(rows) + "\n"
+
+
+TOOLS = [
+    {"name": "big", "description": "a big result", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "medium", "description": "a 60 KB result", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "small", "description": "a small result", "inputSchema": {"type": "object", "properties": {}}},
+]
+
+
+def reply(request_id, result):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            continue  # a notification
+        if method == "initialize":
+            reply(request_id, {"protocolVersion": message["params"].get("protocolVersion", "2025-06-18"),
+                               "capabilities": {"tools": {}},
+                               "serverInfo": {"name": "fake", "version": "1.0"}})
+        elif method == "tools/list":
+            reply(request_id, {"tools": TOOLS})
+        elif method == "tools/call":
+            name = message["params"]["name"]
+            text = {"big": big_text(), "medium": "medium row\n" * 6000}.get(name, "small result\n")
+            reply(request_id, {"content": [{"type": "text", "text": text}], "isError": False})
+        else:
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id,
+                                         "error": {"code": -32601, "message": "no such method"}}) + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

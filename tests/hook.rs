@@ -1,0 +1,308 @@
+//! `spill hook` and `spill init` through the binary: the answer Claude Code gets, the rewritten
+//! command run by a real shell, the conversation cleanup, and the settings merge.
+
+use crate::common::Sandbox;
+
+const SESSION: &str = "9c248b37-6480-4724-8b4a-4b4f84959f63";
+
+fn pre_tool_use(session: &str, command: &str) -> String {
+    serde_json::json!({
+        "session_id": session, "prompt_id": "p-1", "cwd": "/nonexistent",
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "test", "timeout": 60000},
+        "tool_use_id": "toolu_1"
+    })
+    .to_string()
+}
+
+/// `spill hook claude-code` as Claude Code runs it: headless, its pid known, settings that
+/// allow Bash (plus `extra` permissions) in HOME.
+fn hook(sb: &Sandbox, input: &str, permissions: &str) -> crate::common::Run {
+    let dir = sb.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        format!(r#"{{"permissions": {permissions}}}"#),
+    )
+    .unwrap();
+    sb.cmd(&["hook", "claude-code"])
+        .env("CLAUDE_PID", std::process::id().to_string())
+        .env("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
+        .stdin(input)
+        .run()
+}
+
+/// The rewritten command of a hook answer.
+fn rewritten(run: &crate::common::Run) -> String {
+    let v = run.json();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{v}"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["updatedInput"]["description"],
+        "test"
+    );
+    assert_eq!(v["hookSpecificOutput"]["updatedInput"]["timeout"], 60000);
+    v["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_status() {
+    let sb = Sandbox::new();
+    let big = "seq 1 100000; echo 'error: boom' >&2; exit 7";
+    let run = hook(&sb, &pre_tool_use(SESSION, big), r#"{"allow": ["Bash"]}"#);
+    run.status(0);
+    let command = rewritten(&run);
+    assert!(
+        command.starts_with(&format!(
+            "SPILL_SCOPE='claude-{SESSION}' SPILL_TURN='p-1' SPILL_ALLOW_RUN=1 "
+        )),
+        "{command}"
+    );
+    let out = sb.shell(&command);
+    out.status(7);
+    let envelope = out.json();
+    assert_eq!(envelope["spilled"], true);
+    assert_eq!(envelope["exitCode"], 7);
+    let reference = envelope["ref"].as_str().unwrap();
+    // The same scope reads it back, from inside a compound command too; another scope does not.
+    let inner = rewritten(&hook(
+        &sb,
+        &pre_tool_use(
+            SESSION,
+            &format!("true && spill search {reference} -F 'error: boom'"),
+        ),
+        r#"{"allow": ["Bash"]}"#,
+    ));
+    let found = sb.shell(&inner);
+    found.status(0);
+    assert!(found.out().contains("error: boom"), "{}", found.out());
+    let other = rewritten(&hook(
+        &sb,
+        &pre_tool_use("another-session", &format!("spill cat {reference}")),
+        r#"{"allow": ["Bash"]}"#,
+    ));
+    let refused = sb.shell(&other);
+    refused.status(2);
+    // A `spill …` command is not wrapped: its error is on stderr, as without spill.
+    assert!(refused.stderr.contains("unknown ref"), "{}", refused.stderr);
+}
+
+#[test]
+fn a_full_page_of_spill_cat_reaches_the_model_instead_of_being_stored_again() {
+    let sb = Sandbox::new();
+    let scope = format!("claude-{SESSION}");
+    // Long lines: the first page is cat's whole 16 KiB, which `wrap` would store again.
+    let pad = "x".repeat(100);
+    let lines: String = (1..=20_000)
+        .map(|i| format!("line {i} of a long log {pad}\n"))
+        .collect();
+    let stored = sb.run(&["wrap", "--scope", &scope], lines).json();
+    let reference = stored["ref"].as_str().unwrap();
+    let read = format!("spill cat {reference}");
+    let command = rewritten(&hook(
+        &sb,
+        &pre_tool_use(SESSION, &read),
+        r#"{"allow": ["Bash"]}"#,
+    ));
+    let page = sb.shell(&command);
+    page.status(0);
+    assert!(
+        page.out().starts_with("line 1 of a long log x"),
+        "{}",
+        page.out()
+    );
+    assert!(!page.out().contains("\"spilled\""), "{}", page.out());
+    assert!(page.stderr.contains("next: --lines"), "{}", page.stderr);
+}
+
+#[test]
+fn a_small_output_and_an_awkward_command_run_unchanged() {
+    let sb = Sandbox::new();
+    let awkward =
+        "printf '%s\\n' \"a \\\"b\\\" 'c'\" \"$(echo sub)\" 'é ✓'\necho 'line two'; exit 3";
+    let plain = sb.shell(awkward);
+    let command = rewritten(&hook(
+        &sb,
+        &pre_tool_use(SESSION, awkward),
+        r#"{"allow": ["Bash"]}"#,
+    ));
+    let wrapped = sb.shell(&command);
+    assert_eq!(wrapped.code, plain.code);
+    assert_eq!(wrapped.code, Some(3));
+    assert_eq!(wrapped.stdout, plain.stdout);
+    assert_eq!(wrapped.out(), "a \"b\" 'c'\nsub\né ✓\nline two\n");
+}
+
+#[test]
+fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
+    let sb = Sandbox::new();
+    let run = hook(
+        &sb,
+        &pre_tool_use(SESSION, "rm -rf build"),
+        r#"{"allow": ["Bash"], "deny": ["Bash(rm:*)"]}"#,
+    );
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("Bash(rm:*)"), "{}", run.stderr);
+    for session in ["", "   "] {
+        let run = hook(&sb, &pre_tool_use(session, "ls"), r#"{"allow": ["Bash"]}"#);
+        run.status(0);
+        assert_eq!(run.out(), "");
+        assert!(run.stderr.contains("no session_id"), "{}", run.stderr);
+    }
+    // Without Claude Code's pid its command-line rules are unknown: through, unchanged.
+    let unknown = sb
+        .cmd(&["hook", "claude-code"])
+        .stdin(pre_tool_use(SESSION, "ls"))
+        .run();
+    unknown.status(0);
+    assert_eq!(unknown.out(), "");
+    assert!(unknown.stderr.contains("CLAUDE_PID"), "{}", unknown.stderr);
+    sb.run(&["hook", "claude-code"], "{not json").status(2);
+}
+
+#[test]
+fn session_end_removes_that_conversation_only() {
+    let sb = Sandbox::new();
+    let scope = format!("claude-{SESSION}");
+    let big = "x".repeat(100_000);
+    let mine = sb.run(&["wrap", "--scope", &scope], big.clone()).json();
+    let default = sb.run(&["wrap"], big.clone() + "y").json();
+    let end =
+        format!(r#"{{"session_id":"{SESSION}","hook_event_name":"SessionEnd","reason":"exit"}}"#);
+    sb.run(&["hook", "claude-code"], end).status(0);
+    let gone = sb.run(
+        &["cat", "--scope", &scope, mine["ref"].as_str().unwrap()],
+        "",
+    );
+    gone.status(2);
+    assert!(gone.stderr.contains("removed"), "{}", gone.stderr);
+    sb.run(&["cat", default["ref"].as_str().unwrap()], "")
+        .status(0);
+    // No session id: nothing is removed, not even the default scope.
+    sb.run(
+        &["hook", "claude-code"],
+        r#"{"hook_event_name":"SessionEnd"}"#,
+    )
+    .status(0);
+    sb.run(&["cat", default["ref"].as_str().unwrap()], "")
+        .status(0);
+}
+
+#[test]
+fn init_merges_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  \"theme\": \"dark\",\n  \"permissions\": {\n    \"allow\": [\"Bash\"]\n  },\n  \"zeta\": true\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    let dry = sb.run(&["init", "claude-code", "--dry-run"], "");
+    dry.status(0);
+    assert!(
+        dry.out().contains("+        \"matcher\": \"Bash\""),
+        "{}",
+        dry.out()
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    sb.run(&["init", "claude-code"], "").status(0);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&once).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["theme", "permissions", "zeta", "hooks"]);
+    let command = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(command.ends_with("spill' hook claude-code"), "{command}");
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["command"], command);
+    let backup = sb.path().join(".claude/settings.json.spill-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    let again = sb.run(&["init", "claude-code"], "");
+    again.status(0);
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    sb.run(&["init", "claude-code", "--uninstall"], "")
+        .status(0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    assert!(!backup.exists());
+    // A file init created, uninstall removes.
+    let project = sb.path().join("proj");
+    std::fs::create_dir(&project).unwrap();
+    let mut cmd = sb.cmd(&["init", "claude-code", "--project"]).into_command();
+    assert!(cmd.current_dir(&project).status().unwrap().success());
+    assert!(project.join(".claude/settings.json").exists());
+    let mut cmd = sb
+        .cmd(&["init", "claude-code", "--project", "--uninstall"])
+        .into_command();
+    assert!(cmd.current_dir(&project).status().unwrap().success());
+    assert!(!project.join(".claude/settings.json").exists());
+}
+
+#[test]
+fn init_refuses_a_broken_settings_file_and_leaves_it_alone() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{\"theme\": ").unwrap();
+    let run = sb.run(&["init", "claude-code"], "");
+    run.status(2);
+    assert!(
+        run.stderr.contains("not valid JSON") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"theme\": ");
+    assert!(
+        !sb.path()
+            .join(".claude/settings.json.spill-backup")
+            .exists()
+    );
+}
+
+#[test]
+fn a_large_mcp_result_becomes_the_envelope_and_a_small_one_is_left_alone() {
+    let sb = Sandbox::new();
+    let post = |text: &str| {
+        serde_json::json!({
+            "session_id": SESSION, "hook_event_name": "PostToolUse", "tool_name": "mcp__fake__big",
+            "transcript_path": sb.path().join("t.jsonl"), "tool_input": {},
+            "tool_response": [{"type": "text", "text": text}]
+        })
+        .to_string()
+    };
+    let big = "row of an MCP result\n".repeat(5000);
+    let run = sb.run(&["hook", "claude-code"], post(&big));
+    run.status(0);
+    let reply = run.json();
+    let blocks = &reply["hookSpecificOutput"]["updatedMCPToolOutput"];
+    assert_eq!(blocks[0]["type"], "text");
+    let envelope: serde_json::Value =
+        serde_json::from_str(blocks[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    assert_eq!(envelope["label"], "mcp__fake__big");
+    // The ref is the hash of the stored bytes: the whole result was stored, in the scope.
+    let hash = blake3::hash(big.as_bytes()).to_hex();
+    assert_eq!(envelope["ref"], format!("sp_{}", &hash[..16]));
+    let scope = format!("claude-{SESSION}");
+    let count = sb.run(
+        &[
+            "search",
+            "--scope",
+            &scope,
+            envelope["ref"].as_str().unwrap(),
+            "-F",
+            "MCP",
+            "--count",
+        ],
+        "",
+    );
+    count.status(0);
+    assert_eq!(count.out().trim(), "5000");
+    let small = sb.run(&["hook", "claude-code"], post("small result"));
+    small.status(0);
+    assert_eq!(small.out(), "");
+}
