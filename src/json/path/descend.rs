@@ -67,6 +67,22 @@ fn ws(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// The member whose key's opening quote is `b[at]`: the offset just past the key (checked
+/// strictly) and that of its value (after the colon and whitespace).
+#[inline(always)]
+fn member(b: &[u8], at: usize) -> Result<(usize, usize), SyntaxError> {
+    let key_end = string_end(b, at)?;
+    let colon = ws(b, key_end);
+    if b.get(colon) != Some(&b':') {
+        return Err(SyntaxError::new(
+            b,
+            colon,
+            "expected ':' after an object key",
+        ));
+    }
+    Ok((key_end, ws(b, colon + 1)))
+}
+
 /// Whether a raw key (escapes intact) decodes to `name`. Decoding never lengthens a key, so a
 /// shorter raw key is no match without looking at it.
 #[inline(always)]
@@ -137,17 +153,9 @@ pub(crate) fn descend_name<'a, 'd: 'a>(
                         ));
                     }
                 }
-                let key_end = string_end(b, pos)?;
-                let colon = ws(b, key_end);
-                if b.get(colon) != Some(&b':') {
-                    return Err(SyntaxError::new(
-                        b,
-                        colon,
-                        "expected ':' after an object key",
-                    ));
-                }
+                let (key_end, value) = member(b, pos)?;
                 let raw = (pos + 1, key_end - 1);
-                pos = ws(b, colon + 1);
+                pos = value;
                 let k = frames.len() - 1;
                 frames[k].key = raw;
                 if frames[k].own == Own::Unknown && key_eq(&b[raw.0..raw.1], nb) {
@@ -301,16 +309,7 @@ fn lookahead(
             if b.get(key) != Some(&b'"') {
                 return Err(SyntaxError::new(b, key, "expected a string key"));
             }
-            let key_end = string_end(b, key)?;
-            let colon = ws(b, key_end);
-            if b.get(colon) != Some(&b':') {
-                return Err(SyntaxError::new(
-                    b,
-                    colon,
-                    "expected ':' after an object key",
-                ));
-            }
-            let v = ws(b, colon + 1);
+            let (key_end, v) = member(b, key)?;
             if found[i].is_none() && key_eq(&b[key + 1..key_end - 1], name) {
                 found[i] = Some(v);
             }
