@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# benches/compare.sh — times spill beside its anchors (cat, jq, jaq, rg) on generated data and
+# benches/compare.sh — times spill beside its anchors (cat, jq, jaq, rq, rg) on generated data and
 # prints medians, ratios (spill / anchor), peak RSS and spill's peak heap.
 #
 #   benches/compare.sh [--size 1M|100M|1G] [--rounds N] [--only REGEX] [--skip NAMES] [--static] [--smoke]
@@ -8,6 +8,9 @@
 #   --rounds  alternations of each workload (default 3; 1 for the slow jq/jaq workloads at 1G)
 #   --only    run only workloads whose name matches this extended regex
 #   --skip    leave out these anchors (comma-separated names, e.g. jq,jaq: minutes each on 1G)
+#   rq is rsonpath's binary (`cargo install rsonpath`), the SIMD JSONPath engine, timed on the
+#   extract workloads it supports; where it is missing its column is left out (--smoke never
+#   needs or installs it)
 #   --static  also time a statically linked (musl) build for the 1 KiB wrap workload
 #   --smoke   1M data, each command run once, no hyperfine/jq/jaq needed or installed;
 #             exits 1 if any spill command fails (for CI)
@@ -61,6 +64,7 @@ if [ $SMOKE = 0 ]; then
     have rg || apt_install ripgrep
     [ -x /usr/bin/time ] || apt_install time
     have jaq || cargo install jaq --locked >&2 || say "warning: jaq could not be installed; its columns stay empty"
+    have rq || nice cargo install rsonpath --locked >&2 || say "warning: rq (rsonpath) could not be installed; its columns stay empty"
     export PATH="$HOME/.cargo/bin:$PATH"
 fi
 
@@ -179,6 +183,8 @@ workload() {
     # The inputs are in the page cache already; a warm-up of jq on 1 GB would only cost time.
     if [ "$runs" = slow ]; then runs=1 warmup=0; fi
     local args=(--style none --warmup "$warmup" --runs "$runs")
+    # Workloads beside rq write their output to a file, for every command alike.
+    [ -n "${TO_FILE:-}" ] && args+=(--output "$WORK/$name.out")
     [ -n "$prepare" ] && args+=(--prepare "$prepare")
     # Without pipes or redirections, run without a shell: less noise on millisecond workloads.
     [[ "${cmds[*]}" != *[\|\<\>]* ]] && args+=(-N)
@@ -256,10 +262,10 @@ if supports extract; then
     workload extract-early-jq slow "$SPILL extract $API '\$.items[5]'" "" -- \
         jq "jq '.items[5]' $API" \
         jaq "jaq '.items[5]' $API"
-    workload extract-last slow "$SPILL extract $API '\$.meta'" "" -- \
+    TO_FILE=1 workload extract-last slow "$SPILL extract $API '\$.meta'" "" -- \
+        rq "rq '\$.meta' $API" \
         jq "jq '.meta' $API" \
-        jaq "jaq '.meta' $API" \
-        cat "cat $API > /dev/null"
+        jaq "jaq '.meta' $API"
     workload extract-neg slow "$SPILL extract $EVENTS '\$[-1].id'" "" -- \
         jq "jq '.[-1].id' $EVENTS" \
         jaq "jaq '.[-1].id' $EVENTS" \
@@ -268,9 +274,19 @@ if supports extract; then
     unbounded=""
     flag extract --unbounded && unbounded+=" --unbounded"
     flag extract --compact && unbounded+=" --compact"
-    workload extract-wild slow "$SPILL extract $API '\$.items[*].id'$unbounded" "" -- \
+    TO_FILE=1 workload extract-wild slow "$SPILL extract $API '\$.items[*].id'$unbounded" "" -- \
+        rq "rq '\$.items[*].id' $API" \
         jq "jq -c '[.items[].id]' $API" \
         jaq "jaq -c '[.items[].id]' $API"
+    # Descendant segments: every "id" member at any depth, and every value below the root.
+    TO_FILE=1 workload extract-desc-id slow "$SPILL extract $API '\$..id'$unbounded" "" -- \
+        rq "rq '\$..id' $API" \
+        jq "jq -c '[.. | objects | select(has(\"id\")) | .id]' $API" \
+        jaq "jaq -c '[.. | objects | select(has(\"id\")) | .id]' $API"
+    TO_FILE=1 workload extract-desc-all slow "$SPILL extract $API '\$..*'$unbounded" "" -- \
+        rq "rq '\$..*' $API" \
+        jq "jq -c '[.. ] | .[1:]' $API" \
+        jaq "jaq -c '[.. ] | .[1:]' $API"
     workload extract-filter slow "$SPILL extract $API '\$.items[?@.score > 99.5].id'$unbounded" "" -- \
         jq "jq -c '[.items[] | select(.score > 99.5) | .id]' $API" \
         jaq "jaq -c '[.items[] | select(.score > 99.5) | .id]' $API"

@@ -634,6 +634,44 @@ fn pretty_output_indents_at_most_a_hundred_levels() {
     assert_eq!(r.stdout.len(), 2 * depth + 2 * depth - 1 + spaces);
 }
 
+/// `$..name` runs as one strict pass over the document (README, "Exactness"): its nodes come
+/// in RFC 9535 order all the same (an object's own member before anything below it, even when
+/// that member comes last in the text), a repeated key's first member is the member, escaped
+/// keys match, and what the pass reads is checked through the end of the document.
+#[test]
+fn a_descendant_name_keeps_the_order_and_the_checks() {
+    let s = Sandbox::new();
+    let doc =
+        r#"{"a":{"b":{"id":1},"id":2},"c":[{"\u0069d":3},{"x":{"id":4},"id":5,"id":6}],"id":7}"#;
+    let r = s.run(&["extract", "-", "$..id", "--compact"], doc);
+    r.status(0);
+    assert_eq!(r.out(), "[7,2,1,3,5,4]\n");
+    let r = s.run(&["extract", "-", "$..id", "--nodes", "--compact"], doc);
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "[{\"path\":\"$['id']\",\"value\":7},{\"path\":\"$['a']['id']\",\"value\":2},\
+         {\"path\":\"$['a']['b']['id']\",\"value\":1},{\"path\":\"$['c'][0]['id']\",\"value\":3},\
+         {\"path\":\"$['c'][1]['id']\",\"value\":5},{\"path\":\"$['c'][1]['x']['id']\",\"value\":4}]\n"
+    );
+    // Invalid bytes anywhere, before or after the matches, and trailing data: exit 2.
+    for (bad, at) in [
+        (r#"{"a":{"id":1},"b":[1 2],"id":3}"#, 21),
+        (r#"{"a":{"id":1},"b":"x	y","id":3}"#, 20),
+        (r#"{"a":{"id":2024-01-02}}"#, 15),
+        (r#"{"a":{"id":1}}x"#, 14),
+        (r#"{"a":{"id":1},"#, 14),
+    ] {
+        let r = s.run(&["extract", "-", "$..id"], bad);
+        r.status(2);
+        assert!(
+            r.stderr.contains(&format!("at byte {at} ")),
+            "{bad}: {}",
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn a_descendant_segment_walks_a_thousand_levels() {
     let s = Sandbox::new();

@@ -275,7 +275,7 @@ pub fn extract(
     list.reserve = list_reserve;
     list.short_reserve = short_reserve;
     let mut failure: Option<SyntaxError> = None;
-    let _ = query.select(&doc, root, |p, n| {
+    let _ = query.select_json(&doc, root, |p, n| {
         match list.item(&doc, &mut out, &mut writer, p, n) {
             Ok(()) if !out.failed() => ControlFlow::Continue(()),
             Ok(()) => ControlFlow::Break(()),

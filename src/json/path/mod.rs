@@ -26,6 +26,7 @@
 
 mod ast;
 pub(crate) mod compare;
+mod descend;
 mod doc;
 mod engine;
 mod eval;
@@ -230,6 +231,25 @@ impl Query {
         let eval = eval::Eval::new(doc, root);
         let mut path = NormPath::root();
         eval.run(&self.ast.segments, root, &mut path, &mut sink)
+    }
+
+    /// [`Query::select`] on the JSON engine, with the fast path of `$..name` on a JSON (not
+    /// NDJSON) document: one strict pass that finds the keys as it validates (see
+    /// `descend.rs`), the same nodes in the same order.
+    pub fn select_json<'a, 'd: 'a>(
+        &'a self,
+        doc: &'a JsonDoc<'d>,
+        root: crate::json::Value<'d>,
+        mut sink: impl FnMut(&NormPath<'a>, crate::json::Value<'d>) -> ControlFlow<()>,
+    ) -> Result<ControlFlow<()>, crate::json::SyntaxError> {
+        if let [seg] = &self.ast.segments[..]
+            && seg.descendant
+            && let [ast::Selector::Name(name)] = &seg.selectors[..]
+            && !doc.is_ndjson()
+        {
+            return descend::descend_name(doc, root, name, &mut sink);
+        }
+        self.select(doc, root, sink)
     }
 }
 
