@@ -10,7 +10,7 @@
 
 use super::SyntaxError;
 use super::parse::{bom_len, validate_value};
-use super::scan::skip_value;
+use super::scan::{skip_value, skip_ws_run};
 
 /// Whether a source is read as one JSON document or as NDJSON records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,19 +19,6 @@ pub enum Layout {
     Json,
     /// Records, one per line.
     Ndjson,
-}
-
-#[inline]
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
-}
-
-/// The first offset at or after `from` that is not whitespace, or `doc.len()`.
-fn skip_ws(doc: &[u8], mut i: usize) -> usize {
-    while i < doc.len() && is_ws(doc[i]) {
-        i += 1;
-    }
-    i
 }
 
 /// The end of the line that `from` is on: the offset of its `\n`, or `doc.len()`.
@@ -46,7 +33,7 @@ fn line_end(doc: &[u8], from: usize) -> usize {
 /// first line that is not one value makes the source NDJSON unless the whole source is one
 /// valid JSON document (checked strictly: only then is the whole source read up front).
 pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
-    let start = skip_ws(doc, bom_len(doc));
+    let start = skip_ws_run(doc, bom_len(doc));
     if start == doc.len() {
         return Layout::Json;
     }
@@ -56,8 +43,8 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
         return Layout::Json;
     }
     match skip_value(&doc[..end], start) {
-        Ok(value_end) if skip_ws(&doc[..end], value_end) == end => {
-            if skip_ws(doc, end) < doc.len() {
+        Ok(value_end) if skip_ws_run(&doc[..end], value_end) == end => {
+            if skip_ws_run(doc, end) < doc.len() {
                 Layout::Ndjson
             } else {
                 Layout::Json
@@ -94,7 +81,7 @@ fn record_in(
     strict: bool,
 ) -> Result<Option<(usize, usize)>, SyntaxError> {
     let line = &doc[..end];
-    let start = skip_ws(line, from);
+    let start = skip_ws_run(line, from);
     if start == end {
         return Ok(None);
     }
@@ -104,10 +91,10 @@ fn record_in(
         skip_value(line, start)
     };
     let error = match value_end {
-        Ok(value_end) if skip_ws(line, value_end) == end => return Ok(Some((start, end))),
+        Ok(value_end) if skip_ws_run(line, value_end) == end => return Ok(Some((start, end))),
         Ok(value_end) if strict => SyntaxError::new(
             doc,
-            skip_ws(line, value_end),
+            skip_ws_run(line, value_end),
             "unexpected data after the JSON value",
         ),
         // The fast skip found the line wrong: the strict parser says where (errors are rare).

@@ -3,6 +3,7 @@
 //! --paths`.
 
 use super::parse::bom_len;
+use super::scan::skip_ws_run;
 
 /// True when `doc` starts the way a JSON document does, so that a syntax error further on is
 /// worth reporting as broken JSON rather than calling the source text.
@@ -22,28 +23,23 @@ use super::parse::bom_len;
 /// assert!(!looks_like_json(b"[2024-01-02 10:00:00] started"));
 /// ```
 pub fn looks_like_json(doc: &[u8]) -> bool {
-    let at = skip_ws(doc, bom_len(doc));
+    let at = skip_ws_run(doc, bom_len(doc));
     match doc.get(at) {
-        Some(b'{') => matches!(doc.get(skip_ws(doc, at + 1)), Some(b'"' | b'}')),
+        Some(b'{') => matches!(doc.get(skip_ws_run(doc, at + 1)), Some(b'"' | b'}')),
         Some(b'[') => {
-            let first = skip_ws(doc, at + 1);
+            let first = skip_ws_run(doc, at + 1);
             let end = match doc.get(first) {
                 Some(b']' | b'"' | b'{' | b'[') => return true,
                 Some(b'-' | b'0'..=b'9') => number_end(doc, first),
                 Some(b't' | b'f' | b'n') => literal_end(doc, first),
                 _ => None,
             };
-            end.is_some_and(|end| matches!(doc.get(skip_ws(doc, end)), None | Some(b',' | b']')))
+            end.is_some_and(|end| {
+                matches!(doc.get(skip_ws_run(doc, end)), None | Some(b',' | b']'))
+            })
         }
         _ => false,
     }
-}
-
-fn skip_ws(doc: &[u8], mut at: usize) -> usize {
-    while matches!(doc.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        at += 1;
-    }
-    at
 }
 
 /// The end of the RFC 8259 number starting at `at`, when one starts there.
