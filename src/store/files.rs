@@ -65,7 +65,10 @@ fn not_regular(what: &'static str) -> io::Error {
 
 /// Opens with `options` plus `O_NOFOLLOW` (and `O_NONBLOCK`, so a FIFO cannot block the open);
 /// anything but a regular file is refused. Returns the file and what `fstat` says of it.
-fn open_regular(options: &mut OpenOptions, path: &Path) -> io::Result<(File, fs::Metadata)> {
+pub(super) fn open_regular(
+    options: &mut OpenOptions,
+    path: &Path,
+) -> io::Result<(File, fs::Metadata)> {
     let file = options
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)

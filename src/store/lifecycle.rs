@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -604,17 +604,9 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool, keep: Option<&Path>) -> V
             }
             continue;
         }
-        let Ok(file) = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(&path)
-        else {
+        let Ok((file, m)) = super::files::open_regular(OpenOptions::new().read(true), &path) else {
             continue;
         };
-        let Ok(m) = file.metadata() else { continue };
-        if !m.is_file() {
-            continue;
-        }
         let old = m
             .modified()
             .ok()
