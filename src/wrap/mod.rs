@@ -1,0 +1,5 @@
+//! The library half of `spill wrap`.
+
+mod capture;
+
+pub use capture::*;
