@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::cli::{Global, WrapArgs, WrapFormat};
 use crate::error::{Error, Result};
 use crate::store::StoreConfig;
-use crate::text::redact::Redactor;
+use crate::text::redact::{Redactor, secrets_from_env};
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, limits, output};
 
@@ -173,10 +173,16 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         None => env_parsed("SPILL_TURN_BUDGET", limits::parse_size, true)?
             .unwrap_or(limits::TURN_BUDGET),
     };
+    // Besides the built-in shapes, the values of spill's own secret-looking variables.
+    let secrets = if redact {
+        secrets_from_env(std::env::vars_os())
+    } else {
+        Vec::new()
+    };
     // The label is echoed in the envelope and stored: with --redact it is redacted too.
     let label = match &args.label {
         Some(l) if redact => Some(
-            String::from_utf8_lossy(&Redactor::from_env().redact_all(l.as_bytes())).into_owned(),
+            String::from_utf8_lossy(&Redactor::new(&secrets).redact_all(l.as_bytes())).into_owned(),
         ),
         other => other.clone(),
     };
@@ -187,6 +193,7 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         tail_lines: args.tail_lines,
         label,
         redact,
+        secrets,
         turn,
         turn_budget,
         store_error: None,
@@ -233,14 +240,24 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         }
         enlarge_pipe(0);
         let stop = || SIGNAL.load(Ordering::SeqCst) != 0;
-        let captured = match Interruptible::stdin() {
-            Some(mut input) => wrap::capture(&mut input, &opts, &store, &stop)?,
-            None => wrap::capture(&mut std::io::stdin().lock(), &opts, &store, &stop)?,
+        let (captured, warnings) = match Interruptible::stdin() {
+            Some(mut input) => wrap::capture_with_warnings(&mut input, &opts, &store, &stop)?,
+            None => {
+                wrap::capture_with_warnings(&mut std::io::stdin().lock(), &opts, &store, &stop)?
+            }
         };
+        warn(&warnings);
         print(captured, &opts, format, None, store.restricted)?;
         return Ok(Outcome::Found);
     }
     run_command(&args, &opts, format, &store)
+}
+
+/// Prints the library's warnings, one `spill: warning:` line each.
+fn warn(warnings: &[wrap::Warning]) {
+    for w in warnings {
+        diag::warning(&w.to_string());
+    }
 }
 
 /// Writes the pass-through bytes or the envelope.
@@ -333,7 +350,7 @@ fn run_command(
         .map(|limit| spawn_watchdog(group, limit, Arc::clone(&timed_out), Arc::clone(&done)));
     let never = || false;
     let mut reader: Box<dyn Read> = Box::new(read_end);
-    let captured = wrap::capture(&mut reader, opts, store, &never);
+    let captured = wrap::capture_with_warnings(&mut reader, opts, store, &never);
     drop(reader);
     let status = child.wait().map_err(|e| Error::stream("wait for CMD", e))?;
     CHILD_GROUP.store(0, Ordering::SeqCst);
@@ -352,7 +369,8 @@ fn run_command(
             .code()
             .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
     };
-    let mut captured = captured?;
+    let (mut captured, warnings) = captured?;
+    warn(&warnings);
     if let Capture::Spilled(s) = &mut captured {
         s.interrupted |= SIGNAL.load(Ordering::SeqCst) != 0;
     }

@@ -15,7 +15,7 @@ use crate::text::redact::Redactor;
 
 use super::envelope::{mime_of, summary};
 use super::policy::{CappedWriter, file_cap};
-use super::{MAX_SIGNALS, WrapOptions};
+use super::{MAX_SIGNALS, Warning, WrapOptions};
 
 /// Reads are made in chunks of this size.
 pub(super) const CHUNK: usize = 1 << 20;
@@ -80,12 +80,26 @@ pub struct Stored {
 /// Reads `input` to its end (or until `stop()` says a signal arrived) and either returns it for
 /// pass-through or stores it. Store failures never fail the call: they come back in
 /// [`Spilled::stored`] as the reason, and the input is still drained and analysed.
+///
+/// The warnings of [`capture_with_warnings`] are dropped: use that one where `opts.turn` is set.
 pub fn capture(
     input: &mut dyn Read,
     opts: &WrapOptions,
     store: &StoreConfig,
     stop: &dyn Fn() -> bool,
 ) -> Result<Capture> {
+    capture_with_warnings(input, opts, store, stop).map(|(captured, _)| captured)
+}
+
+/// [`capture`], with the warnings a caller should show: what went wrong without failing the
+/// call (today only a turn budget that could not be applied, [`Warning::TurnBudget`]).
+pub fn capture_with_warnings(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+) -> Result<(Capture, Vec<Warning>)> {
+    let mut warnings = Vec::new();
     let limit = opts.max_inline;
     let mut first = Vec::with_capacity((limit as usize).saturating_add(1).min(CHUNK));
     let mut interrupted = false;
@@ -98,7 +112,8 @@ pub fn capture(
         match read_some(input, &mut first[start..], stop) {
             Ok(Some(0)) => {
                 first.truncate(start);
-                return inline(first, false, opts, store);
+                let captured = inline(first, false, opts, store, &mut warnings)?;
+                return Ok((captured, warnings));
             }
             Ok(Some(n)) => first.truncate(start + n),
             Ok(None) => {
@@ -110,9 +125,11 @@ pub fn capture(
         }
     }
     if interrupted && first.len() as u64 <= limit {
-        return inline(first, true, opts, store);
+        let captured = inline(first, true, opts, store, &mut warnings)?;
+        return Ok((captured, warnings));
     }
-    spill(input, first, opts, store, stop).map(|s| Capture::Spilled(Box::new(s)))
+    let spilled = spill(input, first, opts, store, stop)?;
+    Ok((Capture::Spilled(Box::new(spilled)), warnings))
 }
 
 /// An output that fits `--max-inline` (measured before redaction), read to its end or until a
@@ -123,6 +140,7 @@ fn inline(
     interrupted: bool,
     opts: &WrapOptions,
     store: &StoreConfig,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Capture> {
     let turn = opts.turn.as_deref().filter(|_| opts.store_error.is_none());
     if let Some(turn) = turn.filter(|_| !bytes.is_empty()) {
@@ -141,11 +159,13 @@ fn inline(
                 return Ok(Capture::Spilled(Box::new(s)));
             }
             // The input is never lost to the store: pass it through and say why.
-            Err(e) => crate::diag::warning(&format!("the turn budget was not applied: {e}")),
+            Err(e) => warnings.push(Warning::TurnBudget(e.to_string())),
         }
     }
     if opts.redact {
-        return Ok(Capture::Inline(Redactor::from_env().redact_all(&bytes)));
+        return Ok(Capture::Inline(
+            Redactor::new(&opts.secrets).redact_all(&bytes),
+        ));
     }
     Ok(Capture::Inline(bytes))
 }
@@ -209,7 +229,7 @@ fn spill(
     let mut interrupted = false;
     let mut read_error = None;
     // Redaction comes first, so the writer, the hash and the analysis all see the same bytes.
-    let mut redactor = opts.redact.then(Redactor::from_env);
+    let mut redactor = opts.redact.then(|| Redactor::new(&opts.secrets));
     let mut scratch = Vec::new();
     // A buffer the redactor emptied entirely (it held the bytes back), reused for the next read.
     let mut spare: Option<Vec<u8>> = None;

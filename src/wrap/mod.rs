@@ -22,7 +22,7 @@ mod envelope;
 mod policy;
 mod text;
 
-pub use capture::{Capture, JsonPart, Spilled, Stored, capture};
+pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
 pub use envelope::{envelope, hint, shell_quote};
 pub use text::render_text;
 
@@ -46,6 +46,10 @@ pub struct WrapOptions {
     pub label: Option<String>,
     /// `--redact`: replace secrets with `[REDACTED]` in everything written.
     pub redact: bool,
+    /// With `redact`: literal secrets replaced besides the built-in token shapes. The `spill`
+    /// binary passes the secret-looking variables of its own environment
+    /// ([`secrets_from_env`](crate::text::redact::secrets_from_env)); the library reads none.
+    pub secrets: Vec<Vec<u8>>,
     /// `--turn`: the turn whose inline budget this output shares.
     pub turn: Option<String>,
     /// `--turn-budget`: the most bytes one turn passes through inline.
@@ -67,10 +71,29 @@ impl Default for WrapOptions {
             tail_lines: None,
             label: None,
             redact: false,
+            secrets: Vec::new(),
             turn: None,
             turn_budget: limits::TURN_BUDGET,
             store_error: None,
             skip_invalid: false,
+        }
+    }
+}
+
+/// Something that went wrong without failing the call: the output was still passed through or
+/// stored. `Display` is the sentence `spill wrap` prints after `spill: warning: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// `--turn` was given, but the turn's budget could not be read or updated (the reason): the
+    /// output passed through as if no turn had been named.
+    TurnBudget(String),
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::TurnBudget(reason) => write!(f, "the turn budget was not applied: {reason}"),
         }
     }
 }
