@@ -16,14 +16,20 @@
 //! | `policy.rs` | the storage policy: the per-file cap and the capped writer that keeps head + marker + tail |
 //! | `envelope.rs` | building the envelope and the loop that shrinks it to its bound |
 //! | `text.rs` | rendering an envelope for a person (`--format text`) |
+//! | `signals.rs` | SIGINT/SIGTERM/SIGHUP stop reading and reach CMD; the self-pipe reader of stdin |
+//! | `child.rs` | running `wrap -- CMD`: one pipe, its process group, the guardian, `--timeout` |
 
 mod capture;
+mod child;
 mod envelope;
 mod policy;
+mod signals;
 mod text;
 
 pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
+pub use child::{CommandSpec, Exited, NotStarted, Ran, run_command};
 pub use envelope::{envelope, hint, shell_quote};
+pub use signals::{capture_stdin, catch_signals, signalled};
 pub use text::render_text;
 
 use crate::limits;
