@@ -172,7 +172,7 @@ fn fill_preview(
         env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
         env.signals = json_signals(s, budget / 2);
         if let Some(r) = &reference {
-            env.hint = Some(hint(r, &json_commands(r, &part.facts)));
+            set_hint(env, r, json_commands(r, &part.facts));
         }
         return;
     }
@@ -190,13 +190,14 @@ fn fill_preview(
         if let Some(r) = &reference {
             let end = facts.size;
             let last = end.saturating_sub(4096);
-            env.hint = Some(hint(
+            set_hint(
+                env,
                 r,
-                &[
+                vec![
                     format!("spill cat {r} --hex --bytes 0:4096"),
                     format!("spill cat {r} --hex --bytes {last}:{end}"),
                 ],
-            ));
+            );
         }
         return;
     }
@@ -265,7 +266,7 @@ fn fill_preview(
         } else {
             format!("spill cat {r}")
         };
-        env.hint = Some(hint(r, &[search, cat]));
+        set_hint(env, r, vec![search, cat]);
     }
     if facts.signal_total > 0 {
         env.signals = Some(Signals {
@@ -356,6 +357,13 @@ fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
         format!("spill extract {r} {}", shell_quote(&query)),
         search,
     ]
+}
+
+/// Names the commands that read the rest: the typed list ([`Envelope::commands`]) and the hint
+/// sentence built from it.
+fn set_hint(env: &mut Envelope, reference: &str, commands: Vec<String>) {
+    env.hint = Some(hint(reference, &commands));
+    env.commands = commands;
 }
 
 /// `Stored in full as REF. Read it with: A · B`.

@@ -36,11 +36,9 @@ pub fn render_text(env: &Envelope) -> String {
             group_digits(env.dropped_bytes.unwrap_or(0))
         ));
     }
-    if let Some(h) = &env.hint
-        && let Some((_, cmds)) = h.split_once("Read it with: ")
-    {
+    if !env.commands.is_empty() {
         out.push_str("read it with:\n");
-        for c in cmds.split(" · ") {
+        for c in &env.commands {
             out.push_str(&format!("  {c}\n"));
         }
     }
