@@ -8,6 +8,7 @@ use crate::json;
 use crate::limits::{self, group_digits, human_size};
 use crate::text::analyze::TextFacts;
 use crate::text::preview::{self, Budget};
+use crate::text::shell;
 
 use super::capture::{Spilled, analyze_options};
 use super::{MAX_SIGNALS, WrapOptions};
@@ -45,11 +46,6 @@ pub(super) fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str
         s.push_str(&format!("; {note}"));
     }
     s
-}
-
-/// Quotes a word for a POSIX shell (single quotes, `'` written as `'\''`).
-pub fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// Builds the envelope for a spilled output, shrinking the preview until the whole envelope
@@ -253,7 +249,7 @@ fn fill_preview(
         .filter(|s| !s.is_empty());
     if let Some(r) = &reference {
         let search = match &strongest {
-            Some(marker) => format!("spill search {r} -F {} -C 2", shell_quote(marker)),
+            Some(marker) => format!("spill search {r} -F {} -C 2", shell::quote(marker)),
             None => format!("spill search {r} -i 'error|fail' -C 2"),
         };
         let a = probe.head_line_count + 1;
@@ -354,7 +350,7 @@ fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
     };
     vec![
         format!("spill shape {r}"),
-        format!("spill extract {r} {}", shell_quote(&query)),
+        format!("spill extract {r} {}", shell::quote(&query)),
         search,
     ]
 }

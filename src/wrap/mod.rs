@@ -28,9 +28,13 @@ mod text;
 
 pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
 pub use child::{CommandSpec, Exited, NotStarted, Ran, run_command};
-pub use envelope::{envelope, hint, shell_quote};
+pub use envelope::{envelope, hint};
 pub use signals::{capture_stdin, catch_signals, signalled};
 pub use text::render_text;
+
+/// Quotes a word for a POSIX shell only when it needs it (the crate's one rule, kept here for
+/// the callers that name it by this path).
+pub use crate::text::shell::quote as shell_quote;
 
 use crate::limits;
 
