@@ -436,3 +436,101 @@ fn publish(
         dropped_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, StoreConfig) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        (dir, config)
+    }
+
+    fn opts(max_inline: u64) -> WrapOptions {
+        WrapOptions {
+            max_inline,
+            ..WrapOptions::default()
+        }
+    }
+
+    #[test]
+    fn empty_input_passes_through_and_touches_no_store() {
+        let (_dir, config) = store();
+        let (got, warnings) =
+            capture_with_warnings(&mut io::empty(), &opts(16), &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b.is_empty()));
+        assert!(warnings.is_empty());
+        assert!(!config.root.exists());
+    }
+
+    #[test]
+    fn exactly_max_inline_passes_through_and_one_byte_more_is_stored() {
+        let (_dir, config) = store();
+        let at = vec![b'x'; 64];
+        let got = capture(&mut &at[..], &opts(64), &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == at));
+        assert!(!config.root.exists());
+        let over = vec![b'x'; 65];
+        let Capture::Spilled(s) = capture(&mut &over[..], &opts(64), &config, &|| false).unwrap()
+        else {
+            panic!("65 bytes are more than --max-inline 64");
+        };
+        let stored = s.stored.as_ref().unwrap();
+        assert_eq!(std::fs::read(&stored.path).unwrap(), over);
+        assert_eq!((s.facts.size, stored.stored_bytes), (65, 65));
+        assert!(stored.complete && !s.interrupted);
+    }
+
+    #[test]
+    fn a_stop_before_the_first_read_passes_nothing_through() {
+        let (_dir, config) = store();
+        let got = capture(&mut &b"never read"[..], &opts(4), &config, &|| true).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b.is_empty()));
+    }
+
+    #[test]
+    fn a_turn_budget_that_cannot_be_kept_is_a_warning_and_the_output_passes_through() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the store's root should be: the ledger cannot be opened.
+        let root = dir.path().join("not-a-directory");
+        std::fs::write(&root, b"").unwrap();
+        let config = StoreConfig::new(root, "default".into());
+        let opts = WrapOptions {
+            turn: Some("t1".into()),
+            ..opts(64)
+        };
+        let (got, warnings) =
+            capture_with_warnings(&mut &b"small\n"[..], &opts, &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == b"small\n"));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(matches!(&warnings[0], Warning::TurnBudget(_)));
+        assert!(
+            warnings[0]
+                .to_string()
+                .starts_with("the turn budget was not applied: "),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn redaction_uses_the_secrets_it_is_given() {
+        let (_dir, config) = store();
+        let opts = WrapOptions {
+            redact: true,
+            secrets: vec![b"hunter2hunter2".to_vec()],
+            ..opts(1024)
+        };
+        let got = capture(&mut &b"pw=hunter2hunter2\n"[..], &opts, &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == b"pw=[REDACTED]\n"));
+        // Spilled, the stored bytes and the count are redacted the same way.
+        let big = b"pw=hunter2hunter2\n".repeat(100);
+        let Capture::Spilled(s) = capture(&mut &big[..], &opts, &config, &|| false).unwrap() else {
+            panic!("larger than --max-inline");
+        };
+        let stored = std::fs::read(&s.stored.as_ref().unwrap().path).unwrap();
+        assert_eq!(stored, b"pw=[REDACTED]\n".repeat(100));
+        assert_eq!(s.redacted, Some(100));
+    }
+}

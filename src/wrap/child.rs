@@ -331,3 +331,74 @@ fn spawn_watchdog(
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(argv: &[&str], timeout: Option<Duration>) -> Ran {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        let command = CommandSpec {
+            argv: argv.iter().map(OsString::from).collect(),
+            timeout,
+        };
+        run_command(&command, &WrapOptions::default(), &config).unwrap()
+    }
+
+    #[test]
+    fn stdout_and_stderr_come_in_order_with_the_exit_code() {
+        let Ran::Exited(ran) = run(
+            &["sh", "-c", "echo out; echo err >&2; echo out2; exit 3"],
+            None,
+        ) else {
+            panic!("sh starts");
+        };
+        assert!(matches!(&ran.capture, Capture::Inline(b) if b == b"out\nerr\nout2\n"));
+        assert_eq!((ran.code(), ran.timed_out), (3, false));
+        assert!(ran.warnings.is_empty());
+    }
+
+    #[test]
+    fn a_command_ended_by_a_signal_reports_128_plus_the_signal() {
+        let Ran::Exited(ran) = run(&["sh", "-c", "kill -9 $$"], None) else {
+            panic!("sh starts");
+        };
+        assert_eq!(ran.code(), 128 + 9);
+    }
+
+    #[test]
+    fn a_missing_program_is_not_started_with_the_shells_status() {
+        let Ran::NotStarted(why) = run(&["/nonexistent/spill-test-program"], None) else {
+            panic!("no such program");
+        };
+        assert_eq!((why.status, why.reason), (127, "command not found"));
+        assert!(why.to_string().starts_with("command not found: "), "{why}");
+        let dir = tempfile::tempdir().unwrap();
+        let Ran::NotStarted(why) = run(&[dir.path().to_str().unwrap()], None) else {
+            panic!("a directory does not run");
+        };
+        assert_eq!(why.status, 126);
+    }
+
+    #[test]
+    fn the_timeout_ends_the_command_with_124() {
+        let Ran::Exited(ran) = run(
+            &["sh", "-c", "echo started; exec sleep 60"],
+            Some(Duration::from_millis(50)),
+        ) else {
+            panic!("sh starts");
+        };
+        assert!(ran.timed_out);
+        assert_eq!(ran.code(), 124);
+        assert!(matches!(&ran.capture, Capture::Inline(b) if b == b"started\n"));
+    }
+
+    #[test]
+    fn an_empty_command_is_a_usage_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        let got = run_command(&CommandSpec::default(), &WrapOptions::default(), &config);
+        assert!(matches!(got, Err(Error::Usage(_))), "{got:?}");
+    }
+}

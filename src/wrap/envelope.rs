@@ -369,3 +369,114 @@ pub fn hint(reference: &str, commands: &[String]) -> String {
         commands.join(" · ")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoreConfig;
+    use crate::wrap::{Capture, capture};
+
+    fn spilled(input: &[u8], opts: &WrapOptions, config: &StoreConfig) -> Box<Spilled> {
+        match capture(&mut &input[..], opts, config, &|| false).unwrap() {
+            Capture::Spilled(s) => s,
+            Capture::Inline(_) => panic!("larger than --max-inline"),
+        }
+    }
+
+    /// Inputs that push every part of the envelope: long signal lines, a wide JSON object (a
+    /// large shape), NDJSON, binary, long lines without a newline.
+    fn inputs() -> Vec<Vec<u8>> {
+        let mut text = Vec::new();
+        for i in 0..600 {
+            if i % 37 == 0 {
+                text.extend(format!("error[E{i:04}]: {} failed\n", "x".repeat(2000)).bytes());
+            } else {
+                text.extend(format!("line {i}\n").bytes());
+            }
+        }
+        let wide = format!(
+            "{{{}}}",
+            (0..800)
+                .map(|i| format!("\"key_{i}_{}\":{{\"v\":[1,\"s\"]}}", "k".repeat(40)))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let ndjson: String = (0..300)
+            .map(|i| {
+                format!(
+                    "{{\"level\":\"error\",\"msg\":\"{}\",\"i\":{i}}}\n",
+                    "m".repeat(200)
+                )
+            })
+            .collect();
+        let binary: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 256) as u8).collect();
+        vec![
+            text,
+            wide.into_bytes(),
+            ndjson.into_bytes(),
+            binary,
+            "y".repeat(50_000).into_bytes(),
+        ]
+    }
+
+    #[test]
+    fn the_envelope_fits_max_inline_or_4_kib_whatever_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        for input in inputs() {
+            for (max_inline, preview) in [(0, 100_000), (100, 2_000), (4096, 0), (6000, 50_000)] {
+                for store_error in [None, Some("e".repeat(5000))] {
+                    let opts = WrapOptions {
+                        max_inline,
+                        preview,
+                        head_lines: Some(1000),
+                        tail_lines: Some(1000),
+                        label: Some("label ".repeat(100)),
+                        store_error,
+                        ..WrapOptions::default()
+                    };
+                    let s = spilled(&input, &opts, &config);
+                    let env = envelope(&s, &opts, Some(1), false);
+                    let json = env.to_json();
+                    let bound = max_inline.max(limits::ENVELOPE_FLOOR) as usize;
+                    assert!(json.len() <= bound, "{} > {bound}: {json}", json.len());
+                    // The hint names exactly the typed commands.
+                    match (&env.reference, &env.hint) {
+                        (Some(r), Some(h)) => {
+                            assert!(!env.commands.is_empty());
+                            assert_eq!(h, &hint(r, &env.commands));
+                        }
+                        (None, None) => assert!(env.commands.is_empty()),
+                        other => panic!("a hint exactly when stored: {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_preview_that_fits_is_not_shrunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        let opts = WrapOptions {
+            max_inline: 100,
+            ..WrapOptions::default()
+        };
+        let input: Vec<u8> = (1..=100)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let env = envelope(&spilled(&input, &opts, &config), &opts, None, false);
+        let Some(Preview::Text(p)) = &env.preview else {
+            panic!("a text preview: {env:?}");
+        };
+        // 100 short lines (292 bytes) fit the default preview whole: nothing omitted.
+        assert_eq!(p.head.len() + p.tail.len(), 100);
+        assert_eq!(p.omitted_lines, 0);
+        assert_eq!(env.commands.len(), 2);
+        assert!(
+            env.commands[0].starts_with("spill search sp_"),
+            "{:?}",
+            env.commands
+        );
+    }
+}

@@ -91,3 +91,74 @@ pub(super) fn file_cap(config: &StoreConfig) -> u64 {
         .min(config.quota.saturating_sub(MARKER_ROOM))
         .max(1)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// Writes `input` in `step`-byte chunks through a writer capped at `cap`; returns the stored
+    /// bytes and what `close` reported.
+    fn through(input: &[u8], cap: u64, step: usize) -> (Vec<u8>, u64, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(StoreConfig::new(dir.path().join("s"), "default".into()));
+        store.prepare().unwrap();
+        let mut w = CappedWriter::new(store.create_temp().unwrap(), cap);
+        for chunk in input.chunks(step) {
+            w.write(chunk).unwrap();
+        }
+        let hash = blake3::hash(input);
+        let (finished, stored, dropped) = w.close(&hash).unwrap();
+        let bytes = std::fs::read(&finished.path).unwrap();
+        (bytes, stored, dropped)
+    }
+
+    #[test]
+    fn up_to_the_cap_everything_is_kept() {
+        let input: Vec<u8> = (0..1000u32).map(|i| (i % 251) as u8).collect();
+        for cap in [1000, 5000] {
+            for step in [1, 7, 1000] {
+                let (bytes, stored, dropped) = through(&input, cap, step);
+                assert_eq!(bytes, input, "cap {cap} step {step}");
+                assert_eq!((stored, dropped), (1000, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn past_the_cap_the_head_a_marker_and_the_tail_are_kept() {
+        let input: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let cap = 1000u64;
+        for step in [1, 333, 10_000] {
+            let (bytes, stored, dropped) = through(&input, cap, step);
+            // A quarter of the cap is the tail, the rest the head.
+            let (head, tail) = (750, 250);
+            assert_eq!(dropped, 10_000 - head - tail);
+            assert_eq!(stored, bytes.len() as u64);
+            assert_eq!(&bytes[..head as usize], &input[..head as usize]);
+            assert_eq!(
+                &bytes[bytes.len() - tail as usize..],
+                &input[input.len() - tail as usize..]
+            );
+            let marker = &bytes[head as usize..bytes.len() - tail as usize];
+            assert_eq!(
+                marker,
+                b"\n[spill: 9,000 bytes dropped here by --max-file; the whole output was 10,000 bytes]\n"
+            );
+            // The cap bounds what is kept of the input; only the marker comes on top.
+            assert!(stored <= cap + marker.len() as u64);
+        }
+    }
+
+    #[test]
+    fn the_file_cap_stays_below_the_quota_by_the_markers_room() {
+        let mut config = StoreConfig::new("/nowhere".into(), "default".into());
+        config.max_file = 1 << 20;
+        config.quota = 1 << 30;
+        assert_eq!(file_cap(&config), 1 << 20);
+        config.quota = 1 << 20;
+        assert_eq!(file_cap(&config), (1 << 20) - 256);
+        config.quota = 10;
+        assert_eq!(file_cap(&config), 1);
+    }
+}

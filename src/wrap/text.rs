@@ -94,3 +94,88 @@ pub fn render_text(env: &Envelope) -> String {
     }
     crate::diag::escape_keep_newlines(&out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::{SignalMatch, Signals};
+    use crate::text::preview::TextPreview;
+
+    fn stored() -> Envelope {
+        Envelope {
+            spilled: true,
+            reference: Some("sp_0123456789abcdef".into()),
+            mime_type: "text/plain".into(),
+            size_bytes: 123_001,
+            lines: 4003,
+            exit_code: Some(3),
+            summary: "text, 4,003 lines, 120.1 KiB; 1 failure signal".into(),
+            // The hint is not what the text shows: the typed commands are.
+            hint: Some("Stored in full as sp_0123456789abcdef. Read it with: ignored".into()),
+            commands: vec![
+                "spill search sp_0123456789abcdef -F 'a · b' -C 2".into(),
+                "spill cat sp_0123456789abcdef --lines 3:202".into(),
+            ],
+            preview: Some(Preview::Text(TextPreview {
+                head: vec!["first".into(), "second".into()],
+                tail: vec!["last".into()],
+                omitted_lines: 4000,
+                omitted_bytes: 122_000,
+                head_line_count: 2,
+                tail_first_line: 4003,
+                head_end: 13,
+                lossy: false,
+            })),
+            signals: Some(Signals {
+                matches: vec![SignalMatch {
+                    line: 3001,
+                    text: "error: a · b\n  --> here".into(),
+                    count: None,
+                    path: None,
+                    note: None,
+                }],
+                total: 1,
+            }),
+            ..Envelope::default()
+        }
+    }
+
+    #[test]
+    fn a_stored_output_reads_as_its_facts_and_its_commands() {
+        assert_eq!(
+            render_text(&stored()),
+            "spill: 120.1 KiB stored as sp_0123456789abcdef — text, 4,003 lines, 120.1 KiB; 1 failure signal\n\
+             exit code: 3\n\
+             read it with:\n  \
+             spill search sp_0123456789abcdef -F 'a · b' -C 2\n  \
+             spill cat sp_0123456789abcdef --lines 3:202\n\
+             first\n\
+             second\n\
+             … 4,000 lines (119.1 KiB) omitted …\n\
+             last\n\
+             failure signals (1 in total; these are outside the preview):\n  \
+             3001: error: a · b\n          --> here\n"
+        );
+    }
+
+    #[test]
+    fn an_output_not_stored_names_why_and_no_commands() {
+        let env = Envelope {
+            spilled: false,
+            error: Some("the store is full".into()),
+            mime_type: "application/octet-stream".into(),
+            size_bytes: 2048,
+            summary: "binary, 2.0 KiB".into(),
+            label: Some("make\u{1b}[31m".into()),
+            preview: Some(Preview::Hex(vec!["00000000  00 01".into()])),
+            ..Envelope::default()
+        };
+        // Control characters of a label are escaped, as everywhere spill prints them.
+        assert_eq!(
+            render_text(&env),
+            "spill: 2.0 KiB NOT stored (the store is full) — binary, 2.0 KiB\n\
+             label: make\\x{1b}[31m\n\
+             00000000  00 01\n"
+        );
+    }
+}
