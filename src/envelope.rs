@@ -48,6 +48,9 @@ pub struct Envelope {
     /// `Stored in full as REF. Read it with: …`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// The commands `hint` names, in order (not serialised: the hint carries them).
+    #[serde(skip)]
+    pub commands: Vec<String>,
     /// The JSON shape skeleton.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<Box<RawValue>>,

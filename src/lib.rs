@@ -9,7 +9,7 @@
 //!
 //! | capability | functions |
 //! |---|---|
-//! | `wrap` | [`wrap::capture`] reads an output to its end, passes it back or stores it; [`wrap::envelope`] describes a stored one ([`envelope::Envelope`]) |
+//! | `wrap` | [`wrap::capture`] reads an output to its end, passes it back or stores it ([`wrap::capture_with_warnings`] also returns the warnings); [`wrap::run_command`] runs a command and captures its output; [`wrap::envelope`] describes a stored one ([`envelope::Envelope`]) |
 //! | `shape` | [`json::shape::shape`] (the skeleton), [`json::shape::shape_paths`] (`--paths`) |
 //! | `extract` | [`json::path::Query::parse_lenient`] then [`extract::extract`], which writes the bounded selection and reports what it cut |
 //! | `search` | [`search::search_slice`] (a page of occurrences with the exact total), [`search::count_slice`], [`search::attach_paths`] (`--paths`); [`search::printer`] renders |

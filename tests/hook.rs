@@ -59,7 +59,7 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     let command = rewritten(&run);
     assert!(
         command.starts_with(&format!(
-            "SPILL_SCOPE='claude-{SESSION}' SPILL_TURN='p-1' SPILL_ALLOW_RUN=1 "
+            "SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1 SPILL_ALLOW_RUN=1 "
         )),
         "{command}"
     );
@@ -217,7 +217,7 @@ fn init_merges_is_idempotent_and_uninstall_restores_the_file() {
     let command = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
-    assert!(command.ends_with("spill' hook claude-code"), "{command}");
+    assert!(command.ends_with("spill hook claude-code"), "{command}");
     assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["command"], command);
     let backup = sb.path().join(".claude/settings.json.spill-backup");
     assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);

@@ -84,17 +84,8 @@ pub struct Continue {
     pub prefix: String,
 }
 
-/// Quotes `s` for a POSIX shell unless it is made only of safe characters.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_-./:@%+=,".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
+/// Quotes a word for a POSIX shell only when it needs it (the crate's one rule).
+pub use crate::text::shell::quote as shell_quote;
 
 /// The output buffer: bounded outputs are kept whole (a cut may roll back); unbounded ones
 /// are streamed to the writer in large pieces.

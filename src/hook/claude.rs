@@ -465,8 +465,8 @@ mod tests {
         assert_eq!(out["updatedInput"]["timeout"], 5000);
         assert_eq!(
             out["updatedInput"]["command"],
-            "SPILL_SCOPE='claude-9c248b37-6480-4724-8b4a-4b4f84959f63' SPILL_TURN='774c2c40' \
-             SPILL_ALLOW_RUN=1 '/usr/bin/spill' wrap --label 'echo hi' -- bash -c 'echo hi'"
+            "SPILL_SCOPE=claude-9c248b37-6480-4724-8b4a-4b4f84959f63 SPILL_TURN=774c2c40 \
+             SPILL_ALLOW_RUN=1 /usr/bin/spill wrap --label 'echo hi' -- bash -c 'echo hi'"
         );
     }
 

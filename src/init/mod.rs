@@ -220,7 +220,7 @@ mod tests {
         assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
         assert_eq!(
             v["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-            "'/usr/local/bin/spill' hook claude-code"
+            "/usr/local/bin/spill hook claude-code"
         );
         assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
         assert_eq!(claude_install(&once, SPILL).unwrap(), None);

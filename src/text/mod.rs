@@ -7,6 +7,7 @@ pub mod hex;
 pub mod preview;
 pub mod rank;
 pub mod redact;
+pub mod shell;
 pub mod signals;
 
 /// How many leading bytes [`is_binary`] looks at.

@@ -1,5 +1,6 @@
 //! Streaming redaction of secrets (`wrap --redact`): well-known token shapes, labelled AWS
-//! credentials and the values of secret-looking variables in spill's own environment become
+//! credentials and the values of secret-looking environment variables (the command layer reads
+//! them from spill's own environment and passes them in: [`secrets_from_env`]) become
 //! `[REDACTED]`.
 //!
 //! Secrets are looked for in a *decoded view* of the bytes, where every JSON string escape
@@ -406,11 +407,6 @@ impl Redactor {
     /// use small values so that passes fall at many different places of short inputs.
     pub fn set_batch(&mut self, batch: usize) {
         self.batch = batch;
-    }
-
-    /// A redactor for the built-in shapes and the secrets in spill's own environment.
-    pub fn from_env() -> Redactor {
-        Redactor::new(&secrets_from_env(std::env::vars_os()))
     }
 
     /// Bytes of the decoded view that may be held back between chunks (beyond the context

@@ -1,0 +1,536 @@
+//! The capture pipeline: the input is read to its end (or until a signal); up to `--max-inline`
+//! bytes are held in memory and passed back; past that, every chunk goes through the redactor
+//! (with `--redact`), into the capped temporary payload, and to a worker thread that hashes and
+//! analyses it; the payload is then published under its hash.
+
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::mpsc;
+
+use crate::error::{Error, Result};
+use crate::json;
+use crate::store::{Finished, Meta, Ref, Store, StoreConfig};
+use crate::text::analyze::{TextAnalyzer, TextFacts};
+use crate::text::redact::Redactor;
+
+use super::envelope::{mime_of, summary};
+use super::policy::{CappedWriter, file_cap};
+use super::{MAX_SIGNALS, Warning, WrapOptions};
+
+/// Reads are made in chunks of this size.
+pub(super) const CHUNK: usize = 1 << 20;
+/// Chunks in flight between the reader and the analysing thread (bounds memory).
+const IN_FLIGHT: usize = 4;
+
+/// What reading the output produced.
+#[derive(Debug)]
+pub enum Capture {
+    /// Small enough: the bytes themselves, to be written unchanged.
+    Inline(Vec<u8>),
+    /// Too large: stored (or not) and analysed.
+    Spilled(Box<Spilled>),
+}
+
+/// A large output, after reading it to its end.
+#[derive(Debug)]
+pub struct Spilled {
+    /// The text analysis (counts, head and tail bytes, signals).
+    pub facts: TextFacts,
+    /// Where it is stored, or why the store refused it.
+    pub stored: std::result::Result<Stored, String>,
+    /// True when a signal stopped reading early.
+    pub interrupted: bool,
+    /// Secrets replaced, when `--redact` is on.
+    pub redacted: Option<u64>,
+    /// JSON facts, when the stored payload is JSON or NDJSON.
+    pub json: Option<JsonPart>,
+    /// `looks like JSON but is invalid at byte N (line L:C)`, for JSON-looking text.
+    pub invalid_json: Option<String>,
+}
+
+/// The JSON half of an envelope: the engine's facts and the mapped payload they point into
+/// (kept so that a smaller preview can be rendered without another pass).
+#[derive(Debug)]
+pub struct JsonPart {
+    /// What the JSON engine found.
+    pub facts: json::analyze::JsonFacts,
+    /// The stored payload, memory-mapped.
+    pub map: memmap2::Mmap,
+    /// Records of a top-level array that stand out by a severity field's value.
+    pub records: Vec<json::analyze::RecordSignal>,
+}
+
+/// A stored payload.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// Its ref.
+    pub reference: Ref,
+    /// Its file.
+    pub path: PathBuf,
+    /// Bytes stored (less than the input when capped).
+    pub stored_bytes: u64,
+    /// False when capped by `--max-file`.
+    pub complete: bool,
+    /// Input bytes not stored because of the cap.
+    pub dropped_bytes: u64,
+    /// What the store had to replace to publish it (see [`crate::store::Published`]).
+    pub repaired: Vec<String>,
+}
+
+/// Reads `input` to its end (or until `stop()` says a signal arrived) and either returns it for
+/// pass-through or stores it. Store failures never fail the call: they come back in
+/// [`Spilled::stored`] as the reason, and the input is still drained and analysed.
+///
+/// The warnings of [`capture_with_warnings`] are dropped: use that one where `opts.turn` is set.
+pub fn capture(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+) -> Result<Capture> {
+    capture_with_warnings(input, opts, store, stop).map(|(captured, _)| captured)
+}
+
+/// [`capture`], with the warnings a caller should show: what went wrong without failing the
+/// call (today only a turn budget that could not be applied, [`Warning::TurnBudget`]).
+pub fn capture_with_warnings(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+) -> Result<(Capture, Vec<Warning>)> {
+    let mut warnings = Vec::new();
+    let limit = opts.max_inline;
+    let mut first = Vec::with_capacity((limit as usize).saturating_add(1).min(CHUNK));
+    let mut interrupted = false;
+    // Phase one: buffer up to max_inline + 1 bytes; most outputs end here.
+    while (first.len() as u64) <= limit {
+        // Saturating: a limit of u64::MAX means "everything inline", never a zero-byte read.
+        let want = (limit.saturating_add(1) - first.len() as u64).min(CHUNK as u64) as usize;
+        let start = first.len();
+        first.resize(start + want, 0);
+        match read_some(input, &mut first[start..], stop) {
+            Ok(Some(0)) => {
+                first.truncate(start);
+                let captured = inline(first, false, opts, store, &mut warnings)?;
+                return Ok((captured, warnings));
+            }
+            Ok(Some(n)) => first.truncate(start + n),
+            Ok(None) => {
+                first.truncate(start);
+                interrupted = true;
+                break;
+            }
+            Err(e) => return Err(Error::stream("read stdin", e)),
+        }
+    }
+    if interrupted && first.len() as u64 <= limit {
+        let captured = inline(first, true, opts, store, &mut warnings)?;
+        return Ok((captured, warnings));
+    }
+    let spilled = spill(input, first, opts, store, stop)?;
+    Ok((Capture::Spilled(Box::new(spilled)), warnings))
+}
+
+/// An output that fits `--max-inline` (measured before redaction), read to its end or until a
+/// signal: passed through, unless its turn's inline budget is spent, in which case it is spilled
+/// after all. Only a `--turn` output touches the store here.
+fn inline(
+    bytes: Vec<u8>,
+    interrupted: bool,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    warnings: &mut Vec<Warning>,
+) -> Result<Capture> {
+    let turn = opts.turn.as_deref().filter(|_| opts.store_error.is_none());
+    if let Some(turn) = turn.filter(|_| !bytes.is_empty()) {
+        let admitted = crate::store::turn::admit(
+            &Store::new(store.clone()),
+            turn,
+            bytes.len() as u64,
+            opts.turn_budget,
+        );
+        match admitted {
+            Ok(true) => {}
+            Ok(false) => {
+                // Nothing is left to read: the input ended (or a signal ended reading).
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false)?;
+                s.interrupted |= interrupted;
+                return Ok(Capture::Spilled(Box::new(s)));
+            }
+            // The input is never lost to the store: pass it through and say why.
+            Err(e) => warnings.push(Warning::TurnBudget(e.to_string())),
+        }
+    }
+    if opts.redact {
+        return Ok(Capture::Inline(
+            Redactor::new(&opts.secrets).redact_all(&bytes),
+        ));
+    }
+    Ok(Capture::Inline(bytes))
+}
+
+/// One read; `Ok(None)` when a signal asked to stop.
+fn read_some(
+    input: &mut dyn Read,
+    buf: &mut [u8],
+    stop: &dyn Fn() -> bool,
+) -> io::Result<Option<usize>> {
+    loop {
+        // A signal that arrived while wrap was busy (writing, hashing) interrupted no read:
+        // without this check a producer that keeps writing would never let wrap stop.
+        if stop() {
+            return Ok(None);
+        }
+        match input.read(buf) {
+            Ok(n) => return Ok(Some(n)),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                if stop() {
+                    return Ok(None);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Phase two: stream everything into the store, hashing and analysing on a worker thread.
+fn spill(
+    input: &mut dyn Read,
+    first: Vec<u8>,
+    opts: &WrapOptions,
+    config: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+) -> Result<Spilled> {
+    let store = Store::new(config.clone());
+    let mut writer: std::result::Result<CappedWriter, String> = match &opts.store_error {
+        Some(reason) => Err(reason.clone()),
+        None => store
+            .prepare()
+            .and_then(|_| store.create_temp())
+            .map(|temp| CappedWriter::new(temp, file_cap(config)))
+            .map_err(|e| e.to_string()),
+    };
+    let keep = (opts.preview as usize)
+        .saturating_mul(4)
+        .clamp(256 << 10, 16 << 20);
+    let (to_worker, chunks) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
+    let (to_pool, pool) = mpsc::channel::<Vec<u8>>();
+    let worker = std::thread::spawn(move || {
+        let mut hasher = blake3::Hasher::new();
+        let mut analyzer = TextAnalyzer::new(keep).json_fields(json::analyze::severity_fields);
+        for chunk in chunks {
+            hasher.update(&chunk);
+            analyzer.feed(&chunk);
+            let _ = to_pool.send(chunk);
+        }
+        (hasher.finalize(), analyzer.finish())
+    });
+    let mut interrupted = false;
+    let mut read_error = None;
+    // Redaction comes first, so the writer, the hash and the analysis all see the same bytes.
+    let mut redactor = opts.redact.then(|| Redactor::new(&opts.secrets));
+    let mut scratch = Vec::new();
+    // A buffer the redactor emptied entirely (it held the bytes back), reused for the next read.
+    let mut spare: Option<Vec<u8>> = None;
+    let mut next = first;
+    let mut allocated = 1;
+    let mut eof = false;
+    loop {
+        if let Some(r) = &mut redactor {
+            scratch.clear();
+            r.feed(&next, &mut scratch);
+            std::mem::swap(&mut next, &mut scratch);
+        }
+        if next.is_empty() {
+            spare = Some(next);
+        } else {
+            if let Ok(w) = &mut writer
+                && let Err(e) = w.write(&next)
+            {
+                writer = Err(e.to_string());
+            }
+            if to_worker.send(next).is_err() {
+                break;
+            }
+        }
+        if eof {
+            break;
+        }
+        let mut buf = match spare.take().map_or_else(|| pool.try_recv(), Ok) {
+            Ok(b) => b,
+            Err(_) if allocated < IN_FLIGHT + 2 => {
+                allocated += 1;
+                Vec::with_capacity(CHUNK)
+            }
+            Err(_) => match pool.recv() {
+                Ok(b) => b,
+                Err(_) => break,
+            },
+        };
+        buf.resize(CHUNK, 0);
+        let mut filled = 0;
+        // Fill the chunk: fewer, larger messages to the worker.
+        while filled < CHUNK {
+            match read_some(input, &mut buf[filled..], stop) {
+                Ok(Some(0)) => {
+                    eof = true;
+                    break;
+                }
+                Ok(Some(n)) => filled += n,
+                Ok(None) => {
+                    interrupted = true;
+                    eof = true;
+                    break;
+                }
+                Err(e) => {
+                    read_error = Some(e);
+                    eof = true;
+                    break;
+                }
+            }
+        }
+        buf.truncate(filled);
+        next = buf;
+    }
+    let redacted = redactor.map(|mut r| {
+        let mut rest = Vec::new();
+        r.finish(&mut rest);
+        if !rest.is_empty() {
+            if let Ok(w) = &mut writer
+                && let Err(e) = w.write(&rest)
+            {
+                writer = Err(e.to_string());
+            }
+            let _ = to_worker.send(rest);
+        }
+        r.count()
+    });
+    drop(to_worker);
+    let (hash, facts) = worker.join().expect("the analysing thread does not panic");
+    if let Some(e) = read_error {
+        return Err(Error::stream("read stdin", e));
+    }
+    let mut json = None;
+    let mut invalid_json = None;
+    let stored = writer.and_then(|w| {
+        publish(&store, w, &hash, &facts, opts, &mut json, &mut invalid_json)
+            .map_err(|e| e.to_string())
+    });
+    Ok(Spilled {
+        facts,
+        stored,
+        interrupted,
+        redacted,
+        json,
+        invalid_json,
+    })
+}
+
+/// True when the first non-blank byte (after a BOM) opens an object or an array.
+fn starts_like_json(head: &[u8]) -> bool {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    body.iter()
+        .find(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
+/// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
+/// the memory-mapped temporary file, before it is published, so the metadata says what it is.
+/// Not JSON after all: `Err` with the error when it looked like JSON and broke somewhere.
+fn analyze_json(
+    finished: &Finished,
+    opts: &WrapOptions,
+) -> std::result::Result<JsonPart, Option<json::SyntaxError>> {
+    // SAFETY: the temporary file is private to this process until it is renamed, and payloads
+    // are never rewritten afterwards, so the mapping stays valid.
+    let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
+    let analysis = json::analyze::analyze(
+        &map,
+        &json::analyze::AnalyzeOptions {
+            skip_invalid: opts.skip_invalid,
+            ..analyze_options(opts.preview as usize)
+        },
+    );
+    match analysis {
+        json::analyze::Analysis::Json(facts) => {
+            let records = if facts.mime_type == "application/json" {
+                json::analyze::record_signals(&map, MAX_SIGNALS)
+            } else {
+                Vec::new()
+            };
+            Ok(JsonPart {
+                facts,
+                map,
+                records,
+            })
+        }
+        json::analyze::Analysis::NotJson { invalid } => Err(invalid),
+    }
+}
+
+pub(super) fn analyze_options(preview_bytes: usize) -> json::analyze::AnalyzeOptions {
+    json::analyze::AnalyzeOptions {
+        preview_bytes,
+        ..json::analyze::AnalyzeOptions::default()
+    }
+}
+
+fn publish(
+    store: &Store,
+    writer: CappedWriter,
+    hash: &blake3::Hash,
+    facts: &TextFacts,
+    opts: &WrapOptions,
+    json: &mut Option<JsonPart>,
+    invalid_json: &mut Option<String>,
+) -> Result<Stored> {
+    let (finished, stored_bytes, dropped_bytes) = writer.close(hash)?;
+    let mut meta = Meta {
+        size_bytes: facts.size,
+        stored_bytes,
+        mime_type: mime_of(facts).to_string(),
+        lines: facts.lines,
+        total_items: None,
+        summary: summary(facts, facts.signal_total, None),
+        label: opts.label.clone().filter(|l| !l.is_empty()),
+        created: crate::store::meta::now_secs(),
+        ..Meta::default()
+    };
+    // A capped payload is no longer the whole document, so it is described as text.
+    if dropped_bytes == 0 && !facts.binary && starts_like_json(&facts.head) {
+        match analyze_json(&finished, opts) {
+            Ok(part) => {
+                meta.mime_type = part.facts.mime_type.to_string();
+                meta.total_items = part.facts.total_items;
+                meta.summary = part.facts.summary.clone();
+                *json = Some(part);
+            }
+            Err(error) => {
+                let note = error.as_ref().map(|e| {
+                    json::analyze::Analysis::NotJson {
+                        invalid: Some(e.clone()),
+                    }
+                    .invalid_note()
+                    .unwrap_or_default()
+                });
+                meta.summary = summary(facts, facts.signal_total, note.as_deref());
+                meta.invalid_json = error.map(|e| crate::store::meta::InvalidJson {
+                    offset: e.offset,
+                    line: e.line,
+                    column: e.column,
+                    message: e.message,
+                });
+                *invalid_json = note;
+            }
+        }
+    }
+    let published = store.publish(finished, &mut meta)?;
+    let reference = published.reference;
+    Ok(Stored {
+        path: store.payload_path(&reference),
+        reference,
+        repaired: published.repaired,
+        stored_bytes,
+        complete: dropped_bytes == 0,
+        dropped_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, StoreConfig) {
+        let dir = tempfile::tempdir().unwrap();
+        let config = StoreConfig::new(dir.path().join("store"), "default".into());
+        (dir, config)
+    }
+
+    fn opts(max_inline: u64) -> WrapOptions {
+        WrapOptions {
+            max_inline,
+            ..WrapOptions::default()
+        }
+    }
+
+    #[test]
+    fn empty_input_passes_through_and_touches_no_store() {
+        let (_dir, config) = store();
+        let (got, warnings) =
+            capture_with_warnings(&mut io::empty(), &opts(16), &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b.is_empty()));
+        assert!(warnings.is_empty());
+        assert!(!config.root.exists());
+    }
+
+    #[test]
+    fn exactly_max_inline_passes_through_and_one_byte_more_is_stored() {
+        let (_dir, config) = store();
+        let at = vec![b'x'; 64];
+        let got = capture(&mut &at[..], &opts(64), &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == at));
+        assert!(!config.root.exists());
+        let over = vec![b'x'; 65];
+        let Capture::Spilled(s) = capture(&mut &over[..], &opts(64), &config, &|| false).unwrap()
+        else {
+            panic!("65 bytes are more than --max-inline 64");
+        };
+        let stored = s.stored.as_ref().unwrap();
+        assert_eq!(std::fs::read(&stored.path).unwrap(), over);
+        assert_eq!((s.facts.size, stored.stored_bytes), (65, 65));
+        assert!(stored.complete && !s.interrupted);
+    }
+
+    #[test]
+    fn a_stop_before_the_first_read_passes_nothing_through() {
+        let (_dir, config) = store();
+        let got = capture(&mut &b"never read"[..], &opts(4), &config, &|| true).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b.is_empty()));
+    }
+
+    #[test]
+    fn a_turn_budget_that_cannot_be_kept_is_a_warning_and_the_output_passes_through() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file where the store's root should be: the ledger cannot be opened.
+        let root = dir.path().join("not-a-directory");
+        std::fs::write(&root, b"").unwrap();
+        let config = StoreConfig::new(root, "default".into());
+        let opts = WrapOptions {
+            turn: Some("t1".into()),
+            ..opts(64)
+        };
+        let (got, warnings) =
+            capture_with_warnings(&mut &b"small\n"[..], &opts, &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == b"small\n"));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(matches!(&warnings[0], Warning::TurnBudget(_)));
+        assert!(
+            warnings[0]
+                .to_string()
+                .starts_with("the turn budget was not applied: "),
+            "{}",
+            warnings[0]
+        );
+    }
+
+    #[test]
+    fn redaction_uses_the_secrets_it_is_given() {
+        let (_dir, config) = store();
+        let opts = WrapOptions {
+            redact: true,
+            secrets: vec![b"hunter2hunter2".to_vec()],
+            ..opts(1024)
+        };
+        let got = capture(&mut &b"pw=hunter2hunter2\n"[..], &opts, &config, &|| false).unwrap();
+        assert!(matches!(got, Capture::Inline(b) if b == b"pw=[REDACTED]\n"));
+        // Spilled, the stored bytes and the count are redacted the same way.
+        let big = b"pw=hunter2hunter2\n".repeat(100);
+        let Capture::Spilled(s) = capture(&mut &big[..], &opts, &config, &|| false).unwrap() else {
+            panic!("larger than --max-inline");
+        };
+        let stored = std::fs::read(&s.stored.as_ref().unwrap().path).unwrap();
+        assert_eq!(stored, b"pw=[REDACTED]\n".repeat(100));
+        assert_eq!(s.redacted, Some(100));
+    }
+}

@@ -1,0 +1,109 @@
+//! The library half of `spill wrap`: read an output to its end, pass it through when small,
+//! otherwise stream it into the store while hashing and analysing it on a second thread, and
+//! build the envelope that replaces it.
+//!
+//! Measured design (ARCHITECTURE.md, Early measurements): reading a pipe in 1 MiB chunks after enlarging it with
+//! `F_SETPIPE_SZ` is 2.6× faster than 64 KiB reads; BLAKE3 runs at ~4–5 GB/s on one core, so
+//! hashing and text analysis run on a worker thread while the main thread reads and writes,
+//! and the two overlap on a 2-core machine. Nothing on the pass-through path touches the store
+//! or compiles a regex, so a small output costs little more than process start-up.
+//!
+//! The parts, in the order an output meets them:
+//!
+//! | file | part |
+//! |---|---|
+//! | `capture.rs` | the capture pipeline: reader → redactor → capped writer + hash/analysis → publish |
+//! | `policy.rs` | the storage policy: the per-file cap and the capped writer that keeps head + marker + tail |
+//! | `envelope.rs` | building the envelope and the loop that shrinks it to its bound |
+//! | `text.rs` | rendering an envelope for a person (`--format text`) |
+//! | `signals.rs` | SIGINT/SIGTERM/SIGHUP stop reading and reach CMD; the self-pipe reader of stdin |
+//! | `child.rs` | running `wrap -- CMD`: one pipe, its process group, the guardian, `--timeout` |
+
+mod capture;
+mod child;
+mod envelope;
+mod policy;
+mod signals;
+mod text;
+
+pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
+pub use child::{CommandSpec, Exited, NotStarted, Ran, run_command};
+pub use envelope::{envelope, hint};
+pub use signals::{capture_stdin, catch_signals, signalled};
+pub use text::render_text;
+
+/// Quotes a word for a POSIX shell only when it needs it (the crate's one rule, kept here for
+/// the callers that name it by this path).
+pub use crate::text::shell::quote as shell_quote;
+
+use crate::limits;
+
+/// Failure signals shown at most.
+const MAX_SIGNALS: usize = 5;
+
+/// How `wrap` behaves.
+#[derive(Debug, Clone)]
+pub struct WrapOptions {
+    /// Outputs up to this many bytes pass through.
+    pub max_inline: u64,
+    /// The budget shared by the preview and the signals.
+    pub preview: u64,
+    /// `--head-lines`.
+    pub head_lines: Option<usize>,
+    /// `--tail-lines`.
+    pub tail_lines: Option<usize>,
+    /// `--label`.
+    pub label: Option<String>,
+    /// `--redact`: replace secrets with `[REDACTED]` in everything written.
+    pub redact: bool,
+    /// With `redact`: literal secrets replaced besides the built-in token shapes. The `spill`
+    /// binary passes the secret-looking variables of its own environment
+    /// ([`secrets_from_env`](crate::text::redact::secrets_from_env)); the library reads none.
+    pub secrets: Vec<Vec<u8>>,
+    /// `--turn`: the turn whose inline budget this output shares.
+    pub turn: Option<String>,
+    /// `--turn-budget`: the most bytes one turn passes through inline.
+    pub turn_budget: u64,
+    /// Why the store must not be used (an invalid `SPILL_SCOPE` or `SPILL_DIR`, ...), when it
+    /// must not: then nothing touches the store — a large output gets the degraded envelope
+    /// with this reason, and turn budgets are not applied — and no other store stands in.
+    pub store_error: Option<String>,
+    /// `--skip-invalid`: NDJSON lines that are not exactly one value are skipped and counted.
+    pub skip_invalid: bool,
+}
+
+impl Default for WrapOptions {
+    fn default() -> WrapOptions {
+        WrapOptions {
+            max_inline: limits::MAX_INLINE,
+            preview: limits::PREVIEW,
+            head_lines: None,
+            tail_lines: None,
+            label: None,
+            redact: false,
+            secrets: Vec::new(),
+            turn: None,
+            turn_budget: limits::TURN_BUDGET,
+            store_error: None,
+            skip_invalid: false,
+        }
+    }
+}
+
+/// Something that went wrong without failing the call: the output was still passed through or
+/// stored. `Display` is the sentence `spill wrap` prints after `spill: warning: `.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// `--turn` was given, but the turn's budget could not be read or updated (the reason): the
+    /// output passed through as if no turn had been named.
+    TurnBudget(String),
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::TurnBudget(reason) => write!(f, "the turn budget was not applied: {reason}"),
+        }
+    }
+}
