@@ -14,7 +14,7 @@
 //! | `extract` | [`json::path::Query::parse_lenient`] then [`extract::extract`], which writes the bounded selection and reports what it cut |
 //! | `search` | [`search::search_slice`] (a page of occurrences with the exact total), [`search::count_slice`], [`search::attach_paths`] (`--paths`); [`search::printer`] renders |
 //! | reading back | [`source::open`] opens a ref, a path or `-` as bytes; [`store::Store`] lists, finds and removes entries |
-//! | schemas | [`cmd::schema::schema`]: the JSON Schema of each JSON output |
+//! | schemas | [`ops::schema::schema`]: the JSON Schema of each JSON output |
 //!
 //! # Example: spill an output and read it back
 //!
@@ -80,11 +80,13 @@ pub mod hook;
 pub mod init;
 pub mod json;
 pub mod limits;
+pub mod ops;
 pub mod output;
 pub mod search;
 pub mod source;
 pub mod store;
 pub mod text;
+pub mod wire;
 pub mod wrap;
 
 pub use error::{Error, Result};
