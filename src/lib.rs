@@ -72,7 +72,6 @@
 pub mod cli;
 pub mod cmd;
 pub mod diag;
-pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod fuzzing;
@@ -87,6 +86,8 @@ pub mod source;
 pub mod store;
 pub mod text;
 pub mod wire;
+// The envelope at its old path, `crate::envelope`.
+pub use wire::envelope;
 pub mod wrap;
 
 pub use error::{Error, Result};
