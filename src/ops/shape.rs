@@ -5,6 +5,7 @@ use std::io::Write;
 use crate::error::{Error, Result};
 use crate::json::shape::{self, MIN_MAX_BYTES, ShapeOptions};
 use crate::store::StoreConfig;
+use crate::wire::shape as wire;
 
 use super::{Notice, Outcome, Report, write_all};
 
@@ -100,10 +101,14 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     let (skeleton, skipped) = shape::shape_skipping(doc, &opts, req.skip_invalid);
     input.check_unchanged()?;
     let mut json = skeleton.json;
-    if skipped > 0 && json.ends_with('}') {
+    if skipped > 0 {
         // The skeleton of the records and, beside it, the lines that were not records.
-        json.pop();
-        json.push_str(&format!(",\"skippedLines\":{skipped}}}"));
+        let extra = wire::to_json(&wire::SkippedLines {
+            skipped_lines: skipped,
+        });
+        if let Some(joined) = wire::with_members(&json, &extra) {
+            json = joined;
+        }
     }
     json.push('\n');
     write_all(out, json.as_bytes())?;

@@ -3,9 +3,8 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde::Serialize;
-
 use crate::limits::group_digits;
+use crate::wire::{SearchCount, SearchMatch, SearchPage};
 
 use super::{CUT_MARKER, ContextLine, Match, PatternMode, SearchResult, Window};
 
@@ -138,42 +137,6 @@ fn write_window<W: Write + ?Sized>(out: &mut W, w: &Window, style: TextStyle) ->
     Ok(())
 }
 
-/// The `--json` object (README, `spill search`; `spill schema search`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonPage {
-    matches: Vec<JsonMatch>,
-    total_matches: u64,
-    offset: u64,
-    limit: u64,
-    has_more: bool,
-    next_offset: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern_mode: Option<&'static str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lossy: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skipped_lines: Option<u64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonMatch {
-    line: u64,
-    column: u64,
-    byte_offset: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    in_key: bool,
-    text: String,
-    text_start: usize,
-    before: Vec<String>,
-    after: Vec<String>,
-}
-
 /// Writes the `--json` object on one line. Text that is not UTF-8 is written with U+FFFD
 /// and the object gets `"lossy": true`; `notes` (what would otherwise be `spill: note:` lines)
 /// go in a `"notes"` array.
@@ -199,7 +162,7 @@ pub fn write_json<W: Write + ?Sized>(
     let matches = result
         .matches
         .iter()
-        .map(|m| JsonMatch {
+        .map(|m| SearchMatch {
             line: m.line,
             column: m.column,
             byte_offset: m.byte_offset,
@@ -211,7 +174,7 @@ pub fn write_json<W: Write + ?Sized>(
             after: m.after.iter().map(|c| text(&c.window)).collect(),
         })
         .collect();
-    let page = JsonPage {
+    let page = SearchPage {
         matches,
         total_matches: result.total_matches,
         offset: result.offset,
@@ -236,15 +199,6 @@ pub fn write_count<W: Write + ?Sized>(out: &mut W, total: u64, json: bool) -> io
     }
 }
 
-/// The `--count --json` object (`spill schema search`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonCount {
-    total_matches: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern_mode: Option<&'static str>,
-}
-
 /// Writes the `--count --json` object on one line: `{"totalMatches":N}`, with
 /// `"patternMode":"literal"` when a pattern fell back to a literal search.
 pub fn write_count_json<W: Write + ?Sized>(
@@ -252,7 +206,7 @@ pub fn write_count_json<W: Write + ?Sized>(
     total: u64,
     mode: PatternMode,
 ) -> io::Result<()> {
-    let count = JsonCount {
+    let count = SearchCount {
         total_matches: total,
         pattern_mode: (mode == PatternMode::Literal).then_some("literal"),
     };
