@@ -1,4 +1,4 @@
-//! `spill cat`: glue from the command line to [`ops::cat`](crate::ops::cat).
+//! `spill cat`: glue from the command line to [`crate::ops::cat`].
 
 use crate::cli::{CatArgs, FooterTo};
 use crate::error::Result;

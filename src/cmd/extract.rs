@@ -1,4 +1,4 @@
-//! `spill extract`: glue from the command line to [`ops::extract`](crate::ops::extract).
+//! `spill extract`: glue from the command line to [`crate::ops::extract`].
 
 use crate::cli::ExtractArgs;
 use crate::error::Result;

@@ -1,4 +1,4 @@
-//! `spill gc`: glue from the command line to [`ops::gc`](crate::ops::gc).
+//! `spill gc`: glue from the command line to [`crate::ops::gc`].
 
 use crate::cli::GcArgs;
 use crate::error::Result;

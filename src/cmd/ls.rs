@@ -1,4 +1,4 @@
-//! `spill ls`: glue from the command line to [`ops::ls`](crate::ops::ls).
+//! `spill ls`: glue from the command line to [`crate::ops::ls`].
 
 use crate::cli::LsArgs;
 use crate::error::Result;

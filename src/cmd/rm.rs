@@ -1,4 +1,4 @@
-//! `spill rm`: glue from the command line to [`ops::rm`](crate::ops::rm).
+//! `spill rm`: glue from the command line to [`crate::ops::rm`].
 
 use crate::cli::RmArgs;
 use crate::error::Result;

@@ -1,4 +1,4 @@
-//! `spill schema`: glue from the command line to [`ops::schema`](crate::ops::schema).
+//! `spill schema`: glue from the command line to [`crate::ops::schema`].
 
 use crate::cli::{SchemaArgs, SchemaName};
 use crate::error::Result;

@@ -1,4 +1,4 @@
-//! `spill search`: glue from the command line to [`ops::search`](crate::ops::search).
+//! `spill search`: glue from the command line to [`crate::ops::search`].
 
 use crate::cli::{ColorWhen, Global, SearchArgs};
 use crate::error::Result;

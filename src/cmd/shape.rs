@@ -1,4 +1,4 @@
-//! `spill shape`: glue from the command line to [`ops::shape`](crate::ops::shape).
+//! `spill shape`: glue from the command line to [`crate::ops::shape`].
 
 use crate::cli::{FooterTo, ShapeArgs};
 use crate::error::Result;

@@ -1,5 +1,5 @@
 //! The commands as library calls: one function per reading and store command, over a
-//! [`StoreConfig`](crate::store::StoreConfig) and a plain request struct, writing the answer to
+//! [`StoreConfig`] and a plain request struct, writing the answer to
 //! an injected [`Write`] (or returning typed values), never printing and never reading the
 //! environment.
 //!
