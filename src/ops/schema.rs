@@ -53,7 +53,20 @@ impl Schema {
         ALL.iter().copied().find(|s| s.name() == name)
     }
 
-    /// What the schema describes, in a few words.
+    /// The schema's line in `spill schema --help` (and the completions and man page).
+    pub fn help(self) -> &'static str {
+        match self {
+            Schema::Envelope => "The envelope of `spill wrap` (--format json)",
+            Schema::Shape => "The skeleton of `spill shape`",
+            Schema::Extract => "`spill extract --nodes`",
+            Schema::Search => "`spill search --json` (and `--count --json`)",
+            Schema::Ls => "`spill ls --json`",
+            Schema::Rm => "`spill rm --json`",
+            Schema::Gc => "`spill gc --json`",
+        }
+    }
+
+    /// What the schema describes, in a few words (the listing of `spill schema`).
     pub fn describes(self) -> &'static str {
         match self {
             Schema::Envelope => "the envelope of `spill wrap` (--format json)",
