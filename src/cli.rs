@@ -615,23 +615,17 @@ pub struct SchemaArgs {
     pub output: Option<SchemaName>,
 }
 
-/// The machine-readable outputs that have a schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SchemaName {
-    /// The envelope of `spill wrap` (--format json).
-    Envelope,
-    /// The skeleton of `spill shape`.
-    Shape,
-    /// `spill extract --nodes`.
-    Extract,
-    /// `spill search --json` (and `--count --json`).
-    Search,
-    /// `spill ls --json`.
-    Ls,
-    /// `spill rm --json`.
-    Rm,
-    /// `spill gc --json`.
-    Gc,
+/// The machine-readable outputs that have a schema: the library's own list.
+pub use crate::ops::schema::Schema as SchemaName;
+
+impl ValueEnum for SchemaName {
+    fn value_variants<'a>() -> &'a [Self] {
+        crate::ops::schema::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.help()))
+    }
 }
 
 /// clap value parser for sizes.

@@ -10,11 +10,18 @@
 //! | capability | functions |
 //! |---|---|
 //! | `wrap` | [`wrap::capture`] reads an output to its end, passes it back or stores it ([`wrap::capture_with_warnings`] also returns the warnings); [`wrap::run_command`] runs a command and captures its output; [`wrap::envelope`] describes a stored one ([`envelope::Envelope`]) |
-//! | `shape` | [`json::shape::shape`] (the skeleton), [`json::shape::shape_paths`] (`--paths`) |
-//! | `extract` | [`json::path::Query::parse_lenient`] then [`extract::extract`], which writes the bounded selection and reports what it cut |
-//! | `search` | [`search::search_slice`] (a page of occurrences with the exact total), [`search::count_slice`], [`search::attach_paths`] (`--paths`); [`search::printer`] renders |
+//! | `cat` | [`ops::cat::run`]: a page by lines or bytes, the cleaned view, a hex dump |
+//! | `shape` | [`ops::shape::run`]; underneath, [`json::shape::shape`] (the skeleton) and [`json::shape::shape_paths`] (`--paths`) |
+//! | `extract` | [`ops::extract::run`]; underneath, [`json::path::Query::parse_lenient`] then [`extract::extract`] |
+//! | `search` | [`ops::search::run`]; underneath, [`search::search_slice`] (a page with the exact total), [`search::count_slice`], [`search::attach_paths`] |
+//! | `ls`, `rm`, `gc` | [`ops::ls::run`], [`ops::rm::run`], [`ops::gc::run`] return the [`wire`] values that `--json` prints |
+//! | `schema` | [`ops::schema::schema`]: the JSON Schema of each JSON output |
 //! | reading back | [`source::open`] opens a ref, a path or `-` as bytes; [`store::Store`] lists, finds and removes entries |
-//! | schemas | [`cmd::schema::schema`]: the JSON Schema of each JSON output |
+//!
+//! The [`ops`] functions take a [`store::StoreConfig`] and a request struct whose `Default` is
+//! the command line's defaults, write what the command prints to any [`std::io::Write`], and
+//! return an [`ops::Report`] with the exit outcome, the footer and the notices as values (the
+//! command line writes those on stderr). Every type printed as JSON is in [`wire`].
 //!
 //! # Example: spill an output and read it back
 //!
@@ -50,6 +57,61 @@
 //! # }
 //! ```
 //!
+//! # Example: wrap a reader, then extract and search what was stored
+//!
+//! ```
+//! use spill::ops::{self, Notice, Outcome};
+//! use spill::store::StoreConfig;
+//! use spill::wrap::{self, Capture, WrapOptions};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = StoreConfig::new(dir.path().join("store"), "default".to_string());
+//! let items: Vec<String> = (0..1000)
+//!     .map(|i| format!(r#"{{"id":{i},"status":"{}"}}"#, if i % 250 == 7 { "failed" } else { "ok" }))
+//!     .collect();
+//! let output = format!("{{\"items\":[\n{}\n]}}\n", items.join(",\n"));
+//! let opts = WrapOptions::default();
+//! let Capture::Spilled(spilled) = wrap::capture(&mut output.as_bytes(), &opts, &store, &|| false)?
+//! else {
+//!     unreachable!("larger than --max-inline")
+//! };
+//! let envelope = wrap::envelope(&spilled, &opts, None, false);
+//! let reference = envelope.reference.as_deref().unwrap();
+//!
+//! // `spill extract REF '$.items[7].status'`: the bytes it prints, and nothing was cut.
+//! let mut out = Vec::new();
+//! let req = ops::extract::Request::new(reference, "$.items[7].status");
+//! let report = ops::extract::run(&store, &req, &mut out)?;
+//! assert_eq!(out, b"\"failed\"\n");
+//! assert_eq!((report.outcome, report.footer), (Outcome::Found, None));
+//!
+//! // `spill search REF failed --limit 2`: a page, and the footer that continues it.
+//! let mut out = Vec::new();
+//! let req = ops::search::Request {
+//!     limit: 2,
+//!     ..ops::search::Request::new(reference, "failed")
+//! };
+//! let report = ops::search::run(&store, &req, &mut out)?;
+//! assert_eq!(
+//!     String::from_utf8(out)?,
+//!     "9:19:{\"id\":7,\"status\":\"failed\"},\n259:21:{\"id\":257,\"status\":\"failed\"},\n"
+//! );
+//! assert_eq!(
+//!     report.footer.as_deref(),
+//!     Some("matches 1–2 of 4 · next: --offset 2")
+//! );
+//!
+//! // Nothing found is an outcome with a notice, not an error.
+//! let req = ops::search::Request::new(reference, "timeout");
+//! let report = ops::search::run(&store, &req, &mut Vec::new())?;
+//! assert_eq!(report.outcome, Outcome::NotFound);
+//! assert_eq!(report.notices, [Notice::NoMatches(vec!["timeout".into()])]);
+//! assert_eq!(report.trailer(), "spill: no matches for 'timeout'\n");
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Example: the shape of a JSON document
 //!
 //! ```
@@ -72,7 +134,6 @@
 pub mod cli;
 pub mod cmd;
 pub mod diag;
-pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod fuzzing;
@@ -80,11 +141,15 @@ pub mod hook;
 pub mod init;
 pub mod json;
 pub mod limits;
+pub mod ops;
 pub mod output;
 pub mod search;
 pub mod source;
 pub mod store;
 pub mod text;
+pub mod wire;
+// The envelope at its old path, `crate::envelope`.
+pub use wire::envelope;
 pub mod wrap;
 
 pub use error::{Error, Result};

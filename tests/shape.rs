@@ -169,3 +169,15 @@ fn bom_crlf_and_key_order() {
         "{\"z\":\"string|integer\",\"a\":\"array[2] of boolean|null\"}\n"
     );
 }
+
+#[test]
+fn skipped_lines_beside_an_empty_object_keep_the_skeleton_valid_json() {
+    // One record `{}` and a line that is not JSON: the skeleton is `{}`, and the count of
+    // skipped lines joins it as its only member (it once came out as `{,"skippedLines":1}`).
+    let s = Sandbox::new();
+    let f = s.file("one.ndjson", "{}\nnot json\n");
+    let r = s.run(&["shape", f.to_str().unwrap(), "--skip-invalid"], "");
+    r.status(0);
+    assert_eq!(r.out(), "{\"skippedLines\":1}\n");
+    assert_eq!(r.json()["skippedLines"], 1);
+}

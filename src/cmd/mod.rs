@@ -20,27 +20,7 @@ use crate::error::{Error, Result};
 use crate::store::{StoreConfig, validate_scope};
 use crate::{diag, limits};
 
-/// How a command ended, before it becomes an exit status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Success, or something was found: 0.
-    Found,
-    /// Nothing found: 1.
-    NotFound,
-    /// A status decided by the command (`wrap -- CMD` exits with CMD's).
-    Status(u8),
-}
-
-impl Outcome {
-    /// The process exit status.
-    pub fn code(self) -> u8 {
-        match self {
-            Outcome::Found => 0,
-            Outcome::NotFound => 1,
-            Outcome::Status(s) => s,
-        }
-    }
-}
+pub use crate::ops::Outcome;
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> Result<Outcome> {
@@ -247,27 +227,6 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
     Ok(config)
 }
 
-/// Fails at once when SOURCE is a ref whose payload `wrap` found to be invalid JSON (its
-/// metadata records where): `extract` and `shape` then report that error, with the same offset,
-/// whatever they were asked, instead of answering from an invalid document.
-pub fn known_invalid_json(store: &StoreConfig, input: &crate::source::Input) -> Result<()> {
-    let Some(r) = &input.reference else {
-        return Ok(());
-    };
-    match crate::store::Store::new(store.clone())
-        .meta(r)
-        .and_then(|m| m.invalid_json)
-    {
-        Some(e) => Err(Error::InvalidJson {
-            offset: e.offset,
-            line: e.line,
-            column: e.column,
-            message: format!("{} (found when the output was stored)", e.message),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// Where `next:` footers go: `--footer` > `SPILL_FOOTER` > stderr.
 pub fn footer_to(flag: Option<FooterTo>) -> Result<FooterTo> {
     if let Some(f) = flag {
@@ -294,5 +253,35 @@ pub fn emit_footer(out: &mut impl std::io::Write, to: FooterTo, line: &str) -> R
             diag::notice(line);
             Ok(())
         }
+    }
+}
+
+/// Prints what a reading command reports beside its output, as the command line always has:
+/// the notices before the footer (stdout flushed first), the footer (see [`emit_footer`]), then
+/// the notices after it.
+pub fn print_report(
+    out: &mut impl std::io::Write,
+    to: FooterTo,
+    report: &crate::ops::Report,
+) -> Result<()> {
+    crate::output::flush(out)?;
+    for notice in report.before_footer() {
+        print_notice(notice);
+    }
+    if let Some(line) = &report.footer {
+        emit_footer(out, to, line)?;
+    }
+    for notice in report.after_footer() {
+        print_notice(notice);
+    }
+    Ok(())
+}
+
+/// Writes one notice on stderr at its level.
+pub fn print_notice(notice: &crate::ops::Notice) {
+    match notice.level() {
+        crate::ops::Level::Note => diag::note(&notice.to_string()),
+        crate::ops::Level::Message => diag::message(&notice.to_string()),
+        crate::ops::Level::Plain => diag::notice(&notice.to_string()),
     }
 }

@@ -1,60 +1,26 @@
-//! `spill rm`: delete entries by ref, or every entry of the current scope.
-
-use serde::Serialize;
+//! `spill rm`: glue from the command line to [`crate::ops::rm`].
 
 use crate::cli::RmArgs;
-use crate::diag;
-use crate::error::{Error, Result};
-use crate::output;
-use crate::store::{Ref, Store, StoreConfig};
+use crate::error::Result;
+use crate::store::StoreConfig;
+use crate::{ops, output};
 
 use super::Outcome;
 
-/// `spill rm --json` output.
-#[derive(Debug, Default, Serialize)]
-pub struct RmOutput {
-    /// Refs removed.
-    pub removed: Vec<String>,
-    /// Refs that were not stored (or not refs at all).
-    pub unknown: Vec<String>,
-}
-
 /// Runs `spill rm`.
 pub fn run(config: &StoreConfig, args: RmArgs) -> Result<Outcome> {
-    let store = Store::new(config.clone());
-    let mut result = RmOutput::default();
-    let targets: Vec<(String, Option<Ref>)> = if args.all {
-        store
-            .entries()?
-            .into_iter()
-            .map(|e| (e.reference.to_string(), Some(e.reference)))
-            .collect()
-    } else {
-        args.refs
-            .iter()
-            .map(|t| (t.clone(), Ref::parse(t)))
-            .collect()
-    };
-    for (text, parsed) in targets {
-        match parsed {
-            Some(r) if store.remove(&r, "removed")? => result.removed.push(r.to_string()),
-            _ => result.unknown.push(text),
-        }
-    }
-    if args.all {
-        // Half-written entries and stale temporary files go too; they were never entries, so
-        // they are not listed.
-        store.remove_leftovers()?;
-    }
+    let result = ops::rm::run(
+        config,
+        &ops::rm::Request {
+            refs: args.refs,
+            all: args.all,
+        },
+    )?;
     let mut out = output::stdout();
     if args.json {
-        let mut text = serde_json::to_string(&result).expect("rm output serialises");
-        text.push('\n');
-        output::write_all(&mut out, text.as_bytes())?;
+        ops::write_json(&result, &mut out)?;
     } else {
-        for r in &result.removed {
-            output::write_all(&mut out, format!("removed {r}\n").as_bytes())?;
-        }
+        ops::rm::write_text(&result, &mut out)?;
     }
     output::flush(&mut out)?;
     if result.unknown.is_empty() {
@@ -63,9 +29,5 @@ pub fn run(config: &StoreConfig, args: RmArgs) -> Result<Outcome> {
     if args.json {
         return Ok(Outcome::Status(2));
     }
-    let list: Vec<String> = result.unknown.iter().map(|u| diag::echo(u)).collect();
-    Err(Error::Usage(format!(
-        "not removed (unknown ref in this scope): {}; `spill ls` lists what is stored",
-        list.join(", ")
-    )))
+    Err(ops::rm::not_removed(&result).expect("unknown refs"))
 }

@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use super::nav::decode_string;
 use super::parse::{Container, Flow, Scalar, Visitor, bytes_eq, walk_records};
 use crate::limits::{group_digits, human_size};
+use crate::wire::shape as wire;
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
 pub const KEYS_PER_OBJECT: usize = 1000;
@@ -114,7 +115,11 @@ fn shape_counting(
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
     if crate::text::is_binary(doc) {
         return Skeleton {
-            json: format!("{{\"binary\":{{\"bytes\":{}}}}}", doc.len()),
+            json: wire::to_json(&wire::BinaryShape {
+                binary: wire::BinarySummary {
+                    bytes: doc.len() as u64,
+                },
+            }),
             kind: InputKind::Binary,
             invalid: None,
         };
@@ -172,15 +177,15 @@ pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> String {
     if start < doc.len() {
         line(&doc[start..]);
     }
-    let mut s = format!(
-        "{{\"text\":{{\"lines\":{lines},\"bytes\":{},\"longestLine\":{longest},\"blankLines\":{blank}}}",
-        doc.len()
-    );
-    if let Some(at) = invalid_at {
-        let _ = write!(s, ",\"invalidJsonAt\":{at}");
-    }
-    s.push('}');
-    s
+    wire::to_json(&wire::TextShape {
+        text: wire::TextSummary {
+            lines,
+            bytes: doc.len() as u64,
+            longest_line: longest as u64,
+            blank_lines: blank,
+        },
+        invalid_json_at: invalid_at,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

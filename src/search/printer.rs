@@ -3,9 +3,8 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde::Serialize;
-
 use crate::limits::group_digits;
+use crate::wire::{SearchCount, SearchMatch, SearchPage};
 
 use super::{CUT_MARKER, ContextLine, Match, PatternMode, SearchResult, Window};
 
@@ -26,7 +25,7 @@ const RESET: &[u8] = b"\x1b[0m";
 
 /// Writes one `LINE:COLUMN:text` row per match with `LINE-text` context rows: a line is
 /// printed once, groups whose context touch merge, `--` separates the others.
-pub fn write_text<W: Write>(
+pub fn write_text<W: Write + ?Sized>(
     out: &mut W,
     result: &SearchResult,
     style: TextStyle,
@@ -60,7 +59,7 @@ pub fn write_text<W: Write>(
 }
 
 /// Writes `--` when `line` does not continue the group printed last, then records it.
-fn separate<W: Write>(
+fn separate<W: Write + ?Sized>(
     out: &mut W,
     printed: &mut Option<u64>,
     line: u64,
@@ -73,7 +72,7 @@ fn separate<W: Write>(
     Ok(())
 }
 
-fn write_match<W: Write>(out: &mut W, m: &Match, style: TextStyle) -> io::Result<()> {
+fn write_match<W: Write + ?Sized>(out: &mut W, m: &Match, style: TextStyle) -> io::Result<()> {
     write_number(out, m.line, style)?;
     out.write_all(b":")?;
     write!(out, "{}:", m.column)?;
@@ -90,14 +89,18 @@ fn write_match<W: Write>(out: &mut W, m: &Match, style: TextStyle) -> io::Result
     out.write_all(b"\n")
 }
 
-fn write_context<W: Write>(out: &mut W, ctx: &ContextLine, style: TextStyle) -> io::Result<()> {
+fn write_context<W: Write + ?Sized>(
+    out: &mut W,
+    ctx: &ContextLine,
+    style: TextStyle,
+) -> io::Result<()> {
     write_number(out, ctx.line, style)?;
     out.write_all(b"-")?;
     write_window(out, &ctx.window, style)?;
     out.write_all(b"\n")
 }
 
-fn write_number<W: Write>(out: &mut W, line: u64, style: TextStyle) -> io::Result<()> {
+fn write_number<W: Write + ?Sized>(out: &mut W, line: u64, style: TextStyle) -> io::Result<()> {
     if style.color {
         out.write_all(GREEN)?;
         write!(out, "{line}")?;
@@ -107,7 +110,7 @@ fn write_number<W: Write>(out: &mut W, line: u64, style: TextStyle) -> io::Resul
     }
 }
 
-fn write_window<W: Write>(out: &mut W, w: &Window, style: TextStyle) -> io::Result<()> {
+fn write_window<W: Write + ?Sized>(out: &mut W, w: &Window, style: TextStyle) -> io::Result<()> {
     if w.cut_start {
         out.write_all(CUT_MARKER.as_bytes())?;
     }
@@ -134,46 +137,10 @@ fn write_window<W: Write>(out: &mut W, w: &Window, style: TextStyle) -> io::Resu
     Ok(())
 }
 
-/// The `--json` object (README, `spill search`; `spill schema search`).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonPage {
-    matches: Vec<JsonMatch>,
-    total_matches: u64,
-    offset: u64,
-    limit: u64,
-    has_more: bool,
-    next_offset: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pattern_mode: Option<&'static str>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    lossy: bool,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    skipped_lines: Option<u64>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonMatch {
-    line: u64,
-    column: u64,
-    byte_offset: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    path: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    in_key: bool,
-    text: String,
-    text_start: usize,
-    before: Vec<String>,
-    after: Vec<String>,
-}
-
 /// Writes the `--json` object on one line. Text that is not UTF-8 is written with U+FFFD
 /// and the object gets `"lossy": true`; `notes` (what would otherwise be `spill: note:` lines)
 /// go in a `"notes"` array.
-pub fn write_json<W: Write>(
+pub fn write_json<W: Write + ?Sized>(
     out: &mut W,
     result: &SearchResult,
     notes: &[String],
@@ -195,7 +162,7 @@ pub fn write_json<W: Write>(
     let matches = result
         .matches
         .iter()
-        .map(|m| JsonMatch {
+        .map(|m| SearchMatch {
             line: m.line,
             column: m.column,
             byte_offset: m.byte_offset,
@@ -207,7 +174,7 @@ pub fn write_json<W: Write>(
             after: m.after.iter().map(|c| text(&c.window)).collect(),
         })
         .collect();
-    let page = JsonPage {
+    let page = SearchPage {
         matches,
         total_matches: result.total_matches,
         offset: result.offset,
@@ -224,12 +191,27 @@ pub fn write_json<W: Write>(
 }
 
 /// Writes the `--count` output: a bare integer, or `{"totalMatches":N}` with `json`.
-pub fn write_count<W: Write>(out: &mut W, total: u64, json: bool) -> io::Result<()> {
+pub fn write_count<W: Write + ?Sized>(out: &mut W, total: u64, json: bool) -> io::Result<()> {
     if json {
-        writeln!(out, "{{\"totalMatches\":{total}}}")
+        write_count_json(out, total, PatternMode::Regex)
     } else {
         writeln!(out, "{total}")
     }
+}
+
+/// Writes the `--count --json` object on one line: `{"totalMatches":N}`, with
+/// `"patternMode":"literal"` when a pattern fell back to a literal search.
+pub fn write_count_json<W: Write + ?Sized>(
+    out: &mut W,
+    total: u64,
+    mode: PatternMode,
+) -> io::Result<()> {
+    let count = SearchCount {
+        total_matches: total,
+        pattern_mode: (mode == PatternMode::Literal).then_some("literal"),
+    };
+    serde_json::to_writer(&mut *out, &count)?;
+    out.write_all(b"\n")
 }
 
 /// The pagination notice for text output, e.g. `matches 21–40 of 342 · next: --offset 40`;

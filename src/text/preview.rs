@@ -2,12 +2,11 @@
 //! character boundaries; a giant line shown as its beginning and end around a marker; ANSI
 //! stripped, progress frames collapsed and runs of identical lines collapsed.
 
-use serde::Serialize;
-
 use super::analyze::TextFacts;
 use super::clean::clean_line;
 use super::{ceil_char_boundary, floor_char_boundary};
 use crate::limits::group_digits;
+pub use crate::wire::preview::TextPreview;
 
 /// How much preview to show.
 #[derive(Debug, Clone, Copy)]
@@ -20,32 +19,6 @@ pub struct Budget {
     pub head_lines: Option<usize>,
     /// Show exactly this many tail lines instead (`--tail-lines`).
     pub tail_lines: Option<usize>,
-}
-
-/// A rendered text preview.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub struct TextPreview {
-    /// First lines, cleaned.
-    pub head: Vec<String>,
-    /// Last lines, cleaned.
-    pub tail: Vec<String>,
-    /// Lines between head and tail.
-    pub omitted_lines: u64,
-    /// Bytes between head and tail.
-    pub omitted_bytes: u64,
-    /// Raw lines the head covers (1..=head_line_count).
-    #[serde(skip)]
-    pub head_line_count: u64,
-    /// The first raw line the tail covers.
-    #[serde(skip)]
-    pub tail_first_line: u64,
-    /// The first omitted byte (where the head ends).
-    #[serde(skip)]
-    pub head_end: u64,
-    /// True when bytes that are not UTF-8 were replaced.
-    #[serde(skip)]
-    pub lossy: bool,
 }
 
 /// The JSON cost of one preview line: its escaped form plus a separating comma.

@@ -1,0 +1,646 @@
+//! `spill cat`: bounded, paged reading by lines or bytes, with a `next:` footer; of the cleaned
+//! view (`text::clean::view`) when the source holds escape sequences or `\r` frames.
+
+use std::io::Write;
+
+use crate::error::{Error, Result};
+use crate::limits::{self, group_digits};
+use crate::source::Need;
+use crate::store::StoreConfig;
+use crate::text::{self, hex};
+
+use super::{Notice, Outcome, Report, write_all};
+
+/// A 1-based inclusive (lines) or 0-based end-exclusive (bytes) range; either side optional.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: Option<u64>,
+    end: Option<u64>,
+}
+
+fn parse_span(flag: &str, text: &str) -> Result<Span> {
+    let bad = || {
+        Error::Usage(format!(
+            "{flag} {:?}: expected A:B with whole numbers, either side optional (e.g. 201:400, 100:, :50)",
+            crate::diag::echo(text)
+        ))
+    };
+    let (a, b) = text.split_once(':').ok_or_else(bad)?;
+    let num = |s: &str| -> Result<Option<u64>> {
+        if s.is_empty() {
+            Ok(None)
+        } else {
+            // A number past the common maximum says so, instead of wrapping further on.
+            crate::limits::parse_count::<u64>(s)
+                .map(Some)
+                .map_err(|why| match s.bytes().all(|b| b.is_ascii_digit()) {
+                    true => Error::Usage(format!("{flag}: {why}")),
+                    false => bad(),
+                })
+        }
+    };
+    let span = Span {
+        start: num(a)?,
+        end: num(b)?,
+    };
+    // Lines are 1-based and inclusive (5:5 is one line); bytes end-exclusive (5:5 is empty).
+    let first = if flag == "--lines" {
+        span.start.unwrap_or(1).max(1)
+    } else {
+        span.start.unwrap_or(0)
+    };
+    if let Some(end) = span.end
+        && end < first
+    {
+        return Err(Error::Usage(format!(
+            "{flag} {}: the range ends before it starts (A:B with A <= B; lines count from 1)",
+            crate::diag::echo(text)
+        )));
+    }
+    Ok(span)
+}
+
+/// What was selected: a byte range of the source and how to describe it.
+struct Selection {
+    from: usize,
+    to: usize,
+    /// 1-based line range shown, when selecting by lines.
+    lines: Option<(u64, u64)>,
+    /// The footer's `next:` argument, when there is more.
+    next: Option<String>,
+}
+
+/// What to read and how (`spill cat`'s flags); `Default` is the command line's defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// A ref (`sp_…`), a file path, or `-` for stdin (paths are refused in restricted mode).
+    pub source: String,
+    /// `--lines A:B`: 1-based and inclusive, either side optional.
+    pub lines: Option<String>,
+    /// `--bytes A:B`: 0-based and end-exclusive, either side optional.
+    pub bytes: Option<String>,
+    /// `--max-bytes`: the cap on an explicit range (0: no limit).
+    pub max_bytes: u64,
+    /// `--max-columns`: longer lines are cut with a marker (0: no limit).
+    pub max_columns: usize,
+    /// `--raw`: the bytes exactly as stored.
+    pub raw: bool,
+    /// `--hex`: a `hexdump -C` style dump.
+    pub hex: bool,
+    /// The output is a terminal: control characters are escaped, and a binary source is
+    /// dumped as hex unless `raw` (the command line sets it when stdout is a terminal).
+    pub escape_terminal: bool,
+}
+
+impl Default for Request {
+    fn default() -> Request {
+        Request {
+            source: String::new(),
+            lines: None,
+            bytes: None,
+            max_bytes: limits::CAT_MAX_BYTES,
+            max_columns: limits::CAT_MAX_COLUMNS,
+            raw: false,
+            hex: false,
+            escape_terminal: false,
+        }
+    }
+}
+
+impl Request {
+    /// The default request for this source.
+    pub fn new(source: impl Into<String>) -> Request {
+        Request {
+            source: source.into(),
+            ..Request::default()
+        }
+    }
+}
+
+/// Runs `spill cat`: writes the page to `out`; the footer (`lines 1–200 of 48,213 · next:
+/// --lines 201:400`) is in the report, or, when the range selects nothing, a
+/// [`Notice::NothingInRange`].
+pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Report> {
+    // 0 means no limit, for --max-bytes as for every --max-* flag of the readers.
+    let max_bytes = if req.max_bytes == 0 {
+        u64::MAX
+    } else {
+        req.max_bytes
+    };
+    let lines = req
+        .lines
+        .as_deref()
+        .map(|spec| parse_span("--lines", spec))
+        .transpose()?;
+    let byte_span = req
+        .bytes
+        .as_deref()
+        .map(|spec| parse_span("--bytes", spec))
+        .transpose()?;
+    let need = match (lines, byte_span) {
+        (Some(span), _) => lines_need(span, max_bytes),
+        (None, Some(span)) => bytes_need(span, max_bytes),
+        // The default page (and the hex one, 3,200 bytes) needs at most 16 KiB and one byte.
+        (None, None) => bytes_need(
+            Span {
+                start: Some(0),
+                end: Some(limits::CAT_BYTES),
+            },
+            u64::MAX,
+        ),
+    };
+    let input = crate::source::open_with(&req.source, store, need)?;
+    let on_terminal = req.escape_terminal;
+    let hex = req.hex || (on_terminal && !req.raw && text::is_binary(&input));
+    // Lines as the envelope shows them (same numbers); a dump or --raw is of the stored bytes.
+    let cleaned = (!hex && !req.raw)
+        .then(|| text::clean::view(&input))
+        .flatten();
+    let bytes: &[u8] = cleaned.as_deref().unwrap_or(&input);
+    let sel = if let Some(span) = lines {
+        select_lines(bytes, span, max_bytes)
+    } else if let Some(span) = byte_span {
+        select_bytes(bytes, span, max_bytes)
+    } else if hex {
+        // 200 dump rows, the hex twin of the 200-line default.
+        select_bytes(
+            bytes,
+            Span {
+                start: Some(0),
+                end: Some(limits::CAT_LINES * 16),
+            },
+            u64::MAX,
+        )
+    } else {
+        select_default(bytes)
+    };
+    let chunk = &bytes[sel.from..sel.to];
+    let written = if hex {
+        if chunk.is_empty() {
+            Ok(())
+        } else {
+            write_all(out, hex::dump(chunk, sel.from as u64).as_bytes())
+        }
+    } else if req.raw {
+        write_all(out, chunk)
+    } else {
+        write_lines(out, chunk, req.max_columns, on_terminal)
+    };
+    // A write straight from a map that shrank fails with EFAULT ("bad address"), not SIGBUS:
+    // the change is the error to report.
+    input.check_unchanged()?;
+    written?;
+    let total = bytes.len() as u64;
+    let mut report = Report::new(Outcome::Found);
+    if sel.from < sel.to {
+        // A stream read only as far as the range needed: its length is not known.
+        let of = if input.partial { "of at least " } else { "of " };
+        let mut footer = match sel.lines {
+            Some((a, b)) => {
+                let total_lines = text::count_lines(bytes);
+                format!(
+                    "lines {}–{} {of}{}",
+                    group_digits(a),
+                    group_digits(b),
+                    group_digits(total_lines)
+                )
+            }
+            None => format!(
+                "bytes {}–{} {of}{}",
+                group_digits(sel.from as u64),
+                group_digits(sel.to as u64),
+                group_digits(total)
+            ),
+        };
+        if cleaned.is_some() {
+            footer = format!("{footer}, {CLEANED}");
+        }
+        if let Some(next) = &sel.next {
+            footer = format!("{footer} · next: {next}");
+        }
+        report.footer = Some(footer);
+    } else if total > 0 {
+        report.notices.push(Notice::NothingInRange {
+            bytes: total,
+            lines: lines.map(|_| text::count_lines(bytes)),
+        });
+    }
+    Ok(report)
+}
+
+/// What a `--bytes` range needs of a stream: its end (capped by `--max-bytes`) and one byte
+/// more, to know whether anything follows.
+fn bytes_need(span: Span, max_bytes: u64) -> Need<'static> {
+    let from = span.start.unwrap_or(0);
+    let Some(to) = span.end.map_or(
+        (max_bytes != u64::MAX).then(|| from.saturating_add(max_bytes)),
+        |end| Some(end.min(from.saturating_add(max_bytes))),
+    ) else {
+        return Need::All;
+    };
+    let mut read = 0u64;
+    Need::Until(Box::new(move |chunk: &[u8]| {
+        read += chunk.len() as u64;
+        read > to
+    }))
+}
+
+/// What a `--lines` range needs of a stream: the end of its last line and one byte more, or
+/// `--max-bytes` past the start of its first line, whichever comes first.
+fn lines_need(span: Span, max_bytes: u64) -> Need<'static> {
+    let first = span.start.unwrap_or(1).max(1);
+    if span.end.is_none() && max_bytes == u64::MAX {
+        return Need::All;
+    }
+    let (mut read, mut breaks) = (0u64, 0u64);
+    let mut start = (first == 1).then_some(0u64);
+    let mut end = None;
+    Need::Until(Box::new(move |chunk: &[u8]| {
+        for nl in memchr::memchr_iter(b'\n', chunk) {
+            breaks += 1;
+            let after = read + nl as u64 + 1;
+            if start.is_none() && breaks == first - 1 {
+                start = Some(after);
+            }
+            if end.is_none() && Some(breaks) == span.end {
+                end = Some(after);
+            }
+        }
+        read += chunk.len() as u64;
+        end.is_some_and(|e| read > e)
+            || start.is_some_and(|s| max_bytes != u64::MAX && read > s.saturating_add(max_bytes))
+    }))
+}
+
+/// What the footer adds when the cleaned view was read.
+const CLEANED: &str = "escape sequences and \\r frames removed (--raw: as stored)";
+
+/// The default page: the first 200 lines or 16 KiB, whichever is smaller, cut at a line end.
+fn select_default(bytes: &[u8]) -> Selection {
+    let limit = (limits::CAT_BYTES as usize).min(bytes.len());
+    let end_200 = text::line_start(bytes, limits::CAT_LINES + 1).unwrap_or(bytes.len());
+    if end_200 <= limit {
+        let shown = text::count_lines(&bytes[..end_200]);
+        let next = (end_200 < bytes.len())
+            .then(|| format!("--lines {}:{}", shown + 1, shown + limits::CAT_LINES));
+        return Selection {
+            from: 0,
+            to: end_200,
+            lines: Some((1, shown)),
+            next,
+        };
+    }
+    match memchr::memrchr(b'\n', &bytes[..limit]) {
+        Some(nl) => {
+            let to = nl + 1;
+            let shown = text::count_lines(&bytes[..to]);
+            Selection {
+                from: 0,
+                to,
+                lines: Some((1, shown)),
+                next: Some(format!(
+                    "--lines {}:{}",
+                    shown + 1,
+                    shown + limits::CAT_LINES
+                )),
+            }
+        }
+        None => {
+            // The first line alone is over 16 KiB: continue by bytes.
+            let to = text::floor_char_boundary(bytes, limit);
+            Selection {
+                from: 0,
+                to,
+                lines: None,
+                next: Some(format!("--bytes {to}:{}", to as u64 + limits::CAT_BYTES)),
+            }
+        }
+    }
+}
+
+fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
+    let first = span.start.unwrap_or(1).max(1);
+    let Some(from) = text::line_start(bytes, first) else {
+        return Selection {
+            from: bytes.len(),
+            to: bytes.len(),
+            lines: None,
+            next: None,
+        };
+    };
+    let wanted_end = match span.end {
+        Some(last) if last < first => from,
+        Some(last) => {
+            text::line_start(&bytes[from..], last - first + 2).map_or(bytes.len(), |p| from + p)
+        }
+        None => bytes.len(),
+    };
+    let cap_end = from
+        .saturating_add(max_bytes.min(usize::MAX as u64) as usize)
+        .min(bytes.len());
+    if wanted_end <= cap_end {
+        let shown = text::count_lines(&bytes[from..wanted_end]);
+        let last = first + shown.saturating_sub(1);
+        let next = (span.end.is_some() && wanted_end < bytes.len() && shown > 0).then(|| {
+            let width = span.end.unwrap_or(first) - first + 1;
+            format!("--lines {}:{}", last + 1, last + width)
+        });
+        return Selection {
+            from,
+            to: wanted_end,
+            lines: (shown > 0).then_some((first, last)),
+            next,
+        };
+    }
+    // Over --max-bytes: stop at the last whole line within the cap, or mid-line by bytes.
+    match memchr::memrchr(b'\n', &bytes[from..cap_end]) {
+        Some(nl) => {
+            let to = from + nl + 1;
+            let shown = text::count_lines(&bytes[from..to]);
+            let last = first + shown - 1;
+            let rest = span.end.map_or(String::new(), |e| e.to_string());
+            Selection {
+                from,
+                to,
+                lines: Some((first, last)),
+                next: Some(format!("--lines {}:{rest}", last + 1)),
+            }
+        }
+        None => {
+            let to = text::floor_char_boundary(bytes, cap_end);
+            Selection {
+                from,
+                to,
+                lines: None,
+                next: Some(format!("--bytes {to}:{}", to as u64 + max_bytes)),
+            }
+        }
+    }
+}
+
+fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
+    let len = bytes.len() as u64;
+    let from = span.start.unwrap_or(0).min(len);
+    let wanted = span.end.unwrap_or(len).min(len).max(from);
+    let to = wanted.min(from.saturating_add(max_bytes));
+    let next = (to < len && from < to).then(|| {
+        let width = if to < wanted { max_bytes } else { to - from };
+        format!("--bytes {to}:{}", to + width)
+    });
+    Selection {
+        from: from as usize,
+        to: to as usize,
+        lines: None,
+        next,
+    }
+}
+
+/// Writes lines, cutting those longer than `max_columns` characters with a marker, and
+/// escaping control characters when stdout is a terminal.
+fn write_lines(
+    out: &mut dyn Write,
+    chunk: &[u8],
+    max_columns: usize,
+    on_terminal: bool,
+) -> Result<()> {
+    for line in chunk.split_inclusive(|&b| b == b'\n') {
+        let (body, newline) = match line.strip_suffix(b"\n") {
+            Some(body) => (body, true),
+            None => (line, false),
+        };
+        // 0 means no limit, as in `search --max-columns 0`; --max-bytes still bounds the page.
+        let keep = if max_columns == 0 {
+            body.len()
+        } else {
+            text::prefix_bytes_for_chars(body, max_columns)
+        };
+        let (shown, cut) = if keep < body.len() {
+            (&body[..keep], Some(text::char_count(&body[keep..])))
+        } else {
+            (body, None)
+        };
+        if on_terminal {
+            write_all(out, crate::diag::escape_bytes(shown).as_bytes())?;
+        } else {
+            write_all(out, shown)?;
+        }
+        if let Some(more) = cut {
+            write_all(
+                out,
+                format!("…[+{} chars]", group_digits(more as u64)).as_bytes(),
+            )?;
+        }
+        if newline {
+            write_all(out, b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_parse_with_either_side_optional() {
+        assert_eq!(
+            parse_span("--lines", "2:5").unwrap(),
+            Span {
+                start: Some(2),
+                end: Some(5)
+            }
+        );
+        assert_eq!(
+            parse_span("--lines", ":5").unwrap(),
+            Span {
+                start: None,
+                end: Some(5)
+            }
+        );
+        assert_eq!(
+            parse_span("--lines", "7:").unwrap(),
+            Span {
+                start: Some(7),
+                end: None
+            }
+        );
+        assert!(parse_span("--lines", "7").is_err());
+        assert!(parse_span("--lines", "a:b").is_err());
+    }
+
+    #[test]
+    fn line_ranges_are_inclusive_and_say_what_comes_next() {
+        let t = b"1\n2\n3\n4\n5\n";
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(2),
+                end: Some(3),
+            },
+            u64::MAX,
+        );
+        assert_eq!(&t[s.from..s.to], b"2\n3\n");
+        assert_eq!(s.lines, Some((2, 3)));
+        assert_eq!(s.next.as_deref(), Some("--lines 4:5"));
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(9),
+                end: None,
+            },
+            u64::MAX,
+        );
+        assert_eq!(s.from, s.to);
+        let s = select_lines(
+            t,
+            Span {
+                start: Some(2),
+                end: None,
+            },
+            4,
+        );
+        assert_eq!(&t[s.from..s.to], b"2\n3\n");
+        assert_eq!(s.next.as_deref(), Some("--lines 4:"));
+    }
+
+    #[test]
+    fn byte_ranges_are_end_exclusive_and_capped() {
+        let t = b"0123456789";
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(2),
+                end: Some(5),
+            },
+            u64::MAX,
+        );
+        assert_eq!(&t[s.from..s.to], b"234");
+        assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(2),
+                end: None,
+            },
+            3,
+        );
+        assert_eq!(&t[s.from..s.to], b"234");
+        assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
+        let s = select_bytes(
+            t,
+            Span {
+                start: Some(20),
+                end: None,
+            },
+            3,
+        );
+        assert_eq!(s.from, s.to);
+    }
+
+    #[test]
+    fn the_default_page_stops_at_200_lines_or_16_kib() {
+        let many: Vec<u8> = (1..=500)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let s = select_default(&many);
+        assert_eq!(s.lines, Some((1, 200)));
+        assert_eq!(s.next.as_deref(), Some("--lines 201:400"));
+        let giant = vec![b'x'; 40_000];
+        let s = select_default(&giant);
+        assert_eq!(s.to, 16384);
+        assert_eq!(s.next.as_deref(), Some("--bytes 16384:32768"));
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use crate::ops::testing::{self, spill};
+
+    fn numbered(n: usize) -> Vec<u8> {
+        (1..=n)
+            .flat_map(|i| format!("line {i:05}\n").into_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn the_default_page_of_a_stored_output_and_its_footer() {
+        let (_dir, store) = testing::store();
+        let r = spill(&store, &numbered(3000));
+        let mut out = Vec::new();
+        let report = run(&store, &Request::new(r.as_str()), &mut out).unwrap();
+        let text = testing::text(out);
+        assert_eq!(text.lines().count(), 200);
+        assert!(text.starts_with("line 00001\nline 00002\n"), "{text}");
+        assert!(text.ends_with("line 00200\n"), "{text}");
+        assert_eq!(report.outcome, Outcome::Found);
+        assert_eq!(
+            report.footer.as_deref(),
+            Some("lines 1–200 of 3,000 · next: --lines 201:400")
+        );
+        assert!(report.notices.is_empty());
+        assert_eq!(
+            report.trailer(),
+            "lines 1–200 of 3,000 · next: --lines 201:400\n"
+        );
+    }
+
+    #[test]
+    fn a_range_past_the_end_is_a_notice_not_a_footer() {
+        let (_dir, store) = testing::store();
+        let r = spill(&store, &numbered(3000));
+        let req = Request {
+            lines: Some("5000:".into()),
+            ..Request::new(r.as_str())
+        };
+        let mut out = Vec::new();
+        let report = run(&store, &req, &mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(report.footer, None);
+        assert_eq!(
+            report.notices,
+            [Notice::NothingInRange {
+                bytes: 33_000,
+                lines: Some(3000)
+            }]
+        );
+        assert_eq!(
+            report.trailer(),
+            "nothing in that range: the source has 3,000 lines (33,000 bytes)\n"
+        );
+    }
+
+    #[test]
+    fn a_terminal_gets_a_hex_dump_of_binary_and_escaped_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_d, store) = testing::store();
+        let bin = dir.path().join("bin");
+        std::fs::write(&bin, b"\x00\x01\x02abc").unwrap();
+        let src = bin.to_str().unwrap();
+        let mut out = Vec::new();
+        let req = Request {
+            escape_terminal: true,
+            ..Request::new(src)
+        };
+        let report = run(&store, &req, &mut out).unwrap();
+        assert!(testing::text(out).starts_with("00000000  00 01 02 61 62 63"));
+        assert_eq!(report.footer.as_deref(), Some("bytes 0–6 of 6"));
+        // Not a terminal: the bytes as they are.
+        let mut out = Vec::new();
+        run(&store, &Request::new(src), &mut out).unwrap();
+        assert_eq!(out, b"\x00\x01\x02abc");
+    }
+
+    #[test]
+    fn restricted_mode_is_the_callers_store_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_d, mut store) = testing::store();
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"x\n").unwrap();
+        let req = Request::new(file.to_str().unwrap());
+        assert!(run(&store, &req, &mut Vec::new()).is_ok());
+        store.restricted = true;
+        let err = run(&store, &req, &mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("restricted mode"), "{err}");
+    }
+}
