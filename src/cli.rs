@@ -285,7 +285,7 @@ Examples:
   spill cat build.log --lines 100:"
 )]
 pub struct CatArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`).
@@ -331,7 +331,7 @@ Examples:
   curl -s https://api.example.com/items | spill shape -"
 )]
 pub struct ShapeArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
@@ -374,7 +374,7 @@ Examples:
   kubectl get pods -o json | spill extract - '$.items[*].metadata.name' -r"
 )]
 pub struct ExtractArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// An RFC 9535 JSONPath query, e.g. '$.items[0:5]'.
@@ -453,7 +453,7 @@ Examples:
   spill rm --all          # a harness calls this when a conversation ends"
 )]
 pub struct RmArgs {
-    /// The refs to remove.
+    /// The refs to remove (short forms too: @1 the newest entry, sp_4f9e a unique prefix).
     #[arg(
         value_name = "REF",
         required_unless_present = "all",
@@ -494,7 +494,7 @@ Examples:
   spill search sp_9f2c4a1b7e3d0c55 '\"status\":\"error\"' --paths"
 )]
 pub struct SearchArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// The regular expression (Rust regex syntax); may be omitted when -e is given.

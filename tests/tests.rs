@@ -25,6 +25,7 @@ mod search;
 mod security;
 mod shape;
 mod shape_budget;
+mod shorthand;
 mod signals;
 mod store;
 mod wrap;

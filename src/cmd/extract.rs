@@ -45,8 +45,10 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     });
     let input = crate::source::open(&args.source, store)?;
     super::known_invalid_json(store, &input)?;
+    // Follow-up commands name the entry itself: a short form (`@1`) moves with the next wrap.
+    let shown = input.reference.map(|r| r.to_string());
     let opts = Options {
-        source: &args.source,
+        source: shown.as_deref().unwrap_or(&args.source),
         bounds,
         mode,
         compact: args.compact,

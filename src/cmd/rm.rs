@@ -6,7 +6,7 @@ use crate::cli::RmArgs;
 use crate::diag;
 use crate::error::{Error, Result};
 use crate::output;
-use crate::store::{Ref, Store, StoreConfig};
+use crate::store::{Ref, Shorthand, Store, StoreConfig};
 
 use super::Outcome;
 
@@ -30,10 +30,20 @@ pub fn run(config: &StoreConfig, args: RmArgs) -> Result<Outcome> {
             .map(|e| (e.reference.to_string(), Some(e.reference)))
             .collect()
     } else {
+        // Short forms (`@1`, `sp_4f9e`) are all resolved before anything is removed, so that
+        // `rm @1 @2` removes the two newest; an ambiguous prefix stops the command.
+        let resolved = |t: &String| match Shorthand::parse(t) {
+            Some(short) => match store.resolve(&short, t) {
+                Ok(r) => Ok(Some(r)),
+                Err(Error::UnknownRef(_)) => Ok(None),
+                Err(e) => Err(e),
+            },
+            None => Ok(Ref::parse(t)),
+        };
         args.refs
             .iter()
-            .map(|t| (t.clone(), Ref::parse(t)))
-            .collect()
+            .map(|t| Ok((t.clone(), resolved(t)?)))
+            .collect::<Result<_>>()?
     };
     for (text, parsed) in targets {
         match parsed {
