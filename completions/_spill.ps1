@@ -171,6 +171,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of a table')
             [CompletionResult]::new('--all-scopes', '--all-scopes', [CompletionResultType]::ParameterName, 'List every scope of the root, not only the current one')
+            [CompletionResult]::new('--complete', '--complete', [CompletionResultType]::ParameterName, 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -557,7 +557,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__ls)
-            opts="-h --json --all-scopes --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --json --all-scopes --complete --dir --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -891,4 +891,24 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
     complete -F _spill -o nosort -o bashdefault -o default spill
 else
     complete -F _spill -o bashdefault -o default spill
+fi
+
+# Stored refs of the current scope (`spill ls --complete`) for the SOURCE of the reading
+# commands and the REFs of rm, beside the files clap's completion offers.
+_spill_with_refs() {
+    _spill "$@"
+    local cur="${COMP_WORDS[COMP_CWORD]}" sub="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in -*) ;; *) sub="${COMP_WORDS[i]}"; break ;; esac
+    done
+    case " cat shape extract search rm " in *" $sub "*) ;; *) return 0 ;; esac
+    [[ $cur == -* ]] && return 0
+    [[ $sub == rm || ${COMP_WORDS[COMP_CWORD-1]} == "$sub" ]] || return 0
+    local IFS=$'\n'
+    COMPREPLY+=($(compgen -W "$(command spill ls --complete 2>/dev/null | cut -f1)" -- "$cur"))
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _spill_with_refs -o nosort -o bashdefault -o default spill
+else
+    complete -F _spill_with_refs -o bashdefault -o default spill
 fi

@@ -162,6 +162,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
             cand --json 'Print one JSON object instead of a table'
             cand --all-scopes 'List every scope of the root, not only the current one'
+            cand --complete 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

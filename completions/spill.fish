@@ -157,6 +157,7 @@ always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand ls" -l json -d 'Print one JSON object instead of a table'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l all-scopes -d 'List every scope of the root, not only the current one'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l complete -d 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)'
 complete -c spill -n "__fish_spill_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand rm" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -224,3 +225,6 @@ complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_su
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+
+# Stored refs of the current scope, described by their labels (`spill ls --complete`).
+complete -c spill -n "__fish_seen_subcommand_from cat shape extract search rm" -k -a "(command spill ls --complete 2>/dev/null)"

@@ -441,6 +441,10 @@ pub struct LsArgs {
     /// List every scope of the root, not only the current one.
     #[arg(long)]
     pub all_scopes: bool,
+    /// For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when
+    /// there is none, on one line of at most 60 characters).
+    #[arg(long, conflicts_with_all = ["json", "all_scopes"])]
+    pub complete: bool,
 }
 
 /// Remove stored outputs by ref, or all outputs of the current scope.

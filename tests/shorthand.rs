@@ -156,3 +156,31 @@ fn rm_resolves_every_short_form_before_removing() {
     assert_eq!(left.out(), "old\n");
     assert_eq!(s.run(&["cat", &old], []).out(), "old\n");
 }
+
+#[test]
+fn ls_complete_gives_one_ref_and_label_line_per_entry_for_shells() {
+    let s = Sandbox::new();
+    let plain = store(&s, b"no label\n");
+    let labelled = spilled(
+        s.cmd(&[
+            "wrap",
+            "--max-inline",
+            "0",
+            "--label",
+            "cargo\tbuild\n--release",
+        ])
+        .stdin(b"x\n".to_vec()),
+    );
+    let run = s.run(&["ls", "--complete"], []);
+    run.status(0);
+    let lines: Vec<&str> = run
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| std::str::from_utf8(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", run.out());
+    assert_eq!(lines[0], format!("{labelled}\tcargo build --release"));
+    assert!(lines[1].starts_with(&format!("{plain}\t")), "{}", lines[1]);
+    assert!(!lines[1][plain.len() + 1..].contains('\t'));
+}

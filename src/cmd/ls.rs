@@ -77,7 +77,13 @@ pub fn run(config: &StoreConfig, args: LsArgs) -> Result<Outcome> {
     let ttl = config.ttl.as_secs_f64();
     entries.retain(|e| now - e.last_access <= ttl);
     let mut out = output::stdout();
-    if args.json {
+    if args.complete {
+        for e in &entries {
+            let text = e.meta.label.as_deref().unwrap_or(&e.meta.summary);
+            let line = format!("{}\t{}\n", e.reference, completion_label(text));
+            output::write_all(&mut out, line.as_bytes())?;
+        }
+    } else if args.json {
         let listed: Vec<LsEntry> = entries.into_iter().map(to_json).collect();
         let doc = LsOutput {
             count: listed.len(),
@@ -131,6 +137,24 @@ fn to_json(e: Entry) -> LsEntry {
     }
 }
 
+/// A label as a completion menu shows it: one line (control characters as spaces, runs of
+/// white space as one) of at most [`COMPLETION_LABEL`] characters.
+fn completion_label(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = flat.split_whitespace().collect();
+    let line = words.join(" ");
+    match line.char_indices().nth(COMPLETION_LABEL) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
+    }
+}
+
+/// The most characters of a label a completion menu shows.
+const COMPLETION_LABEL: usize = 60;
+
 /// A compact age: `42s`, `5m`, `3h`, `2d`.
 fn age(seconds: f64) -> String {
     let s = seconds.max(0.0) as u64;
@@ -139,5 +163,22 @@ fn age(seconds: f64) -> String {
         60..3600 => format!("{}m", s / 60),
         3600..86400 => format!("{}h", s / 3600),
         _ => format!("{}d", s / 86400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_labels_are_one_short_line() {
+        assert_eq!(
+            completion_label("cargo  build\n--release\t\x1b[31m"),
+            "cargo build --release [31m"
+        );
+        let long = "x".repeat(100);
+        assert_eq!(completion_label(&long), format!("{}…", "x".repeat(60)));
+        assert_eq!(completion_label(&"é".repeat(60)), "é".repeat(60));
+        assert_eq!(completion_label(""), "");
     }
 }
