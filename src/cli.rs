@@ -91,6 +91,21 @@ pub struct Global {
     /// When to colour human-readable output (NO_COLOR is honoured).
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
+    /// When the reading commands show their output through a pager (SPILL_PAGER, then PAGER,
+    /// else `less -FRX`); never in restricted mode.
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = PagingWhen::Auto)]
+    pub paging: PagingWhen,
+}
+
+/// `--paging` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PagingWhen {
+    /// Page when stdout is a terminal.
+    Auto,
+    /// Page even into a pipe.
+    Always,
+    /// Never page.
+    Never,
 }
 
 /// `--color` values.
@@ -119,6 +134,7 @@ pub enum Command {
     Rm(RmArgs),
     Gc(GcArgs),
     Schema(SchemaArgs),
+    View(ViewArgs),
     Hook(HookArgs),
     Init(InitArgs),
 }
@@ -617,6 +633,25 @@ pub struct SchemaArgs {
     /// The output whose schema to print.
     #[arg(value_name = "OUTPUT", value_enum)]
     pub output: Option<SchemaName>,
+}
+
+/// Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is
+/// installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.
+///
+/// SPILL_VIEWER chooses the JSON viewer: a command line the file's path is appended to.
+/// The pager is SPILL_PAGER, then PAGER, else less -FRX.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill view @1
+  SPILL_VIEWER='fx' spill view sp_9f2c4a1b7e3d0c55"
+)]
+pub struct ViewArgs {
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix) or a file path.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
 }
 
 /// The machine-readable outputs that have a schema.

@@ -28,4 +28,5 @@ mod shape_budget;
 mod shorthand;
 mod signals;
 mod store;
+mod terminal;
 mod wrap;

@@ -56,7 +56,11 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
-    let report = extract::extract(&input, &query, &opts, &mut out);
+    // Values and nodes are JSON, coloured at a terminal; raw strings are not.
+    let report = match mode {
+        Mode::Raw => extract::extract(&input, &query, &opts, &mut out),
+        _ => output::json(&mut out, |w| extract::extract(&input, &query, &opts, w)),
+    };
     // A source that shrank under its map explains any error it caused.
     input.check_unchanged()?;
     let report = report?;

@@ -71,8 +71,10 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         json.pop();
         json.push_str(&format!(",\"skippedLines\":{skipped}}}"));
     }
-    output::write_all(&mut out, json.as_bytes())?;
-    output::write_all(&mut out, b"\n")?;
+    output::json(&mut out, |mut w| {
+        output::write_all(&mut w, json.as_bytes())?;
+        output::write_all(&mut w, b"\n")
+    })?;
     output::flush(&mut out)?;
     if skipped > 0 {
         diag::note(&skipped_note(skipped));

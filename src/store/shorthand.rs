@@ -35,7 +35,11 @@ impl Shorthand {
                 return Some(Shorthand::Newest(1));
             }
             // Plain decimal digits only: no sign, no spaces, no leading zero.
-            if n.is_empty() || n.len() > 9 || n.starts_with('0') {
+            if n.is_empty()
+                || n.len() > 9
+                || n.starts_with('0')
+                || !n.bytes().all(|b| b.is_ascii_digit())
+            {
                 return None;
             }
             return n.parse().ok().map(Shorthand::Newest);
