@@ -49,6 +49,9 @@ _spill() {
             spill,shape)
                 cmd="spill__subcmd__shape"
                 ;;
+            spill,view)
+                cmd="spill__subcmd__view"
+                ;;
             spill,wrap)
                 cmd="spill__subcmd__wrap"
                 ;;
@@ -85,6 +88,9 @@ _spill() {
             spill__subcmd__help,shape)
                 cmd="spill__subcmd__help__subcmd__shape"
                 ;;
+            spill__subcmd__help,view)
+                cmd="spill__subcmd__help__subcmd__view"
+                ;;
             spill__subcmd__help,wrap)
                 cmd="spill__subcmd__help__subcmd__wrap"
                 ;;
@@ -95,7 +101,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema hook init help"
+            opts="-h -V --dir --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -125,6 +131,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -133,7 +143,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__cat)
-            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -183,6 +193,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -191,7 +205,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__extract)
-            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,6 +267,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -261,7 +279,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__gc)
-            opts="-h --dry-run --all-scopes --json --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --dry-run --all-scopes --json --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,6 +309,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -299,7 +321,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape extract search cat ls rm gc schema hook init help"
+            opts="wrap shape extract search cat ls rm gc schema view hook init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -466,6 +488,20 @@ _spill() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        spill__subcmd__help__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         spill__subcmd__help__subcmd__wrap)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -481,7 +517,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help claude-code"
+            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help claude-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -508,6 +544,10 @@ _spill() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
@@ -519,7 +559,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --help claude-code"
+            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --paging --help claude-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -546,6 +586,10 @@ _spill() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
@@ -557,7 +601,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__ls)
-            opts="-h --json --all-scopes --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --json --all-scopes --complete --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,6 +628,10 @@ _spill() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
@@ -595,7 +643,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__rm)
-            opts="-h --all --json --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --all --json --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +670,10 @@ _spill() {
                     return 0
                     ;;
                 --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
@@ -633,7 +685,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape extract search ls rm gc"
+            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help envelope shape extract search ls rm gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -663,6 +715,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -671,7 +727,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -753,6 +809,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -761,7 +821,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__shape)
-            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -803,6 +863,52 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__view)
+            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -811,7 +917,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -877,6 +983,10 @@ _spill() {
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -891,4 +1001,24 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
     complete -F _spill -o nosort -o bashdefault -o default spill
 else
     complete -F _spill -o bashdefault -o default spill
+fi
+
+# Stored refs of the current scope (`spill ls --complete`) for the SOURCE of the reading
+# commands and the REFs of rm, beside the files clap's completion offers.
+_spill_with_refs() {
+    _spill "$@"
+    local cur="${COMP_WORDS[COMP_CWORD]}" sub="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in -*) ;; *) sub="${COMP_WORDS[i]}"; break ;; esac
+    done
+    case " cat shape extract search rm " in *" $sub "*) ;; *) return 0 ;; esac
+    [[ $cur == -* ]] && return 0
+    [[ $sub == rm || ${COMP_WORDS[COMP_CWORD-1]} == "$sub" ]] || return 0
+    local IFS=$'\n'
+    COMPREPLY+=($(compgen -W "$(command spill ls --complete 2>/dev/null | cut -f1)" -- "$cur"))
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _spill_with_refs -o nosort -o bashdefault -o default spill
+else
+    complete -F _spill_with_refs -o bashdefault -o default spill
 fi

@@ -24,6 +24,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -37,6 +38,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand view 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -57,6 +59,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --redact 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
             cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
             cand -h 'Print help (see more with ''--help'')'
@@ -72,6 +75,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --paths 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
             cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
             cand -h 'Print help (see more with ''--help'')'
@@ -92,6 +96,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --nodes 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
             cand -r 'Print selected strings without quotes, one per line; other values compact'
             cand --raw 'Print selected strings without quotes, one per line; other values compact'
@@ -121,6 +126,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand -F 'Treat the patterns as literal strings, not regexes'
             cand --fixed-strings 'Treat the patterns as literal strings, not regexes'
             cand -i 'Match case-insensitively'
@@ -148,6 +154,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --raw 'Print bytes exactly as stored: no cleaning of escape sequences and `\r` frames, no line cutting, no escaping on a terminal'
             cand --hex 'Print a hexdump -C style dump'
             cand -h 'Print help (see more with ''--help'')'
@@ -160,8 +167,10 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --json 'Print one JSON object instead of a table'
             cand --all-scopes 'List every scope of the root, not only the current one'
+            cand --complete 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -172,6 +181,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --all 'Remove every entry of the current scope'
             cand --json 'Print one JSON object instead of lines'
             cand -h 'Print help (see more with ''--help'')'
@@ -184,6 +194,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --dry-run 'Report what would be removed; remove nothing'
             cand --all-scopes 'Expire entries and sweep temporary files in every scope of the root'
             cand --json 'Print one JSON object instead of lines'
@@ -197,6 +208,18 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;view'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -207,6 +230,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -217,6 +241,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
             cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
             cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --project 'Configure the project in the current directory'
             cand --user 'Configure the user''s settings (the default)'
             cand --dry-run 'Print what would change as a unified diff; write nothing'
@@ -234,6 +259,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand rm 'Remove stored outputs by ref, or all outputs of the current scope.'
             cand gc 'Remove expired entries and stale temporary files, then enforce the quota.'
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
+            cand view 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -255,6 +281,8 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;gc'= {
         }
         &'spill;help;schema'= {
+        }
+        &'spill;help;view'= {
         }
         &'spill;help;hook'= {
         }

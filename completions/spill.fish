@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_spill_global_optspecs
-    string join \n dir= scope= ttl= quota= max-file= color= h/help V/version
+    string join \n dir= scope= ttl= quota= max-file= color= paging= h/help V/version
 end
 
 function __fish_spill_needs_command
@@ -32,6 +32,9 @@ complete -c spill -n "__fish_spill_needs_command" -l max-file -d 'Payloads large
 complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_needs_command" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_needs_command" -s V -l version -d 'Print version'
 complete -c spill -n "__fish_spill_needs_command" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
@@ -43,6 +46,7 @@ complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored out
 complete -c spill -n "__fish_spill_needs_command" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_needs_command" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -64,6 +68,9 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-file -d 'Payloa
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l redact -d 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -77,6 +84,9 @@ complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Paylo
 complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand shape" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand shape" -l paths -d 'Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`'
 complete -c spill -n "__fish_spill_using_subcommand shape" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value, instead of failing at the first (indexes count only the records)'
 complete -c spill -n "__fish_spill_using_subcommand shape" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -96,6 +106,9 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l max-file -d 'Pay
 complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand extract" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l nodes -d 'Print [{"path": …, "value": …}] with RFC 9535 normalized paths'
 complete -c spill -n "__fish_spill_using_subcommand extract" -s r -l raw -d 'Print selected strings without quotes, one per line; other values compact'
 complete -c spill -n "__fish_spill_using_subcommand extract" -l compact -d 'Print JSON on one line instead of indenting by 2 spaces'
@@ -120,6 +133,9 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l max-file -d 'Payl
 complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand search" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand search" -s F -l fixed-strings -d 'Treat the patterns as literal strings, not regexes'
 complete -c spill -n "__fish_spill_using_subcommand search" -s i -l ignore-case -d 'Match case-insensitively'
 complete -c spill -n "__fish_spill_using_subcommand search" -s w -l word-regexp -d 'Match only whole words'
@@ -144,6 +160,9 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l max-file -d 'Payload
 complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand cat" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes exactly as stored: no cleaning of escape sequences and `\\r` frames, no line cutting, no escaping on a terminal'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
 complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -155,8 +174,12 @@ complete -c spill -n "__fish_spill_using_subcommand ls" -l max-file -d 'Payloads
 complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand ls" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand ls" -l json -d 'Print one JSON object instead of a table'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l all-scopes -d 'List every scope of the root, not only the current one'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l complete -d 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)'
 complete -c spill -n "__fish_spill_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand rm" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -166,6 +189,9 @@ complete -c spill -n "__fish_spill_using_subcommand rm" -l max-file -d 'Payloads
 complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand rm" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand rm" -l all -d 'Remove every entry of the current scope'
 complete -c spill -n "__fish_spill_using_subcommand rm" -l json -d 'Print one JSON object instead of lines'
 complete -c spill -n "__fish_spill_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -177,6 +203,9 @@ complete -c spill -n "__fish_spill_using_subcommand gc" -l max-file -d 'Payloads
 complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand gc" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand gc" -l dry-run -d 'Report what would be removed; remove nothing'
 complete -c spill -n "__fish_spill_using_subcommand gc" -l all-scopes -d 'Expire entries and sweep temporary files in every scope of the root'
 complete -c spill -n "__fish_spill_using_subcommand gc" -l json -d 'Print one JSON object instead of lines'
@@ -189,7 +218,22 @@ complete -c spill -n "__fish_spill_using_subcommand schema" -l max-file -d 'Payl
 complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand schema" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand view" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand view" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand view" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand view" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand view" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand view" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand view" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand hook" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand hook" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
@@ -198,6 +242,9 @@ complete -c spill -n "__fish_spill_using_subcommand hook" -l max-file -d 'Payloa
 complete -c spill -n "__fish_spill_using_subcommand hook" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand hook" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand hook" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand init" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand init" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -207,20 +254,27 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l max-file -d 'Payloa
 complete -c spill -n "__fish_spill_using_subcommand init" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
 always\t'Always colour human-readable output'
 never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand init" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand init" -l project -d 'Configure the project in the current directory'
 complete -c spill -n "__fish_spill_using_subcommand init" -l user -d 'Configure the user\'s settings (the default)'
 complete -c spill -n "__fish_spill_using_subcommand init" -l dry-run -d 'Print what would change as a unified diff; write nothing'
 complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remove spill\'s hooks instead'
 complete -c spill -n "__fish_spill_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema hook init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+
+# Stored refs of the current scope, described by their labels (`spill ls --complete`).
+complete -c spill -n "__fish_seen_subcommand_from cat shape extract search rm" -k -a "(command spill ls --complete 2>/dev/null)"

@@ -91,6 +91,21 @@ pub struct Global {
     /// When to colour human-readable output (NO_COLOR is honoured).
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
+    /// When the reading commands show their output through a pager (SPILL_PAGER, then PAGER,
+    /// else `less -FRX`); never in restricted mode.
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = PagingWhen::Auto)]
+    pub paging: PagingWhen,
+}
+
+/// `--paging` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PagingWhen {
+    /// Page when stdout is a terminal.
+    Auto,
+    /// Page even into a pipe.
+    Always,
+    /// Never page.
+    Never,
 }
 
 /// `--color` values.
@@ -119,6 +134,7 @@ pub enum Command {
     Rm(RmArgs),
     Gc(GcArgs),
     Schema(SchemaArgs),
+    View(ViewArgs),
     Hook(HookArgs),
     Init(InitArgs),
 }
@@ -285,7 +301,7 @@ Examples:
   spill cat build.log --lines 100:"
 )]
 pub struct CatArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`).
@@ -331,7 +347,7 @@ Examples:
   curl -s https://api.example.com/items | spill shape -"
 )]
 pub struct ShapeArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
@@ -374,7 +390,7 @@ Examples:
   kubectl get pods -o json | spill extract - '$.items[*].metadata.name' -r"
 )]
 pub struct ExtractArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// An RFC 9535 JSONPath query, e.g. '$.items[0:5]'.
@@ -441,6 +457,10 @@ pub struct LsArgs {
     /// List every scope of the root, not only the current one.
     #[arg(long)]
     pub all_scopes: bool,
+    /// For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when
+    /// there is none, on one line of at most 60 characters).
+    #[arg(long, conflicts_with_all = ["json", "all_scopes"])]
+    pub complete: bool,
 }
 
 /// Remove stored outputs by ref, or all outputs of the current scope.
@@ -453,7 +473,7 @@ Examples:
   spill rm --all          # a harness calls this when a conversation ends"
 )]
 pub struct RmArgs {
-    /// The refs to remove.
+    /// The refs to remove (short forms too: @1 the newest entry, sp_4f9e a unique prefix).
     #[arg(
         value_name = "REF",
         required_unless_present = "all",
@@ -494,7 +514,7 @@ Examples:
   spill search sp_9f2c4a1b7e3d0c55 '\"status\":\"error\"' --paths"
 )]
 pub struct SearchArgs {
-    /// A ref (sp_…), a file path, or - for stdin.
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// The regular expression (Rust regex syntax); may be omitted when -e is given.
@@ -613,6 +633,25 @@ pub struct SchemaArgs {
     /// The output whose schema to print.
     #[arg(value_name = "OUTPUT", value_enum)]
     pub output: Option<SchemaName>,
+}
+
+/// Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is
+/// installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.
+///
+/// SPILL_VIEWER chooses the JSON viewer: a command line the file's path is appended to.
+/// The pager is SPILL_PAGER, then PAGER, else less -FRX.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill view @1
+  SPILL_VIEWER='fx' spill view sp_9f2c4a1b7e3d0c55"
+)]
+pub struct ViewArgs {
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix) or a file path.
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
 }
 
 /// The machine-readable outputs that have a schema: the library's own list.

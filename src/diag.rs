@@ -165,8 +165,36 @@ fn emit_prefixed(prefix_style: Style, word: Option<(&str, Style)>, body: &str) {
         }
     }
     // One write through anstream: it strips the styles unless colour is on for stderr.
-    let mut err = anstream::AutoStream::auto(io::stderr().lock());
-    let _ = err.write_all(text.as_bytes()).and_then(|_| err.flush());
+    let choice = anstream::AutoStream::choice(&io::stderr());
+    let mut styled = anstream::AutoStream::new(Vec::new(), choice);
+    let _ = styled.write_all(text.as_bytes());
+    write_stderr(&styled.into_inner());
+}
+
+/// Messages held back while a pager shows stdout (see `output`), in order.
+static HELD: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// Writes to stderr, or holds the bytes back while a pager runs.
+fn write_stderr(bytes: &[u8]) {
+    if crate::output::paging()
+        && let Ok(mut held) = HELD.lock()
+    {
+        held.extend_from_slice(bytes);
+        return;
+    }
+    // Nothing sensible can be done when stderr itself is gone.
+    let _ = io::stderr().lock().write_all(bytes);
+}
+
+/// Writes the messages held back while a pager ran (called once it has exited).
+pub fn release_held() {
+    let held = HELD
+        .lock()
+        .map(|mut h| std::mem::take(&mut *h))
+        .unwrap_or_default();
+    if !held.is_empty() {
+        let _ = io::stderr().lock().write_all(&held);
+    }
 }
 
 /// The two lines under a query error: the query indented by two spaces, and a caret under the
@@ -267,8 +295,7 @@ fn emit(text: &str) {
         true => without_paths(text),
         false => text.to_string(),
     };
-    // Nothing sensible can be done when stderr itself is gone.
-    let _ = io::stderr().lock().write_all(text.as_bytes());
+    write_stderr(text.as_bytes());
 }
 
 #[cfg(test)]

@@ -143,6 +143,7 @@ pub mod json;
 pub mod limits;
 pub mod ops;
 pub mod output;
+pub mod paint;
 pub mod search;
 pub mod source;
 pub mod store;
@@ -178,7 +179,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
     diag::set_color(color_choice(cli.global.color));
     // A source file truncated under its map ends the process with a message, not SIGBUS.
     source::catch_truncation();
-    match cmd::dispatch(cli) {
+    let outcome = cmd::dispatch(cli);
+    // The pager (if one ran) has the screen until the user quits it; messages held back
+    // meanwhile, and the error below, come after it.
+    output::end_pager();
+    match outcome {
         Ok(outcome) => outcome.code(),
         Err(e) if e.is_broken_pipe() => 0,
         Err(e) => {

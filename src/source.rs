@@ -42,7 +42,7 @@ use memmap2::Mmap;
 
 use crate::error::{Error, Result};
 use crate::limits;
-use crate::store::{Ref, Store, StoreConfig};
+use crate::store::{Ref, Shorthand, Store, StoreConfig};
 
 /// What a SOURCE argument names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,7 +210,7 @@ pub fn open(text: &str, store: &StoreConfig) -> Result<Input> {
 /// Opens a SOURCE, reading a stream only as far as `need` asks.
 pub fn open_with(text: &str, store: &StoreConfig, need: Need<'_>) -> Result<Input> {
     let cap = store.max_file;
-    match SourceSpec::parse(text) {
+    match resolve(text, store)? {
         SourceSpec::Stdin => read_stream(io::stdin().lock(), "stdin", cap, need),
         SourceSpec::Ref(r) => {
             let (file, path) = Store::new(store.clone()).open(&r)?;
@@ -239,6 +239,21 @@ pub fn open_with(text: &str, store: &StoreConfig, need: Need<'_>) -> Result<Inpu
             map_file(file, &path, text, cap, need)
         }
     }
+}
+
+/// Classifies a SOURCE as [`SourceSpec::parse`] does, and resolves a short form of a ref
+/// (`@1`, `@last`, `sp_4f9e`: [`crate::store::shorthand`]) against the scope. `@…` is always a
+/// short form; a hex prefix is a file when a file of that name exists (and paths are allowed),
+/// as it was before short forms existed.
+pub fn resolve(text: &str, store: &StoreConfig) -> Result<SourceSpec> {
+    if let Some(short) = Shorthand::parse(text)
+        && (short.is_at_form() || store.restricted || !Path::new(text).exists())
+    {
+        return Store::new(store.clone())
+            .resolve(&short, text)
+            .map(SourceSpec::Ref);
+    }
+    Ok(SourceSpec::parse(text))
 }
 
 /// Maps a regular file with a size; reads anything else (a FIFO, a character device, a procfs

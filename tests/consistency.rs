@@ -8,7 +8,8 @@ use crate::common::Sandbox;
 /// Runs `spill ARGS…` with stdout on a pseudo-terminal; returns what the terminal received.
 fn stdout_on_terminal(s: &Sandbox, args: &[&str]) -> String {
     let (mut master, slave) = crate::common::openpty();
-    let mut command = s.cmd(args).into_command();
+    // Paging at a terminal is tests/terminal.rs's subject: here the output comes straight.
+    let mut command = s.cmd(args).env("SPILL_PAGER", "cat").into_command();
     command
         .stdin(Stdio::null())
         .stdout(Stdio::from(slave))

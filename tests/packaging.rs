@@ -30,9 +30,86 @@ fn completions() -> BTreeMap<String, Vec<u8>> {
         let mut cmd = spill::cli::Cli::command();
         let mut buf = Vec::new();
         clap_complete::generate(shell, &mut cmd, "spill", &mut buf);
-        files.insert(shell.file_name("spill"), buf);
+        let buf = with_stored_refs(shell, String::from_utf8(buf).expect("UTF-8 script"));
+        files.insert(shell.file_name("spill"), buf.into_bytes());
     }
     files
+}
+
+/// The subcommands whose first operand is a SOURCE, and `rm`, whose operands are refs.
+const TAKE_REFS: &str = "cat shape extract search rm";
+
+/// Bash: after clap's completion, the stored refs of the scope (`spill ls --complete`) are
+/// offered for the first operand of a reading command and every operand of `rm`.
+const BASH_REFS: &str = r#"
+# Stored refs of the current scope (`spill ls --complete`) for the SOURCE of the reading
+# commands and the REFs of rm, beside the files clap's completion offers.
+_spill_with_refs() {
+    _spill "$@"
+    local cur="${COMP_WORDS[COMP_CWORD]}" sub="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in -*) ;; *) sub="${COMP_WORDS[i]}"; break ;; esac
+    done
+    case " TAKE_REFS " in *" $sub "*) ;; *) return 0 ;; esac
+    [[ $cur == -* ]] && return 0
+    [[ $sub == rm || ${COMP_WORDS[COMP_CWORD-1]} == "$sub" ]] || return 0
+    local IFS=$'\n'
+    COMPREPLY+=($(compgen -W "$(command spill ls --complete 2>/dev/null | cut -f1)" -- "$cur"))
+}
+if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
+    complete -F _spill_with_refs -o nosort -o bashdefault -o default spill
+else
+    complete -F _spill_with_refs -o bashdefault -o default spill
+fi
+"#;
+
+/// Zsh: SOURCE and rm's REFs complete stored refs, described by their labels, beside files.
+const ZSH_REFS: &str = r#"(( $+functions[_spill_refs] )) ||
+_spill_refs() {
+    local -a refs
+    refs=("${(@f)$(command spill ls --complete 2>/dev/null)}")
+    refs=("${(@)refs//:/\\:}")
+    refs=("${(@)refs//$'\t'/:}")
+    _describe -t refs 'stored output' refs
+}
+(( $+functions[_spill_source] )) ||
+_spill_source() {
+    _alternative 'refs:stored output:_spill_refs' 'files:file:_default'
+}
+
+"#;
+
+/// Fish: the stored refs with their labels for the reading commands and rm.
+const FISH_REFS: &str = r#"
+# Stored refs of the current scope, described by their labels (`spill ls --complete`).
+complete -c spill -n "__fish_seen_subcommand_from TAKE_REFS" -k -a "(command spill ls --complete 2>/dev/null)"
+"#;
+
+/// Adds stored-ref completion to clap's script for the shells that can run a command while
+/// completing (bash, zsh, fish); the others are clap's as generated.
+fn with_stored_refs(shell: Shell, script: String) -> String {
+    match shell {
+        Shell::Bash => script + &BASH_REFS.replace("TAKE_REFS", TAKE_REFS),
+        Shell::Fish => script + &FISH_REFS.replace("TAKE_REFS", TAKE_REFS),
+        Shell::Zsh => {
+            // SOURCE operands and rm's REF operands complete through _spill_source.
+            let mut out = String::new();
+            for line in script.split_inclusive('\n') {
+                if (line.starts_with("':source -- ") || line.starts_with("'*::refs -- "))
+                    && line.contains(":_default' \\")
+                {
+                    out.push_str(&line.replacen(":_default' \\", ":_spill_source' \\", 1));
+                } else {
+                    out.push_str(line);
+                }
+            }
+            let tail = "if [ \"$funcstack[1]\" = \"_spill\" ]; then";
+            let at = out.rfind(tail).expect("zsh script ends with its dispatch");
+            out.insert_str(at, ZSH_REFS);
+            out
+        }
+        _ => script,
+    }
 }
 
 /// `spill.1` and one page per command (`spill-wrap.1`, …), by file name.

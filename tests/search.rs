@@ -452,7 +452,8 @@ fn a_closed_pipe_ends_quietly_with_status_0() {
 /// (with the terminal's `\r\n` turned back into `\n`).
 fn on_terminal(s: &Sandbox, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> String {
     let (mut master, slave) = crate::common::openpty();
-    let mut cmd = s.cmd(args).stdin(stdin);
+    // Paging at a terminal is tests/terminal.rs's subject: here the output comes straight.
+    let mut cmd = s.cmd(args).stdin(stdin).env("SPILL_PAGER", "cat");
     for (k, v) in env {
         cmd = cmd.env(k, v);
     }

@@ -25,6 +25,8 @@ mod search;
 mod security;
 mod shape;
 mod shape_budget;
+mod shorthand;
 mod signals;
 mod store;
+mod terminal;
 mod wrap;

@@ -33,7 +33,11 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
-    let report = ops::extract::run(store, &req, &mut out)?;
+    // Values and nodes are JSON, coloured at a terminal; raw strings are not.
+    let report = match req.mode {
+        Mode::Raw => ops::extract::run(store, &req, &mut out)?,
+        _ => output::json(&mut out, |w| ops::extract::run(store, &req, w))?,
+    };
     super::print_report(&mut out, footer_to, &report)?;
     Ok(report.outcome)
 }

@@ -11,6 +11,7 @@ pub mod rm;
 pub mod schema;
 pub mod search;
 pub mod shape;
+pub mod view;
 pub mod wrap;
 
 use std::path::PathBuf;
@@ -24,6 +25,24 @@ pub use crate::ops::Outcome;
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> Result<Outcome> {
+    // The reading commands page their output at a terminal; the filters and the harness
+    // commands never do.
+    if matches!(
+        cli.command,
+        Command::Cat(_)
+            | Command::Shape(_)
+            | Command::Extract(_)
+            | Command::Ls(_)
+            | Command::Search(_)
+            | Command::Schema(_)
+    ) {
+        let paging = match cli.global.paging {
+            crate::cli::PagingWhen::Auto => crate::output::Paging::Auto,
+            crate::cli::PagingWhen::Always => crate::output::Paging::Always,
+            crate::cli::PagingWhen::Never => crate::output::Paging::Never,
+        };
+        crate::output::start_pager(paging, restricted());
+    }
     match cli.command {
         Command::Wrap(args) => wrap::run(&cli.global, args),
         Command::Cat(args) => cat::run(&store_config(&cli.global)?, args),
@@ -34,6 +53,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Search(args) => search::run(&cli.global, args),
         Command::Gc(args) => gc::run(&store_config(&cli.global)?, args),
         Command::Schema(args) => schema::run(args),
+        Command::View(args) => view::run(&store_config(&cli.global)?, args),
         Command::Hook(args) => hook::run(&cli.global, args),
         Command::Init(args) => init::run(args),
     }

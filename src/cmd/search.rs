@@ -44,11 +44,5 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
 /// CLICOLOR and TERM honoured). The bytes themselves never pass through anstream's stripper,
 /// which would also strip escape sequences that belong to the source.
 fn colour(when: ColorWhen) -> bool {
-    match when {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
-            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-        }
-    }
+    crate::output::colour_stdout(when)
 }

@@ -18,7 +18,11 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
         skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
-    let report = ops::shape::run(store, &req, &mut out)?;
+    // The skeleton is JSON, coloured at a terminal; the `--paths` listing is not.
+    let report = match req.paths {
+        true => ops::shape::run(store, &req, &mut out)?,
+        false => output::json(&mut out, |w| ops::shape::run(store, &req, w))?,
+    };
     // shape has no footer: its notes always go to stderr.
     super::print_report(&mut out, FooterTo::Stderr, &report)?;
     Ok(report.outcome)

@@ -102,8 +102,10 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     });
     let input = crate::source::open(&req.source, store)?;
     super::known_invalid_json(store, &input)?;
+    // Follow-up commands name the entry itself: a short form (`@1`) moves with the next wrap.
+    let shown = input.reference.map(|r| r.to_string());
     let opts = Options {
-        source: &req.source,
+        source: shown.as_deref().unwrap_or(&req.source),
         bounds,
         mode,
         compact: req.compact,

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use crate::diag;
 use crate::error::{Error, Result};
-use crate::store::{Ref, Store, StoreConfig};
+use crate::store::{Ref, Shorthand, Store, StoreConfig};
 use crate::wire::RmOutput;
 
 use super::write_all;
@@ -29,10 +29,20 @@ pub fn run(config: &StoreConfig, req: &Request) -> Result<RmOutput> {
             .map(|e| (e.reference.to_string(), Some(e.reference)))
             .collect()
     } else {
+        // Short forms (`@1`, `sp_4f9e`) are all resolved before anything is removed, so that
+        // `rm @1 @2` removes the two newest; an ambiguous prefix stops the command.
+        let resolved = |t: &String| match Shorthand::parse(t) {
+            Some(short) => match store.resolve(&short, t) {
+                Ok(r) => Ok(Some(r)),
+                Err(Error::UnknownRef(_)) => Ok(None),
+                Err(e) => Err(e),
+            },
+            None => Ok(Ref::parse(t)),
+        };
         req.refs
             .iter()
-            .map(|t| (t.clone(), Ref::parse(t)))
-            .collect()
+            .map(|t| Ok((t.clone(), resolved(t)?)))
+            .collect::<Result<_>>()?
     };
     for (text, parsed) in targets {
         match parsed {

@@ -21,12 +21,14 @@ mod files;
 mod lifecycle;
 pub mod meta;
 mod reference;
+pub mod shorthand;
 pub mod turn;
 mod write;
 
 pub use lifecycle::{GcOptions, GcReport, Reason, Removal, RootLock};
 pub use meta::{Entry, Meta};
 pub use reference::Ref;
+pub use shorthand::Shorthand;
 pub use write::{Finished, TempPayload};
 
 use std::fs;

@@ -1,0 +1,2 @@
+/** The absolute path of the spill binary of the installed platform package. */
+export function binaryPath(): string;
