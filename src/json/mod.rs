@@ -103,8 +103,6 @@
 #![allow(clippy::module_name_repetitions)]
 
 pub mod analyze;
-#[doc(hidden)]
-pub mod fuzzing;
 mod nav;
 mod parse;
 pub mod path;
