@@ -169,3 +169,20 @@ fn bom_crlf_and_key_order() {
         "{\"z\":\"string|integer\",\"a\":\"array[2] of boolean|null\"}\n"
     );
 }
+
+/// A key holding controls is spelled in the skeleton as serde_json spells it everywhere else
+/// spill prints JSON (`\b`, `\f`, `\u001f`), one escaping rule for all output (it was `\u0008`
+/// and `\u000c` in skeletons).
+#[test]
+fn keys_with_controls_use_the_one_json_string_spelling() {
+    let s = Sandbox::new();
+    let r = s.run(
+        &["shape", "-"],
+        "{\"a\\bb\\fc\\u001f\\\"\\\\\\n\":1,\"é☺\":true}",
+    );
+    r.status(0);
+    assert_eq!(
+        r.out().trim_end(),
+        r#"{"a\bb\fc\u001f\"\\\n":"integer","é☺":"boolean"}"#
+    );
+}

@@ -149,6 +149,17 @@ pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
     i
 }
 
+/// The first offset at or after `i` that is not JSON whitespace (or `doc.len()`): the one
+/// whitespace rule of the engine's readers. Minified JSON has no whitespace and pretty JSON
+/// mostly one byte before a value, so the first byte is tested alone before a run is scanned.
+#[inline(always)]
+pub fn skip_ws(doc: &[u8], i: usize) -> usize {
+    match doc.get(i) {
+        Some(b' ' | b'\n' | b'\r' | b'\t') => skip_ws_run(doc, i + 1),
+        _ => i,
+    }
+}
+
 /// Removes escaped characters: returns the mask of bytes preceded by an odd run of backslashes,
 /// carrying a run that crosses the block boundary in `prev_escaped` (simdjson's branchless
 /// algorithm).
