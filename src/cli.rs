@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::limits::{self, flag_size, human_duration};
+use crate::limits::{self, flag_size};
 
 // The defaults shown in the help come from `limits`, where each is written once. A flag with a
 // clap default renders it from these strings; a flag whose default is resolved later (from the
@@ -102,7 +102,8 @@ pub struct Global {
     /// [`limits::TTL`]).
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration,
         help = with_default("Entries expire this long after their last access [env: SPILL_TTL]",
-            &human_duration(limits::TTL)))]
+            // In hours, as the README spells it (human_duration would say 1d).
+            &format!("{}h", limits::TTL.as_secs() / 3600)))]
     pub ttl: Option<Duration>,
     /// The most bytes the store root holds [env: SPILL_QUOTA] (default [`limits::QUOTA`]).
     #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size,
