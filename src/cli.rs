@@ -9,11 +9,30 @@
 )]
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::limits;
+use crate::limits::{self, flag_size};
+
+// The defaults shown in the help come from `limits`, where each is written once. A flag with a
+// clap default renders it from these strings; a flag whose default is resolved later (from the
+// environment) names it in its help line, built by `with_default`. The doc comment of such a
+// field is its API documentation; the `help` attribute replaces it in the rendered help.
+
+/// `--preview`'s default as the flag takes it (`2KiB`).
+static PREVIEW_DEFAULT: LazyLock<String> = LazyLock::new(|| flag_size(limits::PREVIEW));
+/// `cat --max-bytes`'s default (`1MiB`).
+static CAT_MAX_BYTES_DEFAULT: LazyLock<String> = LazyLock::new(|| flag_size(limits::CAT_MAX_BYTES));
+/// `search --max-bytes`'s default (`1MiB`).
+static SEARCH_MAX_BYTES_DEFAULT: LazyLock<String> =
+    LazyLock::new(|| flag_size(limits::SEARCH_MAX_BYTES));
+
+/// A help line naming the default it ends with: `TEXT [default: VALUE]`.
+fn with_default(text: &str, value: &str) -> String {
+    format!("{text} [default: {value}]")
+}
 
 /// The end of `spill --help`: exit statuses, streams, environment and examples.
 pub const EXIT_CODES: &str = "\
@@ -79,14 +98,23 @@ pub struct Global {
     /// Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default].
     #[arg(long, global = true, value_name = "NAME")]
     pub scope: Option<String>,
-    /// Entries expire this long after their last access [env: SPILL_TTL] [default: 24h].
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
+    /// Entries expire this long after their last access [env: SPILL_TTL] (default
+    /// [`limits::TTL`]).
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration,
+        help = with_default("Entries expire this long after their last access [env: SPILL_TTL]",
+            // In hours, as the README spells it (human_duration would say 1d).
+            &format!("{}h", limits::TTL.as_secs() / 3600)))]
     pub ttl: Option<Duration>,
-    /// The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB].
-    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    /// The most bytes the store root holds [env: SPILL_QUOTA] (default [`limits::QUOTA`]).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("The most bytes the store root holds [env: SPILL_QUOTA]",
+            &flag_size(limits::QUOTA)))]
     pub quota: Option<u64>,
-    /// Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB].
-    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    /// Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] (default
+    /// [`limits::MAX_FILE`]).
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE]",
+            &flag_size(limits::MAX_FILE)))]
     pub max_file: Option<u64>,
     /// When to colour human-readable output (NO_COLOR is honoured).
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
@@ -229,14 +257,17 @@ Examples:
   make 2>&1 | spill wrap --format text --max-inline 4K"
 )]
 pub struct WrapArgs {
-    /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] (default
+    /// [`limits::MAX_INLINE`]).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE]",
+            &flag_size(limits::MAX_INLINE)))]
     pub max_inline: Option<u64>,
     /// Envelope format [env: SPILL_FORMAT] [default: json].
     #[arg(long, value_name = "FORMAT", value_enum)]
     pub format: Option<WrapFormat>,
     /// Budget shared by the preview and the signals.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "2KiB")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = PREVIEW_DEFAULT.as_str())]
     pub preview: u64,
     /// Lines shown from the start of a text preview (overrides the 1/3 head budget).
     #[arg(long, value_name = "N", value_parser = parse_count::<usize>)]
@@ -258,8 +289,10 @@ pub struct WrapArgs {
     #[arg(long, value_name = "ID")]
     pub turn: Option<String>,
     /// The most bytes one turn passes through inline; later outputs are stored instead
-    /// [env: SPILL_TURN_BUDGET] [default: 64KiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// [env: SPILL_TURN_BUDGET] (default [`limits::TURN_BUDGET`]).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("The most bytes one turn passes through inline; later outputs are stored \
+            instead [env: SPILL_TURN_BUDGET]", &flag_size(limits::TURN_BUDGET)))]
     pub turn_budget: Option<u64>,
     /// NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"),
     /// instead of describing the output as text.
@@ -311,7 +344,7 @@ pub struct CatArgs {
     #[arg(long, value_name = "A:B")]
     pub bytes: Option<String>,
     /// Cap on an explicit range (0: no limit).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1MiB")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = CAT_MAX_BYTES_DEFAULT.as_str())]
     pub max_bytes: u64,
     /// Lines longer than this many characters are cut with a marker, unless --raw (0: no limit;
     /// --max-bytes still bounds the page).
@@ -351,10 +384,10 @@ pub struct ShapeArgs {
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`.
-    #[arg(long, visible_alias = "depth", value_name = "N", value_parser = parse_count::<usize>, default_value_t = 4)]
+    #[arg(long, visible_alias = "depth", value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::SHAPE_MAX_DEPTH)]
     pub max_depth: usize,
     /// The skeleton never exceeds this size (at least 256 bytes).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1024")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value_t = limits::SHAPE_MAX_BYTES)]
     pub max_bytes: u64,
     /// Print one line per distinct path instead: `$.items[*].tags[*]  string  3812`.
     #[arg(long)]
@@ -426,8 +459,10 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::EXTRACT_MAX_STRING)]
     pub max_string: usize,
     /// The whole output stays within this size, at least 128 bytes (0 lifts every bound)
-    /// [default: 16KiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// (default [`limits::EXTRACT_MAX_BYTES`]).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("The whole output stays within this size, at least 128 bytes (0 lifts \
+            every bound)", &flag_size(limits::EXTRACT_MAX_BYTES)))]
     pub max_bytes: Option<u64>,
     /// Lift every bound: print everything selected.
     #[arg(long)]
@@ -558,7 +593,7 @@ pub struct SearchArgs {
     pub max_columns: usize,
     /// The page's rows (numbers and text of matches and context lines) stay within this size;
     /// a page that reaches it ends early and `next:` continues (0: no limit).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1MiB")]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = SEARCH_MAX_BYTES_DEFAULT.as_str())]
     pub max_bytes: u64,
     /// Lift --max-bytes and --max-columns: whole lines, however long (--limit still pages).
     #[arg(long)]

@@ -61,11 +61,51 @@ pub enum Error {
     GoneRef {
         /// The ref.
         reference: String,
-        /// `expired`, `evicted` or `removed`.
-        how: &'static str,
+        /// How it went.
+        how: Gone,
     },
     /// The store root or scope is unusable (unsafe, wrong owner, not a directory, full, ...).
     Store(String),
+}
+
+/// How a stored ref went away: the word its tombstone holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    /// Not read for longer than the TTL.
+    Expired,
+    /// Least recently used while the root was over its quota.
+    Evicted,
+    /// Removed by `spill rm` (or by a word in its tombstone spill does not know).
+    Removed,
+}
+
+impl Gone {
+    /// The word a tombstone holds: `expired`, `evicted`, `removed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gone::Expired => "expired",
+            Gone::Evicted => "evicted",
+            Gone::Removed => "removed",
+        }
+    }
+
+    /// What a tombstone's first word says; any other word is a removal.
+    pub fn from_word(word: &[u8]) -> Gone {
+        match word {
+            b"expired" => Gone::Expired,
+            b"evicted" => Gone::Evicted,
+            _ => Gone::Removed,
+        }
+    }
+
+    /// The message's words after "has": `expired`, `been evicted`, `been removed`.
+    fn participle(self) -> &'static str {
+        match self {
+            Gone::Expired => "expired",
+            Gone::Evicted => "been evicted",
+            Gone::Removed => "been removed",
+        }
+    }
 }
 
 impl Error {
@@ -143,7 +183,8 @@ impl fmt::Display for Error {
             ),
             Error::GoneRef { reference, how } => write!(
                 f,
-                "ref {reference} has {how}; its output is no longer stored (run the command again)"
+                "ref {reference} has {}; its output is no longer stored (run the command again)",
+                how.participle()
             ),
         }
     }

@@ -136,6 +136,10 @@ pub mod cmd;
 pub mod diag;
 pub mod error;
 pub mod extract;
+// Panicking invariant checks for the fuzz targets: never in a user's build (ARCHITECTURE.md,
+// "Fuzzing").
+#[cfg(any(test, feature = "fuzzing"))]
+#[doc(hidden)]
 pub mod fuzzing;
 pub mod hook;
 pub mod init;

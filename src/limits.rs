@@ -48,6 +48,10 @@ pub const EXTRACT_MAX_DEPTH: usize = 8;
 pub const EXTRACT_MAX_STRING: usize = 1000;
 /// Default `extract --max-bytes`: the size of the whole output (0 lifts every bound).
 pub const EXTRACT_MAX_BYTES: u64 = 16 * 1024;
+/// Default `shape --max-depth`: container levels shown in a skeleton.
+pub const SHAPE_MAX_DEPTH: usize = 4;
+/// Default `shape --max-bytes`: the size a skeleton never exceeds.
+pub const SHAPE_MAX_BYTES: u64 = 1024;
 /// Default `search --limit`: occurrences shown per page.
 pub const SEARCH_LIMIT: u64 = 20;
 /// Default `search --max-columns`: longer lines are shown as a window around the match.
@@ -158,6 +162,19 @@ pub fn human_size(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
+/// Spells a size the way a flag takes it, in the largest binary unit that divides it exactly:
+/// `16KiB`, `256MiB`, `1GiB`, or plain bytes (`1000`). The help text renders the defaults with
+/// it, so they are written once, here.
+pub fn flag_size(bytes: u64) -> String {
+    const UNITS: [(&str, u32); 4] = [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    for (unit, shift) in UNITS {
+        if bytes != 0 && bytes.trailing_zeros() >= shift {
+            return format!("{}{unit}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
 /// Formats a count for prose with thousands separators: `1,250`.
 pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
@@ -186,6 +203,26 @@ pub fn human_duration(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flag_sizes_parse_back() {
+        for (bytes, text) in [
+            (0, "0"),
+            (1000, "1000"),
+            (1024, "1KiB"),
+            (PREVIEW, "2KiB"),
+            (MAX_INLINE, "16KiB"),
+            (TURN_BUDGET, "64KiB"),
+            (SEARCH_MAX_BYTES, "1MiB"),
+            (MAX_FILE, "256MiB"),
+            (QUOTA, "1GiB"),
+            (3 << 40, "3TiB"),
+            (1536, "1536"),
+        ] {
+            assert_eq!(flag_size(bytes), text);
+            assert_eq!(parse_size(text), Ok(bytes));
+        }
+    }
 
     #[test]
     fn sizes_accept_every_documented_form() {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::common::Sandbox;
+use crate::common::{Sandbox, cts};
 
 #[derive(Deserialize)]
 struct Suite {
@@ -114,14 +114,8 @@ fn check(s: &Sandbox, index: usize, case: &Case) -> Result<(), String> {
 /// selector must be rejected with exit 2.
 #[test]
 fn compliance_test_suite_through_the_binary() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/jsonpath-cts/cts.json"
-    );
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("the vendored JSONPath CTS must be at {path}: {e}"));
-    let suite: Suite = serde_json::from_str(&text).expect("cts.json parses");
-    assert_eq!(suite.tests.len(), 703, "the suite has 703 cases");
+    let suite: Suite = serde_json::from_str(&cts::text()).expect("cts.json parses");
+    assert_eq!(suite.tests.len(), cts::CASES, "the suite has every case");
     let s = Sandbox::new();
     let cases = &suite.tests;
     // Two workers: the machine (and CI) has two cores.

@@ -9,9 +9,9 @@ type Check = fn(&[u8]);
 
 /// Each fuzz target and the check it runs.
 const TARGETS: &[(&str, Check)] = &[
-    ("json_engine", spill::json::fuzzing::engine),
-    ("json_shape", spill::json::fuzzing::shape_cap),
-    ("jsonpath_parse", spill::json::path::fuzz_query),
+    ("json_engine", spill::fuzzing::json_engine),
+    ("json_shape", spill::fuzzing::json_shape),
+    ("jsonpath_parse", spill::fuzzing::jsonpath_parse),
     ("text_preview", spill::fuzzing::text_preview),
     ("redact", spill::fuzzing::redact),
     ("limits", spill::fuzzing::limits),

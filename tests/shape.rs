@@ -181,3 +181,20 @@ fn skipped_lines_beside_an_empty_object_keep_the_skeleton_valid_json() {
     assert_eq!(r.out(), "{\"skippedLines\":1}\n");
     assert_eq!(r.json()["skippedLines"], 1);
 }
+
+/// A key holding controls is spelled in the skeleton as serde_json spells it everywhere else
+/// spill prints JSON (`\b`, `\f`, `\u001f`), one escaping rule for all output (it was `\u0008`
+/// and `\u000c` in skeletons).
+#[test]
+fn keys_with_controls_use_the_one_json_string_spelling() {
+    let s = Sandbox::new();
+    let r = s.run(
+        &["shape", "-"],
+        "{\"a\\bb\\fc\\u001f\\\"\\\\\\n\":1,\"é☺\":true}",
+    );
+    r.status(0);
+    assert_eq!(
+        r.out().trim_end(),
+        r#"{"a\bb\fc\u001f\"\\\n":"integer","é☺":"boolean"}"#
+    );
+}

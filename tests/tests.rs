@@ -14,6 +14,7 @@ mod faults;
 mod fuzz_cases;
 mod hook;
 mod json_test_suite;
+mod layering;
 mod lifecycle;
 mod packaging;
 mod props;

@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    spill::json::fuzzing::engine(data);
+    spill::fuzzing::json_engine(data);
 });

@@ -3,5 +3,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    spill::json::fuzzing::shape_cap(data);
+    spill::fuzzing::json_shape(data);
 });

@@ -12,14 +12,15 @@ mod render;
 use std::io::Write;
 use std::ops::ControlFlow;
 
+pub use crate::json::json_string;
 pub use crate::json::path::JsonDoc;
-pub use render::{Bounds, Cuts, MIN_MAX_BYTES, json_string, shell_quote};
+pub use render::{Bounds, Cuts, MIN_MAX_BYTES, shell_quote};
 
 use crate::error::{Error, Result};
 use crate::json::path::{NormPath, Query, explain_no_match};
 use crate::json::{SyntaxError, Value, validate_value};
 use crate::limits::group_digits;
-use render::{Continue, Out, Writer};
+use render::{Continue, CutKind, Out, Writer};
 
 /// How selected nodes are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,7 +183,7 @@ pub fn extract(
     let cont = Continue {
         prefix: format!("spill extract {}", shell_quote(opts.source)),
     };
-    let mut writer = Writer {
+    let writer = Writer {
         doc_len: bytes.len(),
         records_from: doc.first(),
         skip_invalid: opts.skip_invalid,
@@ -190,54 +191,80 @@ pub fn extract(
         cont: &cont,
         cuts: Cuts::default(),
     };
+    let report = if query.is_singular() && opts.mode != Mode::Nodes {
+        extract_one(&doc, root, query, opts, &mut out, writer)?
+    } else {
+        extract_list(&doc, root, query, opts, &mut out, writer)?
+    };
+    out.finish()
+        .map_err(|e| Error::stream("write to stdout", e))?;
+    Ok(report)
+}
+
+/// A singular query without `--nodes`: its value itself, or nothing.
+fn extract_one<'d>(
+    doc: &JsonDoc<'d>,
+    root: Value<'d>,
+    query: &Query,
+    opts: &Options<'_>,
+    out: &mut Out<'_>,
+    mut writer: Writer<'_>,
+) -> Result<Report> {
     let mut report = Report {
-        singular: query.is_singular() && opts.mode != Mode::Nodes,
+        singular: true,
         ..Report::default()
     };
-    if report.singular {
-        let mut found = None;
-        let _ = query.select(&doc, root, |p, n| {
-            found = Some((p.clone().into_owned(), n));
-            ControlFlow::Break(())
-        })?;
-        // A singular query stops at its node: what it read is checked through the byte after
-        // the node; one that found nothing read to the end, which is checked too.
-        match &found {
-            Some((path, v)) => {
-                doc.check_after(*v, path)?;
-                report.skipped_lines = doc.skipped_before(v.offset());
-            }
-            None => report.skipped_lines = doc.check_end(root, None)?,
+    let mut found = None;
+    let _ = query.select(doc, root, |p, n| {
+        found = Some((p.clone().into_owned(), n));
+        ControlFlow::Break(())
+    })?;
+    // A singular query stops at its node: what it read is checked through the byte after the
+    // node; one that found nothing read to the end, which is checked too.
+    match &found {
+        Some((path, v)) => {
+            doc.check_after(*v, path)?;
+            report.skipped_lines = doc.skipped_before(v.offset());
         }
-        match found {
-            Some((mut path, v)) if opts.offset == 0 => {
-                report.selected = 1;
-                report.shown = 1;
-                report.first_shown = 1;
-                if opts.mode == Mode::Raw {
-                    raw_item(&mut out, &mut writer, v, &mut path, true)?;
-                } else {
-                    // The final line break is part of the output: reserved like a bracket. The
-                    // value always fits in its smallest form above the floor (MIN_MAX_BYTES).
-                    out.reserve += 1;
-                    writer.value(&mut out, v, &mut path, 0, true)?;
-                    out.reserve -= 1;
-                    out.push(b"\n");
-                }
-            }
-            Some(_) => report.selected = 1,
-            None => report.no_match = Some(explain_no_match(query, &doc, root)?),
-        }
-        report.cuts = writer.cuts;
-        out.finish()
-            .map_err(|e| Error::stream("write to stdout", e))?;
-        return Ok(report);
+        None => report.skipped_lines = doc.check_end(root, None)?,
     }
+    match found {
+        Some((mut path, v)) if opts.offset == 0 => {
+            report.selected = 1;
+            report.shown = 1;
+            report.first_shown = 1;
+            if opts.mode == Mode::Raw {
+                raw_item(out, &mut writer, v, &mut path, true)?;
+            } else {
+                // The final line break is part of the output: reserved like a bracket. The
+                // value always fits in its smallest form above the floor (MIN_MAX_BYTES).
+                out.reserve += 1;
+                writer.value(out, v, &mut path, 0, true)?;
+                out.reserve -= 1;
+                out.push(b"\n");
+            }
+        }
+        Some(_) => report.selected = 1,
+        None => report.no_match = Some(explain_no_match(query, doc, root)?),
+    }
+    report.cuts = writer.cuts;
+    Ok(report)
+}
 
+/// Any other query: the list of the selected nodes, `--offset` skipped, cut at `--max-items`
+/// or the byte bound with a marker naming the command that pages on.
+fn extract_list<'d>(
+    doc: &JsonDoc<'d>,
+    root: Value<'d>,
+    query: &Query,
+    opts: &Options<'_>,
+    out: &mut Out<'_>,
+    mut writer: Writer<'_>,
+) -> Result<Report> {
     let mut list = List {
         mode: opts.mode,
         offset: opts.offset,
-        max_items: bounds.max_items,
+        max_items: writer.bounds.max_items,
         total: 0,
         shown: 0,
         cut: false,
@@ -245,38 +272,14 @@ pub fn extract(
         short_reserve: 0,
         furthest: None,
     };
-    let flags = match opts.mode {
-        Mode::Nodes => " --nodes",
-        Mode::Raw => " -r",
-        Mode::Values => "",
-    };
     let query_text = shell_quote(query.text());
     if opts.mode != Mode::Raw {
         out.push(b"[");
     }
-    // The list's own marker and closing bracket are reserved like a container's: with its
-    // command when that fits the bound, else without it (a long query or SOURCE).
-    let list_close = out.newline_len(0) + 2;
-    let digits = group_digits(bytes.len() as u64).len();
-    let full_reserve = list_close
-        + 1
-        + out.newline_len(1)
-        + 2 * digits
-        + 50
-        + json_string(&cont.prefix).len()
-        + json_string(&query_text).len();
-    let short_reserve = list_close + 1 + out.newline_len(1) + digits + 20;
-    let list_reserve = if out.fits(full_reserve) {
-        full_reserve
-    } else {
-        short_reserve
-    };
-    out.reserve += list_reserve;
-    list.reserve = list_reserve;
-    list.short_reserve = short_reserve;
+    list.reserve_marker(out, writer.doc_len, &writer.cont.prefix, &query_text);
     let mut failure: Option<SyntaxError> = None;
-    let _ = query.select_json(&doc, root, |p, n| {
-        match list.item(&doc, &mut out, &mut writer, p, n) {
+    let _ = query.select_json(doc, root, |p, n| {
+        match list.item(doc, out, &mut writer, p, n) {
             Ok(()) if !out.failed() => ControlFlow::Continue(()),
             Ok(()) => ControlFlow::Break(()),
             Err(e) => {
@@ -290,58 +293,36 @@ pub fn extract(
     }
     // Every node was checked before it was printed; the evaluation read to the end, so the
     // end is checked too (trailing data after the root is an error, not ignored).
-    report.skipped_lines = doc.check_end(root, list.furthest)?;
+    let skipped_lines = doc.check_end(root, list.furthest)?;
     out.reserve -= list.reserve;
-    let listed = list.total.saturating_sub(list.offset as u64);
-    let left = listed.saturating_sub(list.shown);
-    if left > 0 {
-        let next_offset = list.offset as u64 + list.shown;
-        let cmd = format!("{} {query_text} --offset {next_offset}{flags}", cont.prefix);
-        let text = format!(
-            "… {} more {}: {cmd}",
-            group_digits(left),
-            if left == 1 { "node" } else { "nodes" }
-        );
-        if opts.mode == Mode::Raw {
-            // Without its command when that does not fit (the notice names it), as below.
-            let line = if out.fits(text.len() + 1) {
-                &text[..]
-            } else {
-                &text[..text.find(": ").unwrap_or(text.len())]
-            };
-            out.push(line.as_bytes());
-            out.push(b"\n");
-        } else {
-            if list.shown > 0 {
-                out.push(b",");
-            }
-            out.newline(1);
-            // Without its command when that does not fit (the notice names it).
-            let mut marker = json_string(&text);
-            if !out.fits(marker.len() + out.newline_len(0) + 2) {
-                marker = json_string(&text[..text.find(": ").unwrap_or(text.len())]);
-            }
-            out.push(marker.as_bytes());
-        }
-        report.list_next = Some(cmd);
-    }
-    if opts.mode != Mode::Raw {
-        if list.shown > 0 || left > 0 {
-            out.newline(0);
-        }
-        out.push(b"]\n");
-    }
-    report.selected = list.total;
-    report.shown = list.shown;
-    report.first_shown = list.offset as u64 + 1;
-    report.cuts = writer.cuts;
-    if list.total == 0 {
-        report.no_match = Some(explain_no_match(query, &doc, root)?);
-    }
-    out.finish()
-        .map_err(|e| Error::stream("write to stdout", e))?;
+    let list_next = list.close(out, &writer.cont.prefix, &query_text);
+    let no_match = if list.total == 0 {
+        Some(explain_no_match(query, doc, root)?)
+    } else {
+        None
+    };
+    let report = Report {
+        selected: list.total,
+        shown: list.shown,
+        first_shown: list.offset as u64 + 1,
+        singular: false,
+        list_next,
+        cuts: writer.cuts,
+        no_match,
+        skipped_lines,
+    };
     Ok(report)
 }
+
+/// Bytes reserved for the fixed text of the list's marker
+/// (`"… N more nodes: spill extract SOURCE QUERY --offset M --nodes"`) besides its two counts
+/// and the JSON strings of SOURCE's command and the query: `"… `, ` more nodes: `, ` `,
+/// ` --offset `, ` --nodes` and the closing quote take 38 bytes, and those strings' own quotes
+/// (counted with them) 4 more than the marker holds; 50 leaves the rest to spare.
+const LIST_MARKER_WORDS: usize = 50;
+/// The same for the marker without its command (`"… N more nodes"`, one count): `"… `,
+/// ` more nodes` and the closing quote take 17 bytes, 20 with room to spare.
+const LIST_MARKER_SHORT_WORDS: usize = 20;
 
 /// The list of selected nodes being written.
 struct List {
@@ -362,6 +343,81 @@ struct List {
 }
 
 impl List {
+    /// Reserves room for the list's marker and closing bracket, as a container does: with its
+    /// command when that fits the bound, else without it (a long query or SOURCE).
+    fn reserve_marker(&mut self, out: &mut Out<'_>, doc_len: usize, prefix: &str, query: &str) {
+        let list_close = out.newline_len(0) + 2;
+        // No count exceeds the document's length in bytes: its digits bound every number.
+        let digits = group_digits(doc_len as u64).len();
+        let full_reserve = list_close
+            + 1
+            + out.newline_len(1)
+            + 2 * digits
+            + LIST_MARKER_WORDS
+            + json_string(prefix).len()
+            + json_string(query).len();
+        let short_reserve = list_close + 1 + out.newline_len(1) + digits + LIST_MARKER_SHORT_WORDS;
+        let reserve = if out.fits(full_reserve) {
+            full_reserve
+        } else {
+            short_reserve
+        };
+        out.reserve += reserve;
+        self.reserve = reserve;
+        self.short_reserve = short_reserve;
+    }
+
+    /// Writes the list's end: the marker counting the nodes left, when any are, and the
+    /// closing bracket. Returns the command printing the rest.
+    fn close(&self, out: &mut Out<'_>, prefix: &str, query: &str) -> Option<String> {
+        let listed = self.total.saturating_sub(self.offset as u64);
+        let left = listed.saturating_sub(self.shown);
+        let mut next = None;
+        if left > 0 {
+            let flags = match self.mode {
+                Mode::Nodes => " --nodes",
+                Mode::Raw => " -r",
+                Mode::Values => "",
+            };
+            let next_offset = self.offset as u64 + self.shown;
+            let cmd = format!("{prefix} {query} --offset {next_offset}{flags}");
+            let text = format!(
+                "… {} more {}: {cmd}",
+                group_digits(left),
+                if left == 1 { "node" } else { "nodes" }
+            );
+            if self.mode == Mode::Raw {
+                // Without its command when that does not fit (the notice names it), as below.
+                let line = if out.fits(text.len() + 1) {
+                    &text[..]
+                } else {
+                    &text[..text.find(": ").unwrap_or(text.len())]
+                };
+                out.push(line.as_bytes());
+                out.push(b"\n");
+            } else {
+                if self.shown > 0 {
+                    out.push(b",");
+                }
+                out.newline(1);
+                // Without its command when that does not fit (the notice names it).
+                let mut marker = json_string(&text);
+                if !out.fits(marker.len() + out.newline_len(0) + 2) {
+                    marker = json_string(&text[..text.find(": ").unwrap_or(text.len())]);
+                }
+                out.push(marker.as_bytes());
+            }
+            next = Some(cmd);
+        }
+        if self.mode != Mode::Raw {
+            if self.shown > 0 || left > 0 {
+                out.newline(0);
+            }
+            out.push(b"]\n");
+        }
+        next
+    }
+
     fn item<'d>(
         &mut self,
         doc: &JsonDoc<'d>,
@@ -547,7 +603,7 @@ fn raw_item<'d>(
     if keep_chars < total || !whole {
         out.push(marker(keep_chars).as_bytes());
         writer.cuts.strings += 1;
-        writer.cuts.next(&cmd, 1);
+        writer.cuts.next(&cmd, CutKind::String);
     }
     out.push(b"\n");
     Ok(true)

@@ -19,7 +19,8 @@ use std::io::Write;
 use crate::json::path::{NormPath, PathElem};
 use crate::json::path::{Records, is_records};
 use crate::json::{
-    Container, Flow, Scalar, SyntaxError, Value, Visitor, validate_value, walk_value,
+    Container, Flow, Scalar, SyntaxError, Value, Visitor, json_string, skip_ws, validate_value,
+    walk_value,
 };
 use crate::limits::group_digits;
 
@@ -41,6 +42,14 @@ pub struct Bounds {
     pub max_bytes: Option<usize>,
 }
 
+/// Bytes of the key of an object's marker member, `"…": ` (the quotes, `…` in UTF-8, the colon
+/// and its space when pretty).
+const MEMBER_MARKER_KEY: usize = 7;
+/// Bytes of the fixed words of a container's marker around its counts and the JSON strings of
+/// the command's SOURCE and query: `"… ` (5), ` more members: ` (15), ` ` (1),
+/// ` --nodes --offset ` (18) and the closing quote (1), the longest of the two kinds.
+const CONTAINER_MARKER_WORDS: usize = 40;
+
 /// What was cut, for the notice line.
 #[derive(Debug, Default, Clone)]
 pub struct Cuts {
@@ -56,8 +65,21 @@ pub struct Cuts {
     pub deep: u64,
     /// The command continuing the first cut of the most telling kind.
     pub first_next: Option<String>,
-    /// The kind of that cut: 0 a container, 1 a string, 2 a summarised deep container.
-    next_rank: u8,
+    /// The kind of that cut.
+    next_kind: CutKind,
+}
+
+/// What a cut cut, in the order the notice prefers its command: a container cut short tells the
+/// most (its command pages through the rest), then a long string, then a summarised container.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum CutKind {
+    /// A container closed early by `--max-items` or the byte bound.
+    #[default]
+    Container,
+    /// A string (or an overlong number) cut by `--max-string` or the byte bound.
+    String,
+    /// A container deeper than `--max-depth`, summarised.
+    Deep,
 }
 
 impl Cuts {
@@ -68,10 +90,10 @@ impl Cuts {
 
     /// Offers `command` as the one the notice names: the first cut of a container wins over
     /// the first long string, which wins over the first summarised container.
-    pub(super) fn next(&mut self, command: &str, rank: u8) {
-        if self.first_next.is_none() || rank < self.next_rank {
+    pub(super) fn next(&mut self, command: &str, kind: CutKind) {
+        if self.first_next.is_none() || kind < self.next_kind {
             self.first_next = Some(command.to_string());
-            self.next_rank = rank;
+            self.next_kind = kind;
         }
     }
 }
@@ -259,9 +281,12 @@ impl<'c> Writer<'c> {
         indent: usize,
         first: bool,
     ) -> Result<bool, SyntaxError> {
-        let entry = out.pos();
-        let base_path = path.len();
-        let base_reserve = out.reserve;
+        let start = Start {
+            pos: out.pos(),
+            reserve: out.reserve,
+            path_len: path.len(),
+            first,
+        };
         let mut stack: Vec<Frame<'d>> = Vec::new();
         // The value to write next, if any, and whether it is forced (written even when it
         // does not fit, because there is nothing left to cut).
@@ -269,126 +294,162 @@ impl<'c> Writer<'c> {
         loop {
             if let Some((value, force)) = pending.take() {
                 let depth = stack.len();
-                let ind = indent + depth;
-                match self.begin(out, value, path, ind, depth, force)? {
-                    Begin::Done => {
-                        if let Some(parent) = stack.last_mut() {
-                            parent.shown += 1;
-                        }
+                let complete = match self.begin(out, value, path, indent + depth, depth, force)? {
+                    Begin::Done => true,
+                    Begin::Open(frame) => {
+                        stack.push(frame);
+                        false
                     }
-                    Begin::Open(frame) => stack.push(frame),
                     Begin::Overflow => {
-                        // Roll back to the outermost element in progress that is not the first
-                        // of its container, so that whole elements are shown where possible.
-                        let shown = stack.iter().position(|f| f.shown > 0);
-                        if !first || (force && stack.is_empty()) {
-                            // Not the first of its list (the list's marker counts it), or not
-                            // even its smallest form fits (a bound below the floor, or a node
-                            // path longer than the bound): nothing of it is shown.
-                            out.truncate(entry);
-                            out.reserve = base_reserve;
-                            path.truncate(base_path);
-                            return Ok(false);
-                        } else if shown.is_none()
-                            && !force
-                            && (value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty())
-                        {
-                            // Nothing shown anywhere yet: show this value in its smallest form
-                            // (cut to fit, markers without their command if need be).
-                            pending = Some((value, true));
-                            continue;
-                        } else {
-                            // Cut the outermost container that shows something; if none does,
-                            // the innermost, which reserved room for its marker.
-                            let i = shown.unwrap_or(stack.len() - 1);
-                            while stack.len() > i + 1 {
-                                let f = stack.pop().expect("frames above i");
-                                out.reserve -= f.reserve;
+                        match self.overflow(out, &mut stack, path, value, force, start)? {
+                            Overflowed::Dropped => return Ok(false),
+                            Overflowed::Retry => {
+                                pending = Some((value, true));
+                                continue;
                             }
-                            let f = stack.last_mut().expect("frame i");
-                            out.truncate(f.checkpoint);
-                            path.truncate(f.path_len);
-                            self.cut_frame(out, f, path)?;
-                            let f = stack.pop().expect("frame i");
-                            self.close(out, f);
+                            Overflowed::Cut => true,
                         }
-                        // The parent's element in progress is complete (cut or closed).
-                        if let Some(parent) = stack.last_mut() {
-                            parent.shown += 1;
+                    }
+                };
+                // The parent's element in progress is complete (written, cut or closed).
+                if complete && let Some(parent) = stack.last_mut() {
+                    parent.shown += 1;
+                }
+            }
+            if stack.is_empty() {
+                path.truncate(start.path_len);
+                return Ok(true);
+            }
+            pending = self
+                .step(out, &mut stack, path)?
+                .map(|value| (value, false));
+        }
+    }
+
+    /// What to do when the value being written does not fit: drop it (not the first of its
+    /// list, or not even its smallest form fits), write it again in its smallest form, or cut
+    /// the outermost container in progress that shows something.
+    fn overflow<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        stack: &mut Vec<Frame<'d>>,
+        path: &mut NormPath<'d>,
+        value: Value<'d>,
+        force: bool,
+        start: Start,
+    ) -> Result<Overflowed, SyntaxError> {
+        // Roll back to the outermost element in progress that is not the first of its
+        // container, so that whole elements are shown where possible.
+        let shown = stack.iter().position(|f| f.shown > 0);
+        if !start.first || (force && stack.is_empty()) {
+            // Not the first of its list (the list's marker counts it), or not even its
+            // smallest form fits (a bound below the floor, or a node path longer than the
+            // bound): nothing of it is shown.
+            out.truncate(start.pos);
+            out.reserve = start.reserve;
+            path.truncate(start.path_len);
+            return Ok(Overflowed::Dropped);
+        }
+        if shown.is_none()
+            && !force
+            && (value.doc().get(value.offset()) == Some(&b'"') || stack.is_empty())
+        {
+            // Nothing shown anywhere yet: show this value in its smallest form (cut to fit,
+            // markers without their command if need be).
+            return Ok(Overflowed::Retry);
+        }
+        // Cut the outermost container that shows something; if none does, the innermost,
+        // which reserved room for its marker.
+        let i = shown.unwrap_or(stack.len() - 1);
+        while stack.len() > i + 1 {
+            let f = stack.pop().expect("frames above i");
+            out.reserve -= f.reserve;
+        }
+        let f = stack.last_mut().expect("frame i");
+        out.truncate(f.checkpoint);
+        path.truncate(f.path_len);
+        self.cut_frame(out, f, path)?;
+        let f = stack.pop().expect("frame i");
+        self.close(out, f);
+        Ok(Overflowed::Cut)
+    }
+
+    /// Advances the innermost open container (`stack` is not empty): returns its next element,
+    /// with the separator and key before it written and its step on `path`, or `None` when the
+    /// container ended (closed) or reached `--max-items` (cut and closed).
+    #[inline]
+    fn step<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        stack: &mut Vec<Frame<'d>>,
+        path: &mut NormPath<'d>,
+    ) -> Result<Option<Value<'d>>, SyntaxError> {
+        let f = stack.last_mut().expect("an open container");
+        path.truncate(f.path_len);
+        let next = match &mut f.iter {
+            Iter::Array(e) => e.next().map(|r| r.map(|(i, v)| (None, i, v))),
+            Iter::Object(m) => m.next().map(|r| r.map(|m| (Some(m), 0, m.value))),
+            Iter::Records(r) => {
+                let index = f.shown as u64;
+                r.next().map(|r| r.map(|v| (None, index, v)))
+            }
+        };
+        if let Some(Err(e)) = &next {
+            return Err(e.clone());
+        }
+        // Written out only now that the byte after the last value was read and checked (a
+        // separator or the closing bracket), so streamed output never holds a value that the
+        // document does not.
+        out.maybe_flush();
+        match next {
+            None => {
+                let f = stack.pop().expect("innermost");
+                let end = match &f.iter {
+                    Iter::Object(m) => m.end(),
+                    Iter::Array(e) => e.end(),
+                    Iter::Records(_) => None,
+                };
+                self.close(out, f);
+                if let Some(parent) = stack.last_mut() {
+                    parent.shown += 1;
+                    // The child was walked to its end: the parent need not skip it again
+                    // (without this a deep document is read once per level).
+                    if let Some(end) = end {
+                        match &mut parent.iter {
+                            Iter::Object(m) => m.resume_at(end),
+                            Iter::Array(e) => e.resume_at(end),
+                            Iter::Records(r) => r.resume_at(end),
                         }
                     }
                 }
+                Ok(None)
             }
-            // Advance the innermost open container.
-            let Some(f) = stack.last_mut() else {
-                path.truncate(base_path);
-                return Ok(true);
-            };
-            path.truncate(f.path_len);
-            let next = match &mut f.iter {
-                Iter::Array(e) => e.next().map(|r| r.map(|(i, v)| (None, i, v))),
-                Iter::Object(m) => m.next().map(|r| r.map(|m| (Some(m), 0, m.value))),
-                Iter::Records(r) => {
-                    let index = f.shown as u64;
-                    r.next().map(|r| r.map(|v| (None, index, v)))
-                }
-            };
-            if let Some(Err(e)) = &next {
-                return Err(e.clone());
-            }
-            // Written out only now that the byte after the last value was read and checked
-            // (a separator or the closing bracket), so streamed output never holds a value that
-            // the document does not.
-            out.maybe_flush();
-            match next {
-                None => {
+            Some(Err(e)) => Err(e),
+            Some(Ok((member, index, value))) => {
+                if f.shown >= self.bounds.max_items {
+                    self.cut_frame(out, f, path)?;
                     let f = stack.pop().expect("innermost");
-                    let end = match &f.iter {
-                        Iter::Object(m) => m.end(),
-                        Iter::Array(e) => e.end(),
-                        Iter::Records(_) => None,
-                    };
                     self.close(out, f);
                     if let Some(parent) = stack.last_mut() {
                         parent.shown += 1;
-                        // The child was walked to its end: the parent need not skip it again
-                        // (without this a deep document is read once per level).
-                        if let Some(end) = end {
-                            match &mut parent.iter {
-                                Iter::Object(m) => m.resume_at(end),
-                                Iter::Array(e) => e.resume_at(end),
-                                Iter::Records(r) => r.resume_at(end),
-                            }
-                        }
                     }
+                    return Ok(None);
                 }
-                Some(Err(e)) => return Err(e),
-                Some(Ok((member, index, value))) => {
-                    if f.shown >= self.bounds.max_items {
-                        self.cut_frame(out, f, path)?;
-                        let f = stack.pop().expect("innermost");
-                        self.close(out, f);
-                        if let Some(parent) = stack.last_mut() {
-                            parent.shown += 1;
-                        }
-                        continue;
-                    }
-                    f.checkpoint = out.pos();
-                    if f.shown > 0 {
-                        out.push(b",");
-                    }
-                    out.newline(f.indent);
-                    match member {
-                        Some(m) => {
-                            let key_end = validate_value(value.doc(), m.key_at)?;
-                            out.push(&value.doc()[m.key_at..key_end]);
-                            out.push(if out.pretty { b": " } else { b":" });
-                            path.push(PathElem::Name(m.key()));
-                        }
-                        None => path.push(PathElem::Index(index as usize)),
-                    }
-                    pending = Some((value, false));
+                f.checkpoint = out.pos();
+                if f.shown > 0 {
+                    out.push(b",");
                 }
+                out.newline(f.indent);
+                match member {
+                    Some(m) => {
+                        let key_end = validate_value(value.doc(), m.key_at)?;
+                        out.push(&value.doc()[m.key_at..key_end]);
+                        out.push(if out.pretty { b": " } else { b":" });
+                        path.push(PathElem::Name(m.key()));
+                    }
+                    None => path.push(PathElem::Index(index as usize)),
+                }
+                Ok(Some(value))
             }
         }
     }
@@ -404,179 +465,235 @@ impl<'c> Writer<'c> {
         depth: usize,
         force: bool,
     ) -> Result<Begin<'d>, SyntaxError> {
-        let doc = v.doc();
-        let at = v.offset();
+        if is_records(v) {
+            return self.open(out, v, path, indent, depth, force);
+        }
+        match v.doc().get(v.offset()) {
+            Some(b'{' | b'[') => self.open(out, v, path, indent, depth, force),
+            Some(b'"') => self.string(out, v, path, force),
+            _ => self.literal(out, v, path, depth, force),
+        }
+    }
+
+    /// Opens the container `v` (an object, an array or the virtual array of NDJSON records):
+    /// written plainly when nothing can be cut, summarised when deeper than `--max-depth`,
+    /// whole when empty, else opened with room reserved for the marker that may cut it.
+    fn open<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &NormPath<'d>,
+        indent: usize,
+        depth: usize,
+        force: bool,
+    ) -> Result<Begin<'d>, SyntaxError> {
+        let (doc, at) = (v.doc(), v.offset());
         let records = is_records(v);
-        let first = if records {
-            Some(b'[')
+        let object = !records && doc.get(at) == Some(&b'{');
+        if !records && depth >= PLAIN_DEPTH && self.cannot_cut(out) {
+            walk_value(doc, at, &mut Plain::new(out, indent))?;
+            return Ok(Begin::Done);
+        }
+        if depth >= self.bounds.max_depth {
+            return self.summarise(out, v, path, object, force);
+        }
+        // An empty container is written whole.
+        let empty = if records {
+            self.records(v).next().is_none()
         } else {
-            doc.get(at).copied()
+            let close = if object { b'}' } else { b']' };
+            doc.get(skip_ws(doc, at + 1)) == Some(&close)
         };
-        match first {
-            Some(b'{' | b'[') => {
-                let object = first == Some(b'{');
-                if !records && depth >= PLAIN_DEPTH && self.cannot_cut(out) {
-                    walk_value(doc, at, &mut Plain::new(out, indent))?;
-                    return Ok(Begin::Done);
-                }
-                if depth >= self.bounds.max_depth {
-                    let n = self.count(v)?;
-                    let what = if object {
-                        format!("object({} {})", group_digits(n), plural(n, "key", "keys"))
-                    } else {
-                        format!("array[{n}]")
-                    };
-                    let cmd = format!("{} {}", self.cont.prefix, shell_quote(&path.to_dot()));
-                    let mut text = json_string(&format!("… {what}: {cmd}"));
-                    if !out.fits(text.len()) {
-                        // Forced: without the command (the notice names it), if that fits.
-                        text = json_string(&format!("… {what}"));
-                        if !force || !out.fits(text.len()) {
-                            return Ok(Begin::Overflow);
-                        }
-                    }
-                    out.push(text.as_bytes());
-                    self.cuts.deep += 1;
-                    self.cuts.next(&cmd, 2);
-                    return Ok(Begin::Done);
-                }
-                // An empty container is written whole.
-                let empty = if records {
-                    self.records(v).next().is_none()
-                } else {
-                    let close = if object { b'}' } else { b']' };
-                    doc.get(skip_ws(doc, at + 1)) == Some(&close)
-                };
-                if empty {
-                    if !out.fits(2) {
-                        return Ok(Begin::Overflow);
-                    }
-                    out.push(if object { b"{}" } else { b"[]" });
-                    return Ok(Begin::Done);
-                }
-                // Unbounded output needs no reservation (nor the cost of spelling the path).
-                let mut reserve = if out.bounded() {
-                    out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object)
-                } else {
-                    0
-                };
-                if !out.fits(1 + reserve) {
-                    // Forced: reserve a marker without its command, whose size does not
-                    // depend on the path (a long key would otherwise never fit).
-                    reserve =
-                        out.newline_len(indent) + 1 + self.short_marker_bound(out, indent + 1);
-                    if !force || !out.fits(1 + reserve) {
-                        return Ok(Begin::Overflow);
-                    }
-                }
-                out.push(if object { b"{" } else { b"[" });
-                out.reserve += reserve;
-                let iter = if records {
-                    Iter::Records(self.records(v))
-                } else if object {
-                    Iter::Object(v.members())
-                } else {
-                    Iter::Array(v.elements())
-                };
-                Ok(Begin::Open(Frame {
-                    node: v,
-                    iter,
-                    shown: 0,
-                    checkpoint: out.pos(),
-                    path_len: path.len(),
-                    indent: indent + 1,
-                    reserve,
-                }))
+        if empty {
+            if !out.fits(2) {
+                return Ok(Begin::Overflow);
             }
-            Some(b'"') => {
-                let end = validate_value(doc, at)?;
-                let raw = &doc[at + 1..end - 1];
-                let (keep, kept, total) = scan_chars(raw, self.bounds.max_string, usize::MAX);
-                if keep == raw.len() {
-                    if out.fits(end - at) {
-                        out.push(&doc[at..end]);
-                        return Ok(Begin::Done);
-                    }
-                    if !force {
-                        return Ok(Begin::Overflow);
-                    }
-                }
-                let cmd = format!(
-                    "{} {} -r --unbounded",
-                    self.cont.prefix,
-                    shell_quote(&path.to_dot())
-                );
-                let mut keep = keep;
-                let mut kept = kept;
-                let mut with_cmd = true;
-                if keep == raw.len()
-                    || !out.fits(keep + 2 + marker_suffix(total - kept, &cmd).len())
-                {
-                    if !force {
-                        return Ok(Begin::Overflow);
-                    }
-                    // Nothing else can be cut: as much of the string as the budget leaves,
-                    // with a marker naming the command if it fits (the notice names it anyway).
-                    // `total` bounds the count the marker will show.
-                    with_cmd = out.fits(2 + marker_suffix(total, &cmd).len());
-                    let suffix = if with_cmd {
-                        marker_suffix(total, &cmd)
-                    } else {
-                        short_suffix(total)
-                    };
-                    if !out.fits(2 + suffix.len()) {
-                        return Ok(Begin::Overflow);
-                    }
-                    let room = out
-                        .limit
-                        .saturating_sub(out.pos() + out.reserve + 2 + suffix.len());
-                    (keep, kept, _) = scan_chars(raw, self.bounds.max_string, room);
-                }
-                out.push(b"\"");
-                out.push(&raw[..keep]);
-                out.push(
-                    if with_cmd {
-                        marker_suffix(total - kept, &cmd)
-                    } else {
-                        short_suffix(total - kept)
-                    }
-                    .as_bytes(),
-                );
-                out.push(b"\"");
-                self.cuts.strings += 1;
-                self.cuts.next(&cmd, 1);
-                Ok(Begin::Done)
-            }
-            _ => {
-                let end = validate_value(doc, at)?;
-                if out.fits(end - at) {
-                    out.push(&doc[at..end]);
-                    return Ok(Begin::Done);
-                }
-                if !force || depth > 0 {
-                    return Ok(Begin::Overflow);
-                }
-                // A number longer than the whole bound, with nothing around it to cut: a
-                // marker in its place (a number cannot be cut and stay what it was).
-                let what = format!("… number of {} chars", group_digits((end - at) as u64));
-                let cmd = format!(
-                    "{} {} --unbounded",
-                    self.cont.prefix,
-                    shell_quote(&path.to_dot())
-                );
-                let mut text = json_string(&format!("{what}: {cmd}"));
-                if !out.fits(text.len()) {
-                    text = json_string(&what);
-                    if !out.fits(text.len()) {
-                        return Ok(Begin::Overflow);
-                    }
-                }
-                out.push(text.as_bytes());
-                self.cuts.strings += 1;
-                self.cuts.next(&cmd, 1);
-                Ok(Begin::Done)
+            out.push(if object { b"{}" } else { b"[]" });
+            return Ok(Begin::Done);
+        }
+        let Some(reserve) = self.open_reserve(out, path, indent, object, force) else {
+            return Ok(Begin::Overflow);
+        };
+        out.push(if object { b"{" } else { b"[" });
+        out.reserve += reserve;
+        let iter = if records {
+            Iter::Records(self.records(v))
+        } else if object {
+            Iter::Object(v.members())
+        } else {
+            Iter::Array(v.elements())
+        };
+        Ok(Begin::Open(Frame {
+            node: v,
+            iter,
+            shown: 0,
+            checkpoint: out.pos(),
+            path_len: path.len(),
+            indent: indent + 1,
+            reserve,
+        }))
+    }
+
+    /// What opening a container at `path` reserves for its marker and closing bracket, when
+    /// the bracket and that fit; `None` when they do not.
+    fn open_reserve(
+        &self,
+        out: &Out<'_>,
+        path: &NormPath<'_>,
+        indent: usize,
+        object: bool,
+        force: bool,
+    ) -> Option<usize> {
+        // Unbounded output needs no reservation (nor the cost of spelling the path).
+        let reserve = if out.bounded() {
+            out.newline_len(indent) + 1 + self.marker_bound(out, path, indent + 1, object)
+        } else {
+            0
+        };
+        if out.fits(1 + reserve) {
+            return Some(reserve);
+        }
+        // Forced: reserve a marker without its command, whose size does not depend on the path
+        // (a long key would otherwise never fit).
+        let reserve = out.newline_len(indent) + 1 + self.short_marker_bound(out, indent + 1);
+        (force && out.fits(1 + reserve)).then_some(reserve)
+    }
+
+    /// Writes a container deeper than `--max-depth` as a summary naming its size and the
+    /// command reading it (`"… object(12 keys): spill extract …"`).
+    fn summarise<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &NormPath<'d>,
+        object: bool,
+        force: bool,
+    ) -> Result<Begin<'d>, SyntaxError> {
+        let n = self.count(v)?;
+        let what = if object {
+            format!("object({} {})", group_digits(n), plural(n, "key", "keys"))
+        } else {
+            format!("array[{n}]")
+        };
+        let cmd = format!("{} {}", self.cont.prefix, shell_quote(&path.to_dot()));
+        let mut text = json_string(&format!("… {what}: {cmd}"));
+        if !out.fits(text.len()) {
+            // Forced: without the command (the notice names it), if that fits.
+            text = json_string(&format!("… {what}"));
+            if !force || !out.fits(text.len()) {
+                return Ok(Begin::Overflow);
             }
         }
+        out.push(text.as_bytes());
+        self.cuts.deep += 1;
+        self.cuts.next(&cmd, CutKind::Deep);
+        Ok(Begin::Done)
+    }
+
+    /// Writes the string `v`: whole when it is within `--max-string` and fits, else cut with a
+    /// marker inside the quotes naming what is left and the command reading all of it.
+    fn string<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &NormPath<'d>,
+        force: bool,
+    ) -> Result<Begin<'d>, SyntaxError> {
+        let (doc, at) = (v.doc(), v.offset());
+        let end = validate_value(doc, at)?;
+        let raw = &doc[at + 1..end - 1];
+        let (keep, kept, total) = scan_chars(raw, self.bounds.max_string, usize::MAX);
+        if keep == raw.len() {
+            if out.fits(end - at) {
+                out.push(&doc[at..end]);
+                return Ok(Begin::Done);
+            }
+            if !force {
+                return Ok(Begin::Overflow);
+            }
+        }
+        let cmd = format!(
+            "{} {} -r --unbounded",
+            self.cont.prefix,
+            shell_quote(&path.to_dot())
+        );
+        let mut keep = keep;
+        let mut kept = kept;
+        let mut with_cmd = true;
+        if keep == raw.len() || !out.fits(keep + 2 + marker_suffix(total - kept, &cmd).len()) {
+            if !force {
+                return Ok(Begin::Overflow);
+            }
+            // Nothing else can be cut: as much of the string as the budget leaves, with a
+            // marker naming the command if it fits (the notice names it anyway). `total`
+            // bounds the count the marker will show.
+            with_cmd = out.fits(2 + marker_suffix(total, &cmd).len());
+            let suffix = if with_cmd {
+                marker_suffix(total, &cmd)
+            } else {
+                short_suffix(total)
+            };
+            if !out.fits(2 + suffix.len()) {
+                return Ok(Begin::Overflow);
+            }
+            let room = out
+                .limit
+                .saturating_sub(out.pos() + out.reserve + 2 + suffix.len());
+            (keep, kept, _) = scan_chars(raw, self.bounds.max_string, room);
+        }
+        out.push(b"\"");
+        out.push(&raw[..keep]);
+        out.push(
+            if with_cmd {
+                marker_suffix(total - kept, &cmd)
+            } else {
+                short_suffix(total - kept)
+            }
+            .as_bytes(),
+        );
+        out.push(b"\"");
+        self.cuts.strings += 1;
+        self.cuts.next(&cmd, CutKind::String);
+        Ok(Begin::Done)
+    }
+
+    /// Writes a number, `true`, `false` or `null` as written; a number longer than the whole
+    /// bound, with nothing around it to cut, becomes a marker in its place.
+    fn literal<'d>(
+        &mut self,
+        out: &mut Out<'_>,
+        v: Value<'d>,
+        path: &NormPath<'d>,
+        depth: usize,
+        force: bool,
+    ) -> Result<Begin<'d>, SyntaxError> {
+        let (doc, at) = (v.doc(), v.offset());
+        let end = validate_value(doc, at)?;
+        if out.fits(end - at) {
+            out.push(&doc[at..end]);
+            return Ok(Begin::Done);
+        }
+        if !force || depth > 0 {
+            return Ok(Begin::Overflow);
+        }
+        // A number cannot be cut and stay what it was.
+        let what = format!("… number of {} chars", group_digits((end - at) as u64));
+        let cmd = format!(
+            "{} {} --unbounded",
+            self.cont.prefix,
+            shell_quote(&path.to_dot())
+        );
+        let mut text = json_string(&format!("{what}: {cmd}"));
+        if !out.fits(text.len()) {
+            text = json_string(&what);
+            if !out.fits(text.len()) {
+                return Ok(Begin::Overflow);
+            }
+        }
+        out.push(text.as_bytes());
+        self.cuts.strings += 1;
+        self.cuts.next(&cmd, CutKind::String);
+        Ok(Begin::Done)
     }
 
     /// An upper bound of the bytes a marker of a container at `path` takes.
@@ -591,11 +708,11 @@ impl<'c> Writer<'c> {
         // No count exceeds the document's length in bytes: its digits bound every number.
         let width = group_digits(self.doc_len as u64).len();
         // `,` newline indent `"…": ` then the string: two counts (three for a slice) and the
-        // fixed words (`… `, ` more members: `, ` --nodes --offset `).
+        // fixed words.
         1 + out.newline_len(indent)
-            + if object { 7 } else { 0 }
+            + if object { MEMBER_MARKER_KEY } else { 0 }
             + 3 * width
-            + 40
+            + CONTAINER_MARKER_WORDS
             + json_string(&self.cont.prefix).len()
             + json_string(&query).len()
     }
@@ -606,7 +723,9 @@ impl<'c> Writer<'c> {
     fn short_marker_bound(&self, out: &Out<'_>, indent: usize) -> usize {
         // No count exceeds the document's length in bytes.
         let most = group_digits(self.doc_len as u64);
-        1 + out.newline_len(indent) + 7 + json_string(&format!("… {most} more members")).len()
+        1 + out.newline_len(indent)
+            + MEMBER_MARKER_KEY
+            + json_string(&format!("… {most} more members")).len()
     }
 
     /// Closes container `f` early with a marker naming what is left and how to read it.
@@ -685,7 +804,7 @@ impl<'c> Writer<'c> {
         } else {
             self.cuts.items += left as u64;
         }
-        self.cuts.next(&cmd, 0);
+        self.cuts.next(&cmd, CutKind::Container);
         Ok(())
     }
 
@@ -814,13 +933,28 @@ enum Begin<'d> {
     Overflow,
 }
 
-fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
-    if n == 1 { one } else { many }
+/// Where [`Writer::value`] started: what a dropped value rolls back to.
+#[derive(Clone, Copy)]
+struct Start {
+    pos: usize,
+    reserve: usize,
+    path_len: usize,
+    /// The value is the first of its list (a first value is never dropped while it can shrink).
+    first: bool,
 }
 
-/// `s` as a JSON string literal.
-pub fn json_string(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
+/// What [`Writer::overflow`] did.
+enum Overflowed {
+    /// Nothing of the value is shown; everything it wrote is rolled back.
+    Dropped,
+    /// Write the value again, forced into its smallest form.
+    Retry,
+    /// A container in progress was cut and closed.
+    Cut,
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 /// The text appended inside a cut string when its command does not fit (JSON-escaped).
@@ -841,14 +975,6 @@ fn marker_suffix(more: usize, cmd: &str) -> String {
     );
     let quoted = json_string(&text);
     quoted[1..quoted.len() - 1].to_string()
-}
-
-#[inline]
-fn skip_ws(doc: &[u8], mut i: usize) -> usize {
-    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
 }
 
 /// The length in bytes of one character of a raw (escaped) JSON string starting at `i`.

@@ -7,7 +7,11 @@ use super::SyntaxError;
 use super::nav::{Kind, Value, decode_string};
 use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_records};
 use super::path::push_member;
-use super::shape::{Builder, ShapeOptions, push_json_string};
+use super::push_json_string;
+use super::shape::{
+    Builder, ShapeOptions, T_ARRAY, T_BOOLEAN, T_NULL, T_NUMBER, T_OBJECT, T_STRING, container_bit,
+    scalar_bit,
+};
 use crate::limits::{group_digits, human_size};
 
 /// What [`analyze`] needs besides the bytes.
@@ -233,22 +237,16 @@ fn kind_word(k: Kind) -> &'static str {
     }
 }
 
-const E_OBJECT: u8 = 1;
-const E_ARRAY: u8 = 2;
-const E_STRING: u8 = 4;
-const E_NUMBER: u8 = 8;
-const E_BOOLEAN: u8 = 16;
-const E_NULL: u8 = 32;
-
-/// `objects`, `strings`, … or `values` for a mix; singular for one.
+/// `objects`, `strings`, … or `values` for a mix; singular for one. `mask` holds the type bits
+/// of the shape's set, integers counted as numbers.
 fn elements_word(mask: u8, count: u64) -> &'static str {
     let (one, many) = match mask {
-        E_OBJECT => ("object", "objects"),
-        E_ARRAY => ("array", "arrays"),
-        E_STRING => ("string", "strings"),
-        E_NUMBER => ("number", "numbers"),
-        E_BOOLEAN => ("boolean", "booleans"),
-        E_NULL => ("null", "nulls"),
+        T_OBJECT => ("object", "objects"),
+        T_ARRAY => ("array", "arrays"),
+        T_STRING => ("string", "strings"),
+        T_NUMBER => ("number", "numbers"),
+        T_BOOLEAN => ("boolean", "booleans"),
+        T_NULL => ("null", "nulls"),
         _ => ("value", "values"),
     };
     if count == 1 { one } else { many }
@@ -335,11 +333,7 @@ impl Visitor for Dominant<'_> {
         }
         if let Some(c) = &mut self.current {
             if c.nest == 0 {
-                c.mask |= if kind == Container::Object {
-                    E_OBJECT
-                } else {
-                    E_ARRAY
-                };
+                c.mask |= container_bit(kind);
             }
             c.nest += 1;
             return Flow::Continue;
@@ -412,11 +406,10 @@ impl Visitor for Dominant<'_> {
         if let Some(c) = &mut self.current
             && c.nest == 0
         {
+            // "numbers" for integers too: the summary names one number type.
             c.mask |= match kind {
-                Scalar::String => E_STRING,
-                Scalar::Integer | Scalar::Number => E_NUMBER,
-                Scalar::Boolean => E_BOOLEAN,
-                Scalar::Null => E_NULL,
+                Scalar::Integer => T_NUMBER,
+                other => scalar_bit(other),
             };
         }
         Flow::Continue

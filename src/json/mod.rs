@@ -103,12 +103,11 @@
 #![allow(clippy::module_name_repetitions)]
 
 pub mod analyze;
-#[doc(hidden)]
-pub mod fuzzing;
 mod nav;
 mod parse;
 pub mod path;
 mod paths;
+mod quote;
 pub mod records;
 mod scan;
 pub mod shape;
@@ -121,7 +120,8 @@ pub use parse::{
 };
 pub use path::{push_bracket_name, push_member};
 pub use paths::{PathHit, paths_at_offsets, paths_at_offsets_skipping};
-pub use scan::{close_containers, skip_value};
+pub use quote::{json_string, push_json_string};
+pub use scan::{close_containers, skip_value, skip_ws};
 
 use std::fmt;
 

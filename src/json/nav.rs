@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use super::SyntaxError;
 use super::parse::bom_len;
 use super::parse::{scalar_end, string_end};
-use super::scan::skip_value;
+use super::scan::{skip_value, skip_ws};
 
 /// What a value is, judged from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -51,14 +51,6 @@ pub fn root(doc: &[u8]) -> Result<Value<'_>, SyntaxError> {
         ));
     }
     Ok(Value { doc, at })
-}
-
-#[inline]
-fn skip_ws(doc: &[u8], mut i: usize) -> usize {
-    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
 }
 
 impl<'a> Value<'a> {

@@ -402,7 +402,7 @@ mod oracle {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
         #[test]
-        fn every_answer_is_the_innermost_value(doc in crate::json::fuzzing::tests::json_text()) {
+        fn every_answer_is_the_innermost_value(doc in crate::fuzzing::json::tests::json_text()) {
             let bytes = doc.as_bytes();
             // About 150 offsets per document, spread evenly and given out of order.
             let stride = (bytes.len() / 150).max(1);

@@ -149,6 +149,34 @@ pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
     i
 }
 
+/// The first offset at or after `i` that is not JSON whitespace (or `doc.len()`): the one
+/// whitespace rule of the engine's readers. Minified JSON has no whitespace and pretty JSON
+/// mostly one byte (`": "`), so the first two bytes are tested alone; only a longer run (an
+/// indentation) is scanned with [`skip_ws_run`].
+#[inline(always)]
+pub fn skip_ws(doc: &[u8], i: usize) -> usize {
+    // Every byte that can follow whitespace in JSON is above b' ': one compare settles the
+    // common case.
+    let ws = |at: usize| {
+        doc.get(at)
+            .is_some_and(|&b| b <= b' ' && matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+    };
+    if !ws(i) {
+        return i;
+    }
+    if !ws(i + 1) {
+        return i + 1;
+    }
+    skip_ws_indent(doc, i + 2)
+}
+
+/// The rest of a whitespace run of two bytes or more, out of line: inlined, the vector scan's
+/// set-up would be paid by every [`skip_ws`] call, most of which find no whitespace.
+#[inline(never)]
+fn skip_ws_indent(doc: &[u8], i: usize) -> usize {
+    skip_ws_run(doc, i)
+}
+
 /// Removes escaped characters: returns the mask of bytes preceded by an odd run of backslashes,
 /// carrying a run that crosses the block boundary in `prev_escaped` (simdjson's branchless
 /// algorithm).

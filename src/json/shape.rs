@@ -30,6 +30,7 @@ use std::fmt::Write as _;
 
 use super::nav::decode_string;
 use super::parse::{Container, Flow, Scalar, Visitor, bytes_eq, walk_records};
+use super::push_json_string;
 use crate::limits::{group_digits, human_size};
 use crate::wire::shape as wire;
 
@@ -62,8 +63,8 @@ pub struct ShapeOptions {
 impl Default for ShapeOptions {
     fn default() -> Self {
         ShapeOptions {
-            max_depth: 4,
-            max_bytes: 1024,
+            max_depth: crate::limits::SHAPE_MAX_DEPTH,
+            max_bytes: crate::limits::SHAPE_MAX_BYTES as usize,
             sample: None,
         }
     }
@@ -192,13 +193,37 @@ pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> String {
 // The type arena.
 
 const NONE: u32 = u32::MAX;
-const T_STRING: u8 = 1;
-const T_INTEGER: u8 = 2;
-const T_NUMBER: u8 = 4;
-const T_BOOLEAN: u8 = 8;
-const T_NULL: u8 = 16;
-const T_OBJECT: u8 = 32;
-const T_ARRAY: u8 = 64;
+
+// The JSON types as bits of one mask: the set of types seen at one place. The one such set of
+// the engine (the envelope's dominant-array summary uses it too).
+pub(crate) const T_STRING: u8 = 1;
+pub(crate) const T_INTEGER: u8 = 2;
+pub(crate) const T_NUMBER: u8 = 4;
+pub(crate) const T_BOOLEAN: u8 = 8;
+pub(crate) const T_NULL: u8 = 16;
+pub(crate) const T_OBJECT: u8 = 32;
+pub(crate) const T_ARRAY: u8 = 64;
+
+/// The type bit of a container.
+#[inline]
+pub(crate) fn container_bit(kind: Container) -> u8 {
+    match kind {
+        Container::Object => T_OBJECT,
+        Container::Array => T_ARRAY,
+    }
+}
+
+/// The type bit of a scalar (integers and other numbers apart).
+#[inline]
+pub(crate) fn scalar_bit(kind: Scalar) -> u8 {
+    match kind {
+        Scalar::String => T_STRING,
+        Scalar::Integer => T_INTEGER,
+        Scalar::Number => T_NUMBER,
+        Scalar::Boolean => T_BOOLEAN,
+        Scalar::Null => T_NULL,
+    }
+}
 
 /// The merged type of every value seen at one place.
 #[derive(Debug, Clone)]
@@ -594,11 +619,7 @@ impl Visitor for Builder {
             return Flow::Continue;
         };
         let depth = self.frames.len() + 1;
-        self.tys[ty as usize].mask |= if kind == Container::Object {
-            T_OBJECT
-        } else {
-            T_ARRAY
-        };
+        self.tys[ty as usize].mask |= container_bit(kind);
         match kind {
             Container::Object => {
                 let o = self.obj_of(ty);
@@ -736,10 +757,7 @@ impl Visitor for Builder {
                     }
                     T_STRING
                 }
-                Scalar::Integer => T_INTEGER,
-                Scalar::Number => T_NUMBER,
-                Scalar::Boolean => T_BOOLEAN,
-                Scalar::Null => T_NULL,
+                other => scalar_bit(other),
             };
         }
         Flow::Continue
@@ -1112,25 +1130,6 @@ fn kind_names(mask: u8) -> Vec<&'static str> {
     .collect()
 }
 
-/// Appends `s` as a JSON string literal.
-pub(crate) fn push_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 // ---------------------------------------------------------------------------------------------
 // `--paths`: one line per distinct path.
 
@@ -1353,11 +1352,7 @@ impl Visitor for PathCollector {
             self.ignore += 1;
             return Flow::Continue;
         }
-        match self.see(if kind == Container::Object {
-            T_OBJECT
-        } else {
-            T_ARRAY
-        }) {
+        match self.see(container_bit(kind)) {
             Some(id) => self.stack.push((id, 0)),
             None => self.ignore = 1,
         }
@@ -1388,14 +1383,7 @@ impl Visitor for PathCollector {
     }
     fn scalar(&mut self, kind: Scalar, _: &[u8], _: usize) -> Flow {
         if self.ignore == 0 {
-            let bit = match kind {
-                Scalar::String => T_STRING,
-                Scalar::Integer => T_INTEGER,
-                Scalar::Number => T_NUMBER,
-                Scalar::Boolean => T_BOOLEAN,
-                Scalar::Null => T_NULL,
-            };
-            let _ = self.see(bit);
+            let _ = self.see(scalar_bit(kind));
         }
         Flow::Continue
     }

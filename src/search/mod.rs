@@ -75,10 +75,10 @@ impl Default for Page {
     fn default() -> Page {
         Page {
             offset: 0,
-            limit: 20,
+            limit: crate::limits::SEARCH_LIMIT,
             before_context: 0,
             after_context: 0,
-            max_columns: 300,
+            max_columns: crate::limits::SEARCH_MAX_COLUMNS,
             max_bytes: crate::limits::SEARCH_MAX_BYTES,
         }
     }

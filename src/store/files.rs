@@ -12,6 +12,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
@@ -115,6 +116,36 @@ pub(super) fn open_in_place(path: &Path) -> io::Result<File> {
     }
     private(&file, &m)?;
     Ok(file)
+}
+
+/// Takes an exclusive `flock` on `file`, waiting for it (a signal's interruption retries). The
+/// lock lives as long as the open file: it is released when `file` is closed.
+pub(super) fn lock(file: &File) -> io::Result<()> {
+    loop {
+        // SAFETY: flock on a valid descriptor owned by `file`.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Tries an exclusive `flock` on `file` without waiting: `Ok(true)` when it was acquired (held
+/// as long as the open file), `Ok(false)` when another open file holds it.
+pub(super) fn try_lock(file: &File) -> io::Result<bool> {
+    // SAFETY: flock on a valid descriptor owned by `file`.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    if e.kind() == io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
 }
 
 /// Sets an open file to mode 0600 unless it already is (a restrictive umask can leave less).

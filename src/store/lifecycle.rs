@@ -13,7 +13,6 @@
 use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -21,7 +20,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::files::{self, Found};
 use super::write::TEMP_PREFIX;
 use super::{Ref, Store, check_dir};
-use crate::error::{Error, Result};
+use crate::error::{Error, Gone, Result};
 
 /// Tombstones older than this are pruned.
 pub const TOMBSTONE_AGE: Duration = Duration::from_secs(7 * 86400);
@@ -131,12 +130,6 @@ fn mtime_secs(m: &fs::Metadata) -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Tries an exclusive, non-blocking flock; true when it was acquired.
-fn try_lock(file: &File) -> bool {
-    // SAFETY: flock on a valid descriptor owned by `file`.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
-}
-
 /// Removes a payload and its record and leaves a tombstone saying `how`. True when it existed.
 ///
 /// The tombstone is written first, so a reader that no longer finds the payload always finds
@@ -173,16 +166,8 @@ impl Store {
         let path = self.root().join(LOCK_FILE);
         let file =
             files::open_in_place(&path).map_err(|e| Error::io("open the store lock", &path, e))?;
-        loop {
-            // SAFETY: flock on a valid descriptor owned by `file`; the lock lives as long as it.
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-                return Ok(RootLock { _file: file });
-            }
-            let e = io::Error::last_os_error();
-            if e.kind() != io::ErrorKind::Interrupted {
-                return Err(Error::io("lock", &path, e));
-            }
-        }
+        files::lock(&file).map_err(|e| Error::io("lock", &path, e))?;
+        Ok(RootLock { _file: file })
     }
 
     /// The scope names to visit: all of them, or only the current one if it exists.
@@ -330,7 +315,11 @@ impl Store {
                 break;
             }
             if !dry_run {
-                remove_entry(&self.root().join(&h.scope), &h.reference, "evicted")?;
+                remove_entry(
+                    &self.root().join(&h.scope),
+                    &h.reference,
+                    Gone::Evicted.as_str(),
+                )?;
             }
             usage -= h.size;
             removed.push(Removal {
@@ -357,7 +346,11 @@ impl Store {
         let mut out = Vec::new();
         for h in expired {
             if !dry_run {
-                remove_entry(&self.root().join(&h.scope), &h.reference, "expired")?;
+                remove_entry(
+                    &self.root().join(&h.scope),
+                    &h.reference,
+                    Gone::Expired.as_str(),
+                )?;
             }
             out.push(Removal {
                 reference: Some(h.reference),
@@ -612,7 +605,7 @@ fn sweep_temps(dir: &Path, scope: &str, dry_run: bool, keep: Option<&Path>) -> V
             .ok()
             .and_then(|at| now.duration_since(at).ok())
             .is_some_and(|d| d > TEMP_AGE);
-        if !(try_lock(&file) || old) {
+        if !(matches!(files::try_lock(&file), Ok(true)) || old) {
             continue;
         }
         // Only unlink the file we inspected, not one that replaced it under the same name.
@@ -730,7 +723,7 @@ mod tests {
         assert!(matches!(
             s.find(&z),
             Err(Error::GoneRef {
-                how: "been evicted",
+                how: Gone::Evicted,
                 ..
             })
         ));
@@ -752,7 +745,7 @@ mod tests {
         fs::write(&crashed, b"partial").unwrap();
         let held_long = s.scope_dir().join(".tmp-held-long");
         let held = File::create(&held_long).unwrap();
-        assert!(try_lock(&held));
+        assert!(files::try_lock(&held).unwrap());
         set_mtime(&held_long, 2 * 3600);
         let dry = sweep_temps(s.scope_dir(), "a", true, None);
         let mut names: Vec<String> = dry.iter().filter_map(|r| r.file.clone()).collect();
@@ -781,7 +774,10 @@ mod tests {
         assert_eq!(report.usage, 3);
         assert!(matches!(
             s.find(&old),
-            Err(Error::GoneRef { how: "expired", .. })
+            Err(Error::GoneRef {
+                how: Gone::Expired,
+                ..
+            })
         ));
         assert!(s.find(&new).is_ok());
     }

@@ -37,7 +37,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Gone, Result};
 use crate::limits;
 use files::Found;
 
@@ -260,14 +260,15 @@ impl Store {
             && match self.lock() {
                 Ok(_lock) => {
                     self.is_expired(r)
-                        && lifecycle::remove_entry(&self.scope_dir, r, "expired").is_ok()
+                        && lifecycle::remove_entry(&self.scope_dir, r, Gone::Expired.as_str())
+                            .is_ok()
                 }
                 Err(_) => true,
             };
         if expired {
             return Err(Error::GoneRef {
                 reference: r.to_string(),
-                how: "expired",
+                how: Gone::Expired,
             });
         }
         let file = match files::open_read(&path) {
@@ -285,15 +286,16 @@ impl Store {
     /// Why a ref with no payload is not there: its tombstone's word, or unknown.
     fn gone_or_unknown(&self, r: &Ref) -> Error {
         let why = files::read_small(&self.tombstone_path(r), 256).unwrap_or_default();
-        let how = match why.split(|b| b.is_ascii_whitespace()).next() {
-            _ if why.is_empty() => return Error::UnknownRef(r.to_string()),
-            Some(b"expired") => "expired",
-            Some(b"evicted") => "been evicted",
-            _ => "been removed",
-        };
+        if why.is_empty() {
+            return Error::UnknownRef(r.to_string());
+        }
+        let word = why
+            .split(|b| b.is_ascii_whitespace())
+            .next()
+            .unwrap_or_default();
         Error::GoneRef {
             reference: r.to_string(),
-            how,
+            how: Gone::from_word(word),
         }
     }
 

@@ -8,7 +8,6 @@
 //! `gc` and the expiry pass delete it.
 
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -34,16 +33,7 @@ pub fn admit(store: &Store, turn: &str, size: u64, budget: u64) -> Result<bool> 
     // other hard links there is refused (the output passes through with a warning).
     let mut file = super::files::open_in_place(&path)
         .map_err(|e| Error::io("open the turn ledger", &path, e))?;
-    loop {
-        // SAFETY: flock on a valid descriptor owned by `file`; released when it is closed.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::io("lock the turn ledger", &path, e));
-        }
-    }
+    super::files::lock(&file).map_err(|e| Error::io("lock the turn ledger", &path, e))?;
     let meta = file
         .metadata()
         .map_err(|e| Error::io("read the turn ledger", &path, e))?;

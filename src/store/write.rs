@@ -5,7 +5,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,13 +52,8 @@ impl TempPayload {
                     // `open` and our `flock` it could do that to ours: if the lock is taken, gc is
                     // looking at the file, and if our name no longer leads to our file, gc has
                     // unlinked it. Either way, start again under a new name.
-                    // SAFETY: flock on a valid, owned descriptor; the lock lives as long as `file`.
-                    let busy =
-                        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }
-                            != 0
-                            && std::io::Error::last_os_error().kind()
-                                == std::io::ErrorKind::WouldBlock;
-                    if busy {
+                    // The lock lives as long as `file`.
+                    if matches!(super::files::try_lock(&file), Ok(false)) {
                         let _ = fs::remove_file(&path);
                         continue;
                     }

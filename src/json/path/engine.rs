@@ -14,7 +14,7 @@ use std::marker::PhantomData;
 
 use super::normalized::{NormPath, PathElem};
 use super::{Doc, Kind};
-use crate::json::{self, Fault, SyntaxError, Value};
+use crate::json::{self, Fault, SyntaxError, Value, skip_ws};
 use crate::limits::group_digits;
 
 /// The offset of the virtual root array of an NDJSON document.
@@ -29,14 +29,6 @@ pub struct JsonDoc<'d> {
     ndjson: bool,
     /// NDJSON lines that are not one value are skipped (and counted) instead of an error.
     skip_invalid: bool,
-}
-
-#[inline]
-fn skip_ws(doc: &[u8], mut i: usize) -> usize {
-    while i < doc.len() && matches!(doc[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
-    }
-    i
 }
 
 impl<'d> JsonDoc<'d> {

@@ -31,7 +31,6 @@ mod doc;
 mod engine;
 mod eval;
 mod explain;
-mod fuzz;
 mod iregexp;
 mod lexer;
 mod normalized;
@@ -47,7 +46,6 @@ pub use doc::{Doc, Kind, MAX_DESCENT, work_limit};
 pub use engine::{JsonDoc, JsonElements, JsonMembers, RECORDS, Records, is_records};
 pub use eval::Flow;
 pub use explain::explain_no_match;
-pub use fuzz::fuzz_query;
 pub use normalized::{NormPath, PathElem, is_shorthand_name, push_bracket_name, push_member};
 
 /// A query syntax error: where it is and what is wrong.

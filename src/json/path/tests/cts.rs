@@ -53,16 +53,13 @@ fn check_case(case: &OValue, evaluate: Evaluate) -> Result<(), String> {
     }
 }
 
-/// The vendored suite (`tests/data/jsonpath-cts/cts.json`), read once per call. A missing file
-/// fails the test that asked for it: the suite is part of the repository, never optional.
+// The suite's one loader, shared with the integration tests.
+#[path = "../../../../tests/common/cts.rs"]
+mod vendored;
+
+/// The vendored suite, read once per call.
 pub(super) fn load_suite() -> OValue {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/jsonpath-cts/cts.json"
-    );
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("the vendored JSONPath CTS must be at {path}: {e}"));
-    ovalue(&text)
+    ovalue(&vendored::text())
 }
 
 /// Runs all 703 cases with `evaluate`, reports the pass count and fails on any failure.
@@ -85,7 +82,7 @@ pub(super) fn run_suite(label: &str, evaluate: Evaluate) {
     for f in failures.iter().take(60) {
         eprintln!("  FAIL {f}");
     }
-    assert_eq!(cases.len(), 703, "the suite has 703 cases");
+    assert_eq!(cases.len(), vendored::CASES, "the suite has every case");
     assert!(failures.is_empty(), "{} CTS cases failed", failures.len());
 }
 

@@ -1,16 +1,17 @@
-//! Invariant checks shared by the cargo-fuzz targets in `fuzz/` and by ordinary tests.
+//! The JSON engine's invariant checks (the `json_engine` and `json_shape` fuzz targets).
 //!
 //! Each function takes arbitrary bytes and panics if the engine breaks one of its promises;
 //! errors on bad input are fine, panics and wrong answers are not.
 
-use super::Kind;
-use super::shape::{ShapeOptions, shape, shape_paths};
-use super::{
-    Flow, Visitor, paths_at_offsets, root, skip_value, validate, validate_value, walk_values,
+use crate::json::Kind;
+use crate::json::shape::{ShapeOptions, shape, shape_paths};
+use crate::json::{
+    Flow, Scalar, Visitor, paths_at_offsets, root, skip_value, validate, validate_value,
+    walk_values,
 };
 
 /// Validation, skipping, navigation, walking and path lookup agree with each other.
-pub fn engine(data: &[u8]) {
+pub fn json_engine(data: &[u8]) {
     let valid = validate(data);
     if let Ok(r) = root(data) {
         let skipped = skip_value(data, r.offset());
@@ -45,7 +46,7 @@ pub fn engine(data: &[u8]) {
     // Walking counts what it sees and never panics; stopping early is honoured.
     struct Count(u64, u64);
     impl Visitor for Count {
-        fn scalar(&mut self, _: super::Scalar, _: &[u8], _: usize) -> Flow {
+        fn scalar(&mut self, _: Scalar, _: &[u8], _: usize) -> Flow {
             self.0 += 1;
             if self.0 == self.1 {
                 Flow::Stop
@@ -67,7 +68,7 @@ pub fn engine(data: &[u8]) {
 }
 
 /// The skeleton is valid JSON within `--max-bytes`, whatever the input.
-pub fn shape_cap(data: &[u8]) {
+pub fn json_shape(data: &[u8]) {
     let (max_bytes, max_depth) = match data.first() {
         Some(&b) => (256 + usize::from(b) * 4, usize::from(b % 9)),
         None => (256, 4),
@@ -144,15 +145,15 @@ pub(crate) mod tests {
         #[test]
         fn engine_invariants_hold_on_valid_and_mangled_text(doc in json_text(), cut in 0usize..2000, byte in any::<u8>()) {
             prop_assert!(validate(doc.as_bytes()).is_ok(), "{}", doc);
-            engine(doc.as_bytes());
-            shape_cap(doc.as_bytes());
+            json_engine(doc.as_bytes());
+            json_shape(doc.as_bytes());
             let mut bad = doc.into_bytes();
             if !bad.is_empty() {
                 let i = cut % bad.len();
                 bad[i] = byte;
-                engine(&bad);
-                shape_cap(&bad);
-                engine(&bad[..i]);
+                json_engine(&bad);
+                json_shape(&bad);
+                json_engine(&bad[..i]);
             }
         }
 
@@ -178,8 +179,8 @@ pub(crate) mod tests {
             b"\x00",
             b"\"\\ud800\"",
         ] {
-            engine(doc);
-            shape_cap(doc);
+            json_engine(doc);
+            json_shape(doc);
         }
     }
 }

@@ -1,10 +1,18 @@
-//! Invariant checks shared by the cargo-fuzz targets in `fuzz/` and by ordinary tests, for the
-//! text preview, the redactor and the size/duration parsers (the JSON engine's live in
-//! [`crate::json::fuzzing`]).
+//! Invariant checks for the cargo-fuzz targets in `fuzz/`, one function per target and named
+//! after it (`fuzz/fuzz_targets/json_engine.rs` calls [`json_engine`], and so on).
 //!
 //! Each function takes arbitrary bytes and panics if a promise is broken; errors on bad input
-//! are fine, panics and wrong answers are not. The same functions replay the committed corpus
-//! (`tests/fuzz-cases/`) in `cargo test`, so CI needs no nightly toolchain.
+//! are fine, panics and wrong answers are not. The code exists only with the `fuzzing` cargo
+//! feature (and in the crate's own unit tests): it panics by design, so it is not part of the
+//! library a user builds. `cargo test` enables the feature through the crate's dev-dependency on
+//! itself and replays the committed corpus (`tests/fuzz-cases/`) through these same functions,
+//! so CI needs no nightly toolchain (ARCHITECTURE.md, "Fuzzing").
+
+pub(crate) mod json;
+mod query;
+
+pub use json::{json_engine, json_shape};
+pub use query::jsonpath_parse;
 
 use std::rc::Rc;
 use std::time::Duration;
@@ -583,7 +591,7 @@ mod tests {
 
         #[test]
         fn extract_invariants(control in prop::collection::vec(any::<u8>(), 6),
-                              doc in crate::json::fuzzing::tests::json_text()) {
+                              doc in json::tests::json_text()) {
             let mut data = control;
             data.extend_from_slice(doc.as_bytes());
             extract_eval(&data);

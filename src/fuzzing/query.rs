@@ -1,10 +1,9 @@
-//! The invariants the query-parser fuzz target checks, shared with the unit tests so they
-//! run on every `cargo test` (fuzz/fuzz_targets/jsonpath_parse.rs calls [`fuzz_query`]).
+//! The JSONPath parser's and evaluator's invariant checks (the `jsonpath_parse` fuzz target).
 
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
-use super::{Doc, Kind, Query, explain_no_match};
+use crate::json::path::{Doc, Kind, Query, explain_no_match};
 
 /// A fixed document for evaluating fuzzed queries:
 /// `{"a":[1,2.5e0,"x",null,true,{"b":"x"}],"b":{"a":"ab\nc"},"":-0,"c d":[[],1]}`.
@@ -104,8 +103,7 @@ impl Doc for FixedDoc {
 /// violation: errors point inside the text at a character boundary and render; accepted
 /// queries evaluate on a fixed document; every selected node's normalized path parses back
 /// to a singular query selecting that same node; an empty result can be explained.
-#[doc(hidden)]
-pub fn fuzz_query(data: &[u8]) {
+pub fn jsonpath_parse(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -178,7 +176,7 @@ mod tests {
         let q = Query::parse(&text).unwrap();
         let r = q.select(&FixedDoc, 0, |_, _| ControlFlow::Continue(()));
         assert!(matches!(r, Err(TooCostly)));
-        fuzz_query(text.as_bytes());
+        jsonpath_parse(text.as_bytes());
         // A query within the limit is evaluated in full: the children of `$`'s descendants
         // that have descendants themselves, `{"b":"x"}` only.
         let q = Query::parse("$..*[?@..*]").unwrap();
