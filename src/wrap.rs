@@ -462,7 +462,7 @@ fn analyze_json(
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
-    let analysis = json::analyze::analyze(
+    let analysis = json::mixed::analyze(
         &map,
         &json::analyze::AnalyzeOptions {
             skip_invalid: opts.skip_invalid,
@@ -471,11 +471,7 @@ fn analyze_json(
     );
     match analysis {
         json::analyze::Analysis::Json(facts) => {
-            let records = if facts.mime_type == "application/json" {
-                json::analyze::record_signals(&map, MAX_SIGNALS)
-            } else {
-                Vec::new()
-            };
+            let records = json::mixed::record_signals(&map, &facts, MAX_SIGNALS);
             Ok(JsonPart {
                 facts,
                 map,
@@ -515,10 +511,16 @@ fn publish(
         ..Meta::default()
     };
     // A capped payload is no longer the whole document, so it is described as text.
-    if dropped_bytes == 0 && !facts.binary && starts_like_json(&facts.head) {
+    let mixed = json::mixed::may_start(&facts.head);
+    if dropped_bytes == 0 && !facts.binary && (starts_like_json(&facts.head) || mixed) {
         match analyze_json(&finished, opts) {
             Ok(part) => {
-                meta.mime_type = part.facts.mime_type.to_string();
+                meta.mime_type = part.facts.payload_mime().to_string();
+                meta.json_part = part.facts.part.map(|p| crate::store::meta::JsonPart {
+                    start: p.start as u64,
+                    end: p.end as u64,
+                    lines: [p.first_line, p.last_line],
+                });
                 meta.total_items = part.facts.total_items;
                 meta.summary = part.facts.summary.clone();
                 *json = Some(part);
@@ -636,7 +638,12 @@ pub fn envelope(
         Err(reason) => base.error = Some(reason.clone()),
     }
     if let Some(part) = &s.json {
-        base.mime_type = part.facts.mime_type.to_string();
+        base.mime_type = part.facts.payload_mime().to_string();
+        base.json_part = part.facts.part.map(|p| crate::envelope::JsonPart {
+            lines: [p.first_line, p.last_line],
+            bytes: [p.start as u64, p.end as u64],
+            other_lines: p.other_lines(),
+        });
         base.total_items = part.facts.total_items;
         base.summary = part.facts.summary.clone();
         base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
@@ -828,9 +835,23 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
     let mut matches = Vec::new();
     let mut used = 0;
     let mut total = 0;
-    if part.facts.mime_type == "application/x-ndjson" {
-        total = s.facts.signal_total;
-        for sig in &s.facts.ranked {
+    let ndjson = part.facts.mime_type == "application/x-ndjson";
+    // Mixed output: the ranked lines of the other output come before a document's records.
+    let other =
+        |r: &&crate::text::rank::Ranked| part.facts.part.is_some_and(|p| p.is_other_line(r.line));
+    if ndjson || part.facts.part.is_some() {
+        let ranked: Vec<_> = s
+            .facts
+            .ranked
+            .iter()
+            .filter(|r| ndjson || other(r))
+            .collect();
+        total = if ndjson {
+            s.facts.signal_total
+        } else {
+            ranked.len() as u64
+        };
+        for sig in ranked {
             let c = sig.text.len() + 24;
             if matches.len() == MAX_SIGNALS || used + c > room {
                 break;
@@ -844,7 +865,8 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
                 note: sig.note.clone(),
             });
         }
-    } else {
+    }
+    if !ndjson {
         for rec in &part.records {
             total += 1;
             let (text, _) =

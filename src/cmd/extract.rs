@@ -45,6 +45,10 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
     });
     let input = crate::source::open(&args.source, store)?;
     super::known_invalid_json(store, &input)?;
+    let (doc, part_note) = crate::source::json_part(&input, store);
+    if let Some(note) = &part_note {
+        diag::note(note);
+    }
     let opts = Options {
         source: &args.source,
         bounds,
@@ -54,7 +58,7 @@ pub fn run(store: &StoreConfig, args: ExtractArgs) -> Result<Outcome> {
         skip_invalid: args.skip_invalid,
     };
     let mut out = output::stdout();
-    let report = extract::extract(&input, &query, &opts, &mut out);
+    let report = extract::extract(doc, &query, &opts, &mut out);
     // A source that shrank under its map explains any error it caused.
     input.check_unchanged()?;
     let report = report?;

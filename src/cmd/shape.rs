@@ -19,7 +19,10 @@ pub fn run(store: &StoreConfig, args: ShapeArgs) -> Result<Outcome> {
     }
     let input = crate::source::open(&args.source, store)?;
     super::known_invalid_json(store, &input)?;
-    let doc: &[u8] = &input;
+    let (doc, part_note) = crate::source::json_part(&input, store);
+    if let Some(note) = &part_note {
+        diag::note(note);
+    }
     let mut out = output::stdout();
     if args.paths {
         let result = shape::shape_paths_skipping(doc, args.skip_invalid);

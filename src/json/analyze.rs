@@ -65,6 +65,8 @@ pub struct JsonFacts {
     /// What the preview shows, so [`render_preview`] can redo it under a smaller budget
     /// without another pass over the document.
     pub preview_source: PreviewSource,
+    /// Set for JSON behind a few lines of other output ([`super::mixed`]): where the part lies.
+    pub part: Option<super::mixed::Part>,
 }
 
 /// The values a preview is made of (byte offsets of their first bytes in the document).
@@ -167,6 +169,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             shape,
             preview: render_preview(doc, &source, opts),
             preview_source: source,
+            part: None,
         });
     }
     let root = Value::new(doc, dom.record_starts[0]);
@@ -219,6 +222,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         shape,
         preview: render_preview(doc, &source, opts),
         preview_source: source,
+        part: None,
     })
 }
 
@@ -903,8 +907,9 @@ pub fn severity_fields(line: &[u8]) -> Option<String> {
 }
 
 /// Fields whose values mark severity or failure in arrays of records (linter reports, test
-/// results, API responses).
-const SEVERITY_FIELDS: [&str; 17] = [
+/// results, API responses), and a diagnostic's rule code (one rare rule among hundreds of
+/// reports of another).
+const SEVERITY_FIELDS: [&str; 20] = [
     "level",
     "severity",
     "status",
@@ -922,7 +927,13 @@ const SEVERITY_FIELDS: [&str; 17] = [
     "success",
     "passed",
     "exitCode",
+    "code",
+    "rule",
+    "ruleId",
 ];
+/// A field takes at most this many distinct values per record read (and at least 4) to count:
+/// a category, not an id (a list of unique codes has no rare record).
+const CATEGORY_SHARE: usize = 10;
 /// Records of a top-level array read for [`record_signals`] at most, and the offset past which
 /// no further record is read (so a few huge records are not all skipped through).
 const RECORDS_READ: usize = 100_000;
@@ -998,16 +1009,19 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     }
     let rare_max = (n / RARE_SHARE).max(1);
     let mut holders = [0usize; SEVERITY_FIELDS.len()];
+    let mut distinct = [0usize; SEVERITY_FIELDS.len()];
     for ((f, _), c) in &counts {
         holders[*f] += c;
+        distinct[*f] += 1;
     }
+    let category = |f: usize| distinct[f] <= (n / CATEGORY_SHARE).max(4);
     // (rarity, index, field, value)
     let mut found: Vec<(usize, usize, usize, &[u8])> = Vec::new();
     for (i, (_, fields)) in records.iter().enumerate() {
         let rarest = fields
             .iter()
             .map(|(f, v)| (counts[&(*f, v.as_slice())], *f, v.as_slice()))
-            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c)
+            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c && category(f))
             .min();
         if let Some((c, f, v)) = rarest {
             found.push((c, i, f, v));

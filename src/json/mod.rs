@@ -105,6 +105,7 @@
 pub mod analyze;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod mixed;
 mod nav;
 mod parse;
 pub mod path;
