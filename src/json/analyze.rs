@@ -1120,6 +1120,23 @@ mod record_tests {
     }
 
     #[test]
+    fn a_rare_rule_code_stands_out_but_unique_ids_do_not() {
+        let report: Vec<String> = (0..300)
+            .map(|i| {
+                let code = if i == 211 { "F821" } else { "E501" };
+                format!(r#"{{"code":"{code}","message":"m{i}","severity":"error"}}"#)
+            })
+            .collect();
+        let s = record_signals(format!("[{}]", report.join(",")).as_bytes(), 5);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].path, "$[211]");
+        assert_eq!(s[0].note, r#"code: "F821" in 1 of 300 records ("E501" in 299)"#);
+        // A code per record is an id: no record is rare among the others.
+        let ids: Vec<String> = (0..300).map(|i| format!(r#"{{"code":"C{i}"}}"#)).collect();
+        assert!(record_signals(format!("[{}]", ids.join(",")).as_bytes(), 5).is_empty());
+    }
+
+    #[test]
     fn uniform_records_and_other_documents_give_none() {
         let doc = format!("[{}]", vec![r#"{"level":"info"}"#; 50].join(","));
         assert!(record_signals(doc.as_bytes(), 5).is_empty());
