@@ -546,3 +546,25 @@ fn a_log_with_json_lines_in_it_stays_text() {
     assert_eq!(env.get("jsonPart"), None);
     assert!(env["preview"]["head"].is_array());
 }
+
+#[test]
+fn a_wide_object_shows_its_last_keys_as_well_as_its_first() {
+    let s = Sandbox::new();
+    let mut fields: Vec<String> = (0..60)
+        .map(|i| format!("\"metric_{i:02}\":\"{}\"", "v".repeat(300)))
+        .collect();
+    fields.push(r#""verdict":"3 checks differ from the baseline""#.to_string());
+    let input = format!("{{{}}}", fields.join(","));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "application/json");
+    let preview = &env["preview"];
+    assert!(preview.get("metric_00").is_some(), "{preview}");
+    assert_eq!(
+        preview["verdict"], "3 checks differ from the baseline",
+        "{preview}"
+    );
+    assert!(
+        preview["…"].as_str().unwrap().ends_with(" more keys"),
+        "{preview}"
+    );
+}

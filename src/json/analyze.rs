@@ -515,7 +515,13 @@ fn push_cut_string(out: &mut String, s: &str, max: usize) {
 enum Open<'a> {
     Obj(super::nav::Members<'a>, usize),
     Arr(super::nav::Elements<'a>, usize),
+    /// The last members of a wide object, shown after its `"…":"+N more keys"` marker (a
+    /// report's verdict is often its last key).
+    Tail(std::collections::VecDeque<super::nav::Member<'a>>),
 }
+
+/// Of the members a wide object may show, this share goes to its last ones.
+const LAST_KEYS_SHARE: usize = 4;
 
 /// Renders `v` as compact JSON within `b`, with an explicit stack (no recursion). Stops early
 /// once `out` passes `limit` (the caller then tries tighter bounds). Input was validated by
@@ -570,7 +576,7 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
         let Some(top) = stack.last_mut() else { return };
         match top {
             Open::Obj(it, shown) => match it.next() {
-                Some(Ok(m)) if *shown < b.members => {
+                Some(Ok(m)) if *shown < b.members - b.members / LAST_KEYS_SHARE => {
                     if *shown > 0 {
                         out.push(',');
                     }
@@ -579,17 +585,51 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                     out.push(':');
                     next = Some(m.value);
                 }
-                Some(Ok(_)) => {
-                    let more = 1 + it.count();
-                    if *shown > 0 {
-                        out.push(',');
+                Some(Ok(m)) => {
+                    // The rest is skipped through anyway (to count it): its last members are
+                    // kept on the way, a bounded number.
+                    let keep = b.members / LAST_KEYS_SHARE;
+                    let mut last = std::collections::VecDeque::with_capacity(keep);
+                    let mut more = 0u64;
+                    for m in std::iter::once(m).chain(it.map_while(Result::ok)) {
+                        if last.len() == keep {
+                            more += 1;
+                            if last.pop_front().is_none() {
+                                continue;
+                            }
+                        }
+                        last.push_back(m);
                     }
-                    out.push_str("\"…\":");
-                    push_json_string(out, &format!("+{} more keys", group_digits(more as u64)));
+                    if more > 0 {
+                        if *shown > 0 {
+                            out.push(',');
+                        }
+                        out.push_str("\"…\":");
+                        push_json_string(out, &format!("+{} more keys", group_digits(more)));
+                    }
+                    if more == 0 && *shown == 0 {
+                        // Nothing before the last members: the first needs no comma.
+                        if let Some(m) = last.pop_front() {
+                            push_cut_string(out, &m.key(), b.string.max(16));
+                            out.push(':');
+                            next = Some(m.value);
+                        }
+                    }
+                    *top = Open::Tail(last);
+                }
+                _ => {
                     out.push('}');
                     stack.pop();
                 }
-                _ => {
+            },
+            Open::Tail(last) => match last.pop_front() {
+                Some(m) => {
+                    out.push(',');
+                    push_cut_string(out, &m.key(), b.string.max(16));
+                    out.push(':');
+                    next = Some(m.value);
+                }
+                None => {
                     out.push('}');
                     stack.pop();
                 }
@@ -792,8 +832,11 @@ mod tests {
             "{}",
             f.preview
         );
+        // A wide object shows its first keys, the count of those left out, and its last keys.
         assert!(
-            f.preview.contains(r#""…":"+10 more keys""#),
+            f.preview.contains(
+                r#""k14":14,"…":"+10 more keys","k25":25,"k26":26,"k27":27,"k28":28,"k29":29}"#
+            ),
             "{}",
             f.preview
         );
@@ -1130,7 +1173,10 @@ mod record_tests {
         let s = record_signals(format!("[{}]", report.join(",")).as_bytes(), 5);
         assert_eq!(s.len(), 1, "{s:?}");
         assert_eq!(s[0].path, "$[211]");
-        assert_eq!(s[0].note, r#"code: "F821" in 1 of 300 records ("E501" in 299)"#);
+        assert_eq!(
+            s[0].note,
+            r#"code: "F821" in 1 of 300 records ("E501" in 299)"#
+        );
         // A code per record is an id: no record is rare among the others.
         let ids: Vec<String> = (0..300).map(|i| format!(r#"{{"code":"C{i}"}}"#)).collect();
         assert!(record_signals(format!("[{}]", ids.join(",")).as_bytes(), 5).is_empty());
