@@ -195,6 +195,19 @@ fn push_word(w: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The row key of a template: the template up to its last number, hashed (table rows that
+/// differ in their name column share it); 0 for a line without numbers.
+fn row_of(t: &[u8]) -> u64 {
+    t.iter()
+        .rposition(|&b| b == b'0')
+        .map_or(0, |end| hash_of(&t[..=end]) | 1)
+}
+
+/// [`row_of`] the template of a cleaned line: equal for the rows of one table.
+pub fn row_key(clean: &[u8]) -> u64 {
+    row_of(&template(clean))
+}
+
 fn hash_of(bytes: &[u8]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
@@ -312,10 +325,7 @@ pub fn rank(
             let clean = super::clean::clean_line(raw);
             let t = template(&clean);
             let tmpl = hash_of(&t);
-            let row = t
-                .iter()
-                .rposition(|&b| b == b'0')
-                .map_or(0, |end| hash_of(&t[..=end]) | 1);
+            let row = row_of(&t);
             Line {
                 no,
                 clean,
