@@ -167,7 +167,7 @@ const TABLE_ROWS: usize = 3;
 
 /// The head's budget adapted to where the output's structure changes (README, Preview split):
 /// when a prelude (other lines) is followed by a table (three or more lines of one row
-/// template: numbers abstracted, up to the last one) whose header and first two rows lie past
+/// template, [`super::rank::table_key`]) whose header and first two rows lie past
 /// the head's share, the head grows to show them, taking at most half of the tail's share.
 /// Otherwise, and with `--head-lines`/`--tail-lines`, the budget stays as it is.
 fn adapt(f: &TextFacts, budget: Budget) -> Budget {
@@ -181,7 +181,7 @@ fn adapt(f: &TextFacts, budget: Budget) -> Budget {
         && let Some(i) = memchr::memchr(b'\n', rest)
     {
         let cleaned = clean_line(&rest[..i]);
-        keys.push(super::rank::row_key(&cleaned));
+        keys.push(super::rank::table_key(&cleaned));
         costs.push(cost(&String::from_utf8_lossy(&cleaned)));
         rest = &rest[i + 1..];
     }

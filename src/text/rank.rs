@@ -203,9 +203,21 @@ fn row_of(t: &[u8]) -> u64 {
         .map_or(0, |end| hash_of(&t[..=end]) | 1)
 }
 
-/// [`row_of`] the template of a cleaned line: equal for the rows of one table.
-pub fn row_key(clean: &[u8]) -> u64 {
-    row_of(&template(clean))
+/// The key the rows of one table share, for finding where a table starts: the leading columns
+/// of numbers of the line's template when it starts with two or more (a profile's `ncalls
+/// tottime …` rows, whatever their name column holds), else its row key (the template up to
+/// its last number).
+pub fn table_key(clean: &[u8]) -> u64 {
+    let t = template(clean);
+    let lead = t
+        .iter()
+        .position(|&b| !matches!(b, b'0' | b' ' | b'.' | b':' | b',' | b'|' | b'%'))
+        .unwrap_or(t.len());
+    if t[..lead].iter().filter(|&&b| b == b'0').count() >= 2 {
+        hash_of(&t[..lead]) | 1
+    } else {
+        row_of(&t)
+    }
 }
 
 fn hash_of(bytes: &[u8]) -> u64 {
