@@ -568,3 +568,25 @@ fn a_wide_object_shows_its_last_keys_as_well_as_its_first() {
         "{preview}"
     );
 }
+
+#[test]
+fn a_long_signal_line_far_from_both_ends_shows_the_words_that_decide() {
+    let s = Sandbox::new();
+    // Far more than the head and tail the ranking reads: the line is found by the stream scan.
+    let long = format!(
+        "{} ERROR upload failed: the bucket quota is exhausted for tenant 42",
+        "x".repeat(600)
+    );
+    let input = lines_with(60_000, 30_000, &long, |i| format!("INFO step {i} done"));
+    assert!(input.len() > 1 << 20);
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["line"], 30_001, "{env}");
+    let text = m["text"].as_str().unwrap();
+    assert!(
+        text.contains("ERROR upload failed: the bucket quota is exhausted"),
+        "{text}"
+    );
+    assert!(text.ends_with("for tenant 42"), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+}

@@ -438,7 +438,9 @@ mod tests {
     fn the_head_reaches_a_table_just_past_a_prelude() {
         let mut text = String::new();
         for i in 0..12 {
-            text.push_str(&format!("2026-12-01 INFO job: loading batch {i} of the nightly run\n"));
+            text.push_str(&format!(
+                "2026-12-01 INFO job: loading batch {i} of the nightly run\n"
+            ));
         }
         text.push_str("   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n");
         text.push_str("        1    0.486    0.486    0.486    0.486 job.py:6(slow_dedupe)\n");
@@ -460,11 +462,18 @@ mod tests {
         let plain: String = (0..400).map(|i| format!("INFO step {i} done\n")).collect();
         let f = analyze(plain.as_bytes(), 1 << 20);
         let head = render(&f, budget(680, 1360)).head;
-        assert!(head.iter().map(|l| cost(l)).sum::<usize>() <= 680, "{head:?}");
+        assert!(
+            head.iter().map(|l| cost(l)).sum::<usize>() <= 680,
+            "{head:?}"
+        );
         // Nor does the head grow past half of the tail's share to reach a table.
         let f = analyze(text.as_bytes(), 1 << 20);
         let p = render(&f, budget(300, 600));
-        assert!(!p.head.iter().any(|l| l.contains("slow_dedupe")), "{:?}", p.head);
+        assert!(
+            !p.head.iter().any(|l| l.contains("slow_dedupe")),
+            "{:?}",
+            p.head
+        );
     }
 
     /// Found by the text_preview fuzz target: a short last line that did not fit a tiny budget
