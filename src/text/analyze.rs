@@ -13,7 +13,7 @@ use super::{floor_char_boundary, prefix_bytes_for_chars};
 /// A partial line carried between chunks is kept up to this size; signals further into a
 /// longer line are not looked for (such a line is data, not a message).
 const CARRY_MAX: usize = 64 * 1024;
-/// Neighbour lines and signal texts are cut to this many characters.
+/// Neighbour lines are cut to this many characters (a signal's own long line is windowed).
 pub const SIGNAL_CHARS: usize = 200;
 /// How many earliest strong and weak signals are kept, and how many recent ones.
 const EARLY_KEEP: usize = 1024;
