@@ -457,12 +457,7 @@ fn json_behind_a_few_lines_of_other_output_is_shown_as_json_with_the_lines_by_ra
     assert_eq!(env["shape"]["name"], "string", "{}", env["shape"]);
     assert_eq!(env["preview"][0]["name"], "pkg0");
     // The other output's decisive line is a signal.
-    let texts: Vec<&str> = env["signals"]["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    let texts = crate::common::signal_texts(&env);
     assert!(
         texts.contains(&"npm error missing: left-pad@^1.3.0, required by app@1.0.0"),
         "{env}"
