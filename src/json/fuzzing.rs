@@ -68,9 +68,15 @@ pub fn engine(data: &[u8]) {
     // and analysing it never panics.
     if let Some(p) = super::mixed::find(data) {
         assert!(p.start <= p.end && p.end <= data.len(), "{p:?}");
-        assert!(p.first_line <= p.last_line && p.last_line <= p.lines, "{p:?}");
+        assert!(
+            p.first_line <= p.last_line && p.last_line <= p.lines,
+            "{p:?}"
+        );
         assert!(!p.other_lines().is_empty(), "{p:?}");
-        assert!(p.start == super::parse::bom_len(data) || data[p.start - 1] == b'\n', "{p:?}");
+        assert!(
+            p.start == super::parse::bom_len(data) || data[p.start - 1] == b'\n',
+            "{p:?}"
+        );
         assert!(p.end == data.len() || data[p.end] == b'\n', "{p:?}");
     }
     let _ = super::mixed::analyze(data, &super::analyze::AnalyzeOptions::default());

@@ -108,8 +108,8 @@ fn json_line_starts(doc: &[u8]) -> impl Iterator<Item = (usize, usize, usize, u6
 
 /// The JSON part of `doc`: a JSON value starting on one of the first 21 lines (at a `{` or `[`
 /// that [`looks_like_json`]), then any JSON lines after it, with at most [`OTHER_LINES_MAX`]
-/// lines of other output on each side, some of them at least, and the part holding at least
-/// half of the bytes. The part's syntax is not checked here ([`analyze`] does that).
+/// lines of other output on each side, some of them at least (each blank or holding a letter
+/// or digit), and the part holding at least half of the bytes. The part's syntax is not checked here ([`analyze`] does that).
 pub fn find(doc: &[u8]) -> Option<Part> {
     json_line_starts(doc).find_map(|(ls, at, le, line)| part_from(doc, ls, at, le, line))
 }
@@ -139,8 +139,14 @@ fn part_from(doc: &[u8], ls: usize, at: usize, le: usize, first_line: u64) -> Op
         next = le + 1;
         n += 1;
     }
-    let after = lines_up_to(&doc[(end + 1).min(doc.len())..], OTHER_LINES_MAX);
-    if after > OTHER_LINES_MAX || (first_line == 1 && after == 0) || 2 * (end - ls) < doc.len() {
+    let rest = &doc[(end + 1).min(doc.len())..];
+    let after = lines_up_to(rest, OTHER_LINES_MAX);
+    if after > OTHER_LINES_MAX
+        || (first_line == 1 && after == 0)
+        || 2 * (end - ls) < doc.len()
+        || !is_other_output(&doc[bom_len(doc)..ls])
+        || !is_other_output(rest)
+    {
         return None;
     }
     Some(Part {
@@ -150,6 +156,15 @@ fn part_from(doc: &[u8], ls: usize, at: usize, le: usize, first_line: u64) -> Op
         last_line,
         lines: last_line + after,
     })
+}
+
+/// True when every line of `lines` is blank or holds a letter or digit: other output is words,
+/// so a stray `}` or `],` after a document is a syntax error of the document, not a line of
+/// its own.
+fn is_other_output(lines: &[u8]) -> bool {
+    lines
+        .split(|&b| b == b'\n')
+        .all(|l| l.trim_ascii().is_empty() || l.iter().any(u8::is_ascii_alphanumeric))
 }
 
 /// The envelope's JSON analysis of a payload: the whole payload when it is JSON or NDJSON
@@ -296,6 +311,10 @@ mod tests {
         // More than 20 lines before the JSON.
         let mut doc = lines(21, |i| format!("note {i}"));
         doc.push_str(&format!("[{}]\n", vec!["1"; 5000].join(",")));
+        assert_eq!(find(doc.as_bytes()), None);
+        // A stray bracket after a document is the document's error, not other output.
+        let mut doc = format!("[{}]\n", vec!["1"; 5000].join(","));
+        doc.push_str("}\n");
         assert_eq!(find(doc.as_bytes()), None);
         // Plain JSON is not mixed; a small JSON value beside a large text is not either.
         assert_eq!(find(b"[1,2]\n"), None);
