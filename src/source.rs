@@ -207,6 +207,33 @@ pub fn open(text: &str, store: &StoreConfig) -> Result<Input> {
     open_with(text, store, Need::All)
 }
 
+/// The bytes the JSON readers (`shape`, `extract`) read of `input`, and the note saying which:
+/// for a ref whose output is JSON behind a few lines of other output, the JSON part its metadata
+/// records (README, "Mixed output"), with a note naming its lines; else the whole input. A
+/// recorded range that does not fit the payload is ignored.
+pub fn json_part<'a>(input: &'a Input, store: &StoreConfig) -> (&'a [u8], Option<String>) {
+    let part = input
+        .reference
+        .as_ref()
+        .and_then(|r| Store::new(store.clone()).meta(r).map(|m| (r, m)))
+        .and_then(|(r, m)| Some((r, m.json_part?, m.lines)));
+    match part {
+        Some((r, p, lines))
+            if p.start <= p.end && p.end <= input.len() as u64 && p.lines[0] <= p.lines[1] =>
+        {
+            let g = limits::group_digits;
+            let note = format!(
+                "{r} holds JSON behind other output: reading its JSON part, lines {}–{} of {} (spill cat {r} shows all of it)",
+                g(p.lines[0]),
+                g(p.lines[1]),
+                g(lines)
+            );
+            (&input[p.start as usize..p.end as usize], Some(note))
+        }
+        _ => (input, None),
+    }
+}
+
 /// Opens a SOURCE, reading a stream only as far as `need` asks.
 pub fn open_with(text: &str, store: &StoreConfig, need: Need<'_>) -> Result<Input> {
     let cap = store.max_file;

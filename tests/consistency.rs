@@ -340,12 +340,7 @@ fn real_coloured_tool_output_is_found_where_the_envelope_says() {
         .run(&["wrap", "--preview", "3000"], input)
         .status(0)
         .json();
-    let texts: Vec<&str> = env["signals"]["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["text"].as_str().unwrap())
-        .collect();
+    let texts = crate::common::signal_texts(&env);
     // Colour no longer hides the markers: the failures of pytest and npm (outside the
     // preview) are signals, cleaned; cargo's is in the head, cleaned.
     for want in [

@@ -71,6 +71,16 @@ struct Envelope {
     stored_bytes: Option<u64>,
     dropped_bytes: Option<u64>,
     lossy: Option<bool>,
+    json_part: Option<JsonPart>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[allow(dead_code)]
+struct JsonPart {
+    lines: [u64; 2],
+    bytes: [u64; 2],
+    other_lines: Vec<[u64; 2]>,
 }
 
 /// The envelope's keys, in their documented order (ARCHITECTURE.md, The envelope).
@@ -96,6 +106,7 @@ const ENVELOPE_ORDER: &[&str] = &[
     "storedBytes",
     "droppedBytes",
     "lossy",
+    "jsonPart",
 ];
 
 #[derive(Debug, Deserialize)]
@@ -329,7 +340,7 @@ fn check_envelope(validator: &jsonschema::Validator, stdout: &[u8]) -> Envelope 
     );
     let env: Envelope =
         serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{e}: {value}"));
-    if env.mime_type == "text/plain" {
+    if env.mime_type == "text/plain" && env.json_part.is_none() {
         let preview = env.preview.clone().expect("a text envelope has a preview");
         let _: TextPreview = serde_json::from_value(preview).unwrap();
     }
@@ -419,6 +430,18 @@ fn envelopes_of_every_kind_match_the_schema() {
     let nd = check_envelope(&v, &s.run(&["wrap"], ndjson(600)).stdout);
     assert_eq!(nd.mime_type, "application/x-ndjson");
     assert_eq!(nd.total_items, Some(600));
+
+    // JSON behind a few lines of other output: text, with the JSON part's shape and preview.
+    let mut mixed = b"warning: one line of stderr first\n".to_vec();
+    mixed.extend_from_slice(&ndjson(600));
+    let mixed = check_envelope(&v, &s.run(&["wrap"], mixed).stdout);
+    assert_eq!(mixed.mime_type, "text/plain");
+    let part = mixed.json_part.as_ref().expect("a JSON part");
+    assert_eq!(
+        (part.lines, part.other_lines.clone()),
+        ([2, 601], vec![[1, 1]])
+    );
+    assert!(mixed.shape.is_some() && mixed.preview.as_ref().unwrap().is_array());
 
     let mut binary = vec![0u8; 30_000];
     binary

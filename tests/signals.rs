@@ -415,3 +415,173 @@ fn a_rare_json_line_shows_its_severity_and_message_first() {
         "{text}"
     );
 }
+
+/// `npm ls --json`-style output: error lines, a pretty JSON document, a closing error line.
+fn json_behind_other_output() -> Vec<u8> {
+    let deps: Vec<String> = (0..400)
+        .map(|i| {
+            format!("    {{\n      \"name\": \"pkg{i}\",\n      \"version\": \"1.0.{i}\"\n    }}")
+        })
+        .collect();
+    format!(
+        "npm error code ELSPROBLEMS\nnpm error missing: left-pad@^1.3.0, required by app@1.0.0\n{{\n  \"name\": \"app\",\n  \"dependencies\": [\n{}\n  ],\n  \"error\": {{\n    \"code\": \"ELSPROBLEMS\"\n  }}\n}}\nnpm error A complete log of this run can be found in: /tmp/debug.log\n",
+        deps.join(",\n")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn json_behind_a_few_lines_of_other_output_is_shown_as_json_with_the_lines_by_range() {
+    let s = Sandbox::new();
+    let input = json_behind_other_output();
+    let lines = input.iter().filter(|&&b| b == b'\n').count() as u64;
+    let env = s.cmd(&["wrap"]).stdin(input.clone()).run().json();
+    // The payload is text as a whole; its JSON part is described as JSON.
+    assert_eq!(env["mimeType"], "text/plain", "{env}");
+    assert_eq!(env["totalItems"], 400);
+    assert_eq!(env["jsonPart"]["lines"], serde_json::json!([3, lines - 1]));
+    assert_eq!(
+        env["jsonPart"]["otherLines"],
+        serde_json::json!([[1, 2], [lines, lines]])
+    );
+    let [a, b] = [0, 1].map(|i| env["jsonPart"]["bytes"][i].as_u64().unwrap() as usize);
+    assert!(input[a..b].starts_with(b"{\n") && input[a..b].ends_with(b"}"));
+    assert_eq!(lines, 1611);
+    assert!(
+        env["summary"].as_str().unwrap().ends_with(
+            "$.dependencies is an array of 400 objects; on lines 3–1,610 of 1,611 (other output: 1–2, 1,611)"
+        ),
+        "{}",
+        env["summary"]
+    );
+    assert_eq!(env["shape"]["name"], "string", "{}", env["shape"]);
+    assert_eq!(env["preview"][0]["name"], "pkg0");
+    // The other output's decisive line is a signal.
+    let texts = crate::common::signal_texts(&env);
+    assert!(
+        texts.contains(&"npm error missing: left-pad@^1.3.0, required by app@1.0.0"),
+        "{env}"
+    );
+    // shape and extract on the ref read the JSON part, and say so.
+    let r = env["ref"].as_str().unwrap();
+    let note = format!(
+        "spill: note: {r} holds JSON behind other output: reading its JSON part, lines 3–1,610 of 1,611 (spill cat {r} shows all of it)\n"
+    );
+    let shape = s.cmd(&["shape", r]).run();
+    shape.status(0);
+    assert!(
+        shape
+            .out()
+            .starts_with(r#"{"name":"string","dependencies":"#),
+        "{}",
+        shape.out()
+    );
+    assert_eq!(shape.stderr, note);
+    let ex = s.cmd(&["extract", r, "$.error.code"]).run();
+    ex.status(0);
+    assert_eq!(ex.out(), "\"ELSPROBLEMS\"\n");
+    assert_eq!(ex.stderr, note);
+    let ex = s
+        .cmd(&["extract", r, "$.dependencies[399].name", "--compact"])
+        .run();
+    assert_eq!(ex.out(), "\"pkg399\"\n");
+    // A path is read as it is: the same bytes are text.
+    let file = s.file("mixed.txt", &input);
+    let shape = s.cmd(&["shape", file.to_str().unwrap()]).run();
+    assert!(
+        shape.out().starts_with(r#"{"text":{"lines":1611,"#),
+        "{}",
+        shape.out()
+    );
+    assert_eq!(shape.stderr, "");
+}
+
+#[test]
+fn json_lines_after_a_banner_are_ndjson_with_the_banner_by_range() {
+    let s = Sandbox::new();
+    let mut input =
+        b"2026-12-01 10:00:00 INFO exporter starting\n2026-12-01 10:00:00 INFO writing records\n"
+            .to_vec();
+    for i in 0..800 {
+        input.extend_from_slice(
+            format!("{{\"id\":{i},\"level\":\"info\",\"msg\":\"exported row {i}\"}}\n").as_bytes(),
+        );
+    }
+    input.extend_from_slice(b"2026-12-01 10:00:09 INFO done\n");
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "text/plain");
+    assert_eq!(env["jsonPart"]["lines"], serde_json::json!([3, 802]));
+    assert_eq!(
+        env["jsonPart"]["otherLines"],
+        serde_json::json!([[1, 2], [803, 803]])
+    );
+    assert_eq!(env["totalItems"], 800);
+    assert_eq!(env["preview"][0]["id"], 0);
+    let hint = env["hint"].as_str().unwrap();
+    let r = env["ref"].as_str().unwrap();
+    assert!(
+        hint.contains(&format!("spill extract {r} '$[0:5]'")),
+        "{hint}"
+    );
+    // The hint's command runs as pasted and reads the records.
+    let ex = s.cmd(&["extract", r, "$[0:2].id", "--compact"]).run();
+    ex.status(0);
+    assert_eq!(ex.out(), "[0,1]\n");
+}
+
+#[test]
+fn a_log_with_json_lines_in_it_stays_text() {
+    let s = Sandbox::new();
+    let mut input = b"starting\n{\"config\":{\"workers\":4}}\n".to_vec();
+    input.extend_from_slice(&lines_with(2000, 0, "ready", |i| {
+        format!("INFO step {i} done")
+    }));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "text/plain");
+    assert_eq!(env.get("jsonPart"), None);
+    assert!(env["preview"]["head"].is_array());
+}
+
+#[test]
+fn a_wide_object_shows_its_last_keys_as_well_as_its_first() {
+    let s = Sandbox::new();
+    let mut fields: Vec<String> = (0..60)
+        .map(|i| format!("\"metric_{i:02}\":\"{}\"", "v".repeat(300)))
+        .collect();
+    fields.push(r#""verdict":"3 checks differ from the baseline""#.to_string());
+    let input = format!("{{{}}}", fields.join(","));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "application/json");
+    let preview = &env["preview"];
+    assert!(preview.get("metric_00").is_some(), "{preview}");
+    assert_eq!(
+        preview["verdict"], "3 checks differ from the baseline",
+        "{preview}"
+    );
+    assert!(
+        preview["…"].as_str().unwrap().ends_with(" more keys"),
+        "{preview}"
+    );
+}
+
+#[test]
+fn a_long_signal_line_far_from_both_ends_shows_the_words_that_decide() {
+    let s = Sandbox::new();
+    // Far more than the head and tail the ranking reads: the line is found by the stream scan.
+    let long = format!(
+        "{} ERROR upload failed: the bucket quota is exhausted for tenant 42",
+        "x".repeat(600)
+    );
+    let input = lines_with(60_000, 30_000, &long, |i| format!("INFO step {i} done"));
+    assert!(input.len() > 1 << 20);
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["line"], 30_001, "{env}");
+    let text = m["text"].as_str().unwrap();
+    assert!(
+        text.contains("ERROR upload failed: the bucket quota is exhausted"),
+        "{text}"
+    );
+    assert!(text.ends_with("for tenant 42"), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+}

@@ -65,6 +65,22 @@ pub fn json_engine(data: &[u8]) {
         assert_eq!(hits.len(), offsets.len());
         assert!(hits.iter().all(|h| h.path.starts_with('$')));
     }
+    // A mixed output's JSON part is whole lines inside the input, with other lines around it,
+    // and analysing it never panics.
+    if let Some(p) = crate::json::mixed::find(data) {
+        assert!(p.start <= p.end && p.end <= data.len(), "{p:?}");
+        assert!(
+            p.first_line <= p.last_line && p.last_line <= p.lines,
+            "{p:?}"
+        );
+        assert!(!p.other_lines().is_empty(), "{p:?}");
+        assert!(
+            p.start == crate::json::bom_len(data) || data[p.start - 1] == b'\n',
+            "{p:?}"
+        );
+        assert!(p.end == data.len() || data[p.end] == b'\n', "{p:?}");
+    }
+    let _ = crate::json::mixed::analyze(data, &crate::json::analyze::AnalyzeOptions::default());
 }
 
 /// The skeleton is valid JSON within `--max-bytes`, whatever the input.

@@ -69,6 +69,8 @@ pub struct JsonFacts {
     /// What the preview shows, so [`render_preview`] can redo it under a smaller budget
     /// without another pass over the document.
     pub preview_source: PreviewSource,
+    /// Set for JSON behind a few lines of other output ([`super::mixed`]): where the part lies.
+    pub part: Option<super::mixed::Part>,
 }
 
 /// The values a preview is made of (byte offsets of their first bytes in the document).
@@ -171,6 +173,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             shape,
             preview: render_preview(doc, &source, opts),
             preview_source: source,
+            part: None,
         });
     }
     let root = Value::new(doc, dom.record_starts[0]);
@@ -223,6 +226,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         shape,
         preview: render_preview(doc, &source, opts),
         preview_source: source,
+        part: None,
     })
 }
 
@@ -504,7 +508,13 @@ fn push_cut_string(out: &mut String, s: &str, max: usize) {
 enum Open<'a> {
     Obj(super::nav::Members<'a>, usize),
     Arr(super::nav::Elements<'a>, usize),
+    /// The last members of a wide object, shown after its `"…":"+N more keys"` marker (a
+    /// report's verdict is often its last key).
+    Tail(std::collections::VecDeque<super::nav::Member<'a>>),
 }
+
+/// Of the members a wide object may show, this share goes to its last ones.
+const LAST_KEYS_SHARE: usize = 4;
 
 /// Renders `v` as compact JSON within `b`, with an explicit stack (no recursion). Stops early
 /// once `out` passes `limit` (the caller then tries tighter bounds). Input was validated by
@@ -559,7 +569,7 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
         let Some(top) = stack.last_mut() else { return };
         match top {
             Open::Obj(it, shown) => match it.next() {
-                Some(Ok(m)) if *shown < b.members => {
+                Some(Ok(m)) if *shown < b.members - b.members / LAST_KEYS_SHARE => {
                     if *shown > 0 {
                         out.push(',');
                     }
@@ -568,17 +578,51 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                     out.push(':');
                     next = Some(m.value);
                 }
-                Some(Ok(_)) => {
-                    let more = 1 + it.count();
-                    if *shown > 0 {
-                        out.push(',');
+                Some(Ok(m)) => {
+                    // The rest is skipped through anyway (to count it): its last members are
+                    // kept on the way, a bounded number.
+                    let keep = b.members / LAST_KEYS_SHARE;
+                    let mut last = std::collections::VecDeque::with_capacity(keep);
+                    let mut more = 0u64;
+                    for m in std::iter::once(m).chain(it.map_while(Result::ok)) {
+                        if last.len() == keep {
+                            more += 1;
+                            if last.pop_front().is_none() {
+                                continue;
+                            }
+                        }
+                        last.push_back(m);
                     }
-                    out.push_str("\"…\":");
-                    push_json_string(out, &format!("+{} more keys", group_digits(more as u64)));
+                    if more > 0 {
+                        if *shown > 0 {
+                            out.push(',');
+                        }
+                        out.push_str("\"…\":");
+                        push_json_string(out, &format!("+{} more keys", group_digits(more)));
+                    }
+                    if more == 0 && *shown == 0 {
+                        // Nothing before the last members: the first needs no comma.
+                        if let Some(m) = last.pop_front() {
+                            push_cut_string(out, &m.key(), b.string.max(16));
+                            out.push(':');
+                            next = Some(m.value);
+                        }
+                    }
+                    *top = Open::Tail(last);
+                }
+                _ => {
                     out.push('}');
                     stack.pop();
                 }
-                _ => {
+            },
+            Open::Tail(last) => match last.pop_front() {
+                Some(m) => {
+                    out.push(',');
+                    push_cut_string(out, &m.key(), b.string.max(16));
+                    out.push(':');
+                    next = Some(m.value);
+                }
+                None => {
                     out.push('}');
                     stack.pop();
                 }
@@ -781,8 +825,11 @@ mod tests {
             "{}",
             f.preview
         );
+        // A wide object shows its first keys, the count of those left out, and its last keys.
         assert!(
-            f.preview.contains(r#""…":"+10 more keys""#),
+            f.preview.contains(
+                r#""k14":14,"…":"+10 more keys","k25":25,"k26":26,"k27":27,"k28":28,"k29":29}"#
+            ),
             "{}",
             f.preview
         );
@@ -896,8 +943,9 @@ pub fn severity_fields(line: &[u8]) -> Option<String> {
 }
 
 /// Fields whose values mark severity or failure in arrays of records (linter reports, test
-/// results, API responses).
-const SEVERITY_FIELDS: [&str; 17] = [
+/// results, API responses), and a diagnostic's rule code (one rare rule among hundreds of
+/// reports of another).
+const SEVERITY_FIELDS: [&str; 20] = [
     "level",
     "severity",
     "status",
@@ -915,7 +963,13 @@ const SEVERITY_FIELDS: [&str; 17] = [
     "success",
     "passed",
     "exitCode",
+    "code",
+    "rule",
+    "ruleId",
 ];
+/// A field takes at most this many distinct values per record read (and at least 4) to count:
+/// a category, not an id (a list of unique codes has no rare record).
+const CATEGORY_SHARE: usize = 10;
 /// Records of a top-level array read for [`record_signals`] at most, and the offset past which
 /// no further record is read (so a few huge records are not all skipped through).
 const RECORDS_READ: usize = 100_000;
@@ -991,16 +1045,19 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     }
     let rare_max = (n / RARE_SHARE).max(1);
     let mut holders = [0usize; SEVERITY_FIELDS.len()];
+    let mut distinct = [0usize; SEVERITY_FIELDS.len()];
     for ((f, _), c) in &counts {
         holders[*f] += c;
+        distinct[*f] += 1;
     }
+    let category = |f: usize| distinct[f] <= (n / CATEGORY_SHARE).max(4);
     // (rarity, index, field, value)
     let mut found: Vec<(usize, usize, usize, &[u8])> = Vec::new();
     for (i, (_, fields)) in records.iter().enumerate() {
         let rarest = fields
             .iter()
             .map(|(f, v)| (counts[&(*f, v.as_slice())], *f, v.as_slice()))
-            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c)
+            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c && category(f))
             .min();
         if let Some((c, f, v)) = rarest {
             found.push((c, i, f, v));
@@ -1096,6 +1153,26 @@ mod record_tests {
         );
         assert!(record[s[0].focus..].starts_with(r#""message":"'total'"#));
         assert_eq!(s[0].note, "errorCount: 1 in 1 of 200 records (0 in 199)");
+    }
+
+    #[test]
+    fn a_rare_rule_code_stands_out_but_unique_ids_do_not() {
+        let report: Vec<String> = (0..300)
+            .map(|i| {
+                let code = if i == 211 { "F821" } else { "E501" };
+                format!(r#"{{"code":"{code}","message":"m{i}","severity":"error"}}"#)
+            })
+            .collect();
+        let s = record_signals(format!("[{}]", report.join(",")).as_bytes(), 5);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].path, "$[211]");
+        assert_eq!(
+            s[0].note,
+            r#"code: "F821" in 1 of 300 records ("E501" in 299)"#
+        );
+        // A code per record is an id: no record is rare among the others.
+        let ids: Vec<String> = (0..300).map(|i| format!(r#"{{"code":"C{i}"}}"#)).collect();
+        assert!(record_signals(format!("[{}]", ids.join(",")).as_bytes(), 5).is_empty());
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! - [`paths_at_offsets`]: RFC 9535 normalized paths of byte offsets, for `search --paths`.
 //! - [`shape`](mod@shape) and [`analyze`](mod@analyze): the skeleton of `spill shape` and the JSON facts of
 //!   `wrap`'s envelope.
+//! - [`mixed`]: JSON behind a few lines of other output (the JSON part of a tool's merged
+//!   stdout and stderr), found by its lines and analysed as JSON.
 //!
 //! # Which calls validate
 //!
@@ -103,6 +105,7 @@
 #![allow(clippy::module_name_repetitions)]
 
 pub mod analyze;
+pub mod mixed;
 mod nav;
 mod parse;
 pub mod path;

@@ -112,11 +112,14 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
         offset: req.offset,
         skip_invalid: req.skip_invalid,
     };
-    let result = extract::extract(&input, &query, &opts, out);
+    // A ref holding JSON behind other output: its JSON part.
+    let (doc, part_note) = crate::source::json_part(&input, store);
+    let result = extract::extract(doc, &query, &opts, out);
     // A source that shrank under its map explains any error it caused.
     input.check_unchanged()?;
     let result = result?;
     let mut report = Report::new(Outcome::Found);
+    report.notices.extend(part_note.map(Notice::JsonPart));
     if result.skipped_lines > 0 {
         report
             .notices

@@ -183,6 +183,9 @@ pub enum Notice {
     PathsIgnored(String),
     /// `search`: nothing matched (text output only; `--json` and `--count` say it on stdout).
     NoMatches(Vec<String>),
+    /// `shape`, `extract`: the ref holds JSON behind other output, and only its JSON part was
+    /// read (`source::json_part`); the text says which lines.
+    JsonPart(String),
 }
 
 impl Notice {
@@ -230,6 +233,7 @@ impl fmt::Display for Notice {
                     None => write!(f, "{} bytes", group_digits(*bytes)),
                 }
             }
+            Notice::JsonPart(text) => f.write_str(text),
             Notice::NoMatch(why) => f.write_str(&diag::escape(why)),
             Notice::NothingPastOffset { offset, selected } => write!(
                 f,

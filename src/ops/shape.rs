@@ -58,8 +58,10 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     }
     let input = crate::source::open(&req.source, store)?;
     super::known_invalid_json(store, &input)?;
-    let doc: &[u8] = &input;
+    // A ref holding JSON behind other output: its JSON part.
+    let (doc, part_note) = crate::source::json_part(&input, store);
     let mut report = Report::new(Outcome::Found);
+    report.notices.extend(part_note.map(Notice::JsonPart));
     if req.paths {
         let result = shape::shape_paths_skipping(doc, req.skip_invalid);
         input.check_unchanged()?;

@@ -43,6 +43,22 @@ pub struct Meta {
     /// on the ref report it at once instead of answering from an invalid document.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub invalid_json: Option<InvalidJson>,
+    /// For JSON behind a few lines of other output: where the JSON part lies, so `shape` and
+    /// `extract` on the ref read that part (README, "Mixed output").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub json_part: Option<JsonPart>,
+}
+
+/// The JSON part of a stored output (see [`Meta::json_part`]).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonPart {
+    /// Offset of its first byte.
+    pub start: u64,
+    /// Offset just past its last byte.
+    pub end: u64,
+    /// Its first and last line (1-based).
+    pub lines: [u64; 2],
 }
 
 /// A JSON syntax error recorded with a payload (see [`Meta::invalid_json`]).

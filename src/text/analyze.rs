@@ -13,7 +13,7 @@ use super::{floor_char_boundary, prefix_bytes_for_chars};
 /// A partial line carried between chunks is kept up to this size; signals further into a
 /// longer line are not looked for (such a line is data, not a message).
 const CARRY_MAX: usize = 64 * 1024;
-/// Neighbour lines and signal texts are cut to this many characters.
+/// Neighbour lines are cut to this many characters (a signal's own long line is windowed).
 pub const SIGNAL_CHARS: usize = 200;
 /// How many earliest strong and weak signals are kept, and how many recent ones.
 const EARLY_KEEP: usize = 1024;
@@ -30,7 +30,8 @@ pub struct Signal {
     pub strength: Strength,
     /// The marker that matched (usable as a fixed-string search pattern).
     pub marker: String,
-    /// The line, with the neighbouring line that carries its message, each cut to 200 chars.
+    /// The line (a long one as its start, the words around its marker and its end), with the
+    /// neighbouring line that carries its message, cut to 200 chars.
     pub text: String,
     /// The line number of `text`'s first line: `line - 1` when the line before is joined in
     /// front (`--- FAIL` headers), else `line`. `cat --lines` from here shows `text`.
@@ -477,7 +478,9 @@ impl SignalCollector {
             return;
         }
         self.distinct += 1;
-        let (mut text, mut lossy) = display_line(line);
+        // A long line shows its start, the words around its marker and its end.
+        let at = memchr::memmem::find(line, class.marker.as_bytes()).unwrap_or(0);
+        let (mut text, mut lossy) = super::rank::window_text(line, at);
         let mut text_line = line_no;
         match class.neighbour {
             Neighbour::Before if !prev.is_empty() => {

@@ -133,8 +133,53 @@ fn window(begin: &[u8], end: &[u8], total_chars: u64, budget: usize) -> (String,
     )
 }
 
+/// The first lines the head looks through for where a table starts.
+const STRUCTURE_LINES: usize = 64;
+/// Consecutive lines of one row template that make a table.
+const TABLE_ROWS: usize = 3;
+
+/// The head's budget adapted to where the output's structure changes (README, Preview split):
+/// when a prelude (other lines) is followed by a table (three or more lines of one row
+/// template, [`super::rank::table_key`]) whose header and first two rows lie past
+/// the head's share, the head grows to show them, taking at most half of the tail's share.
+/// Otherwise, and with `--head-lines`/`--tail-lines`, the budget stays as it is.
+fn adapt(f: &TextFacts, budget: Budget) -> Budget {
+    if budget.head_lines.is_some() || budget.tail_lines.is_some() {
+        return budget;
+    }
+    let mut keys = Vec::new();
+    let mut costs = Vec::new();
+    let mut rest = &f.head[..];
+    while keys.len() < STRUCTURE_LINES
+        && let Some(i) = memchr::memchr(b'\n', rest)
+    {
+        let cleaned = clean_line(&rest[..i]);
+        keys.push(super::rank::table_key(&cleaned));
+        costs.push(cost(&String::from_utf8_lossy(&cleaned)));
+        rest = &rest[i + 1..];
+    }
+    let Some(k) = (1..keys.len().saturating_sub(TABLE_ROWS - 1)).find(|&k| {
+        keys[k] != 0
+            && keys[k..k + TABLE_ROWS].iter().all(|&r| r == keys[k])
+            && keys[..k].iter().all(|&r| r != keys[k])
+    }) else {
+        return budget;
+    };
+    let need: usize = costs[..k + 2].iter().sum();
+    let extra = need.saturating_sub(budget.head_bytes);
+    if extra == 0 || extra > budget.tail_bytes / 2 {
+        return budget;
+    }
+    Budget {
+        head_bytes: need,
+        tail_bytes: budget.tail_bytes - extra,
+        ..budget
+    }
+}
+
 /// Renders the preview of analyzed text within `budget`.
 pub fn render(f: &TextFacts, budget: Budget) -> TextPreview {
+    let budget = adapt(f, budget);
     let whole_in_head = f.head.len() as u64 == f.size;
     // Head: whole lines from the start.
     let mut head = Collector::new();
@@ -360,6 +405,48 @@ mod tests {
         assert_eq!(p.head, vec!["1", "2", "3"]);
         assert_eq!(p.tail, vec!["99", "100"]);
         assert_eq!(p.omitted_lines, 95);
+    }
+
+    #[test]
+    fn the_head_reaches_a_table_just_past_a_prelude() {
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!(
+                "2026-12-01 INFO job: loading batch {i} of the nightly run\n"
+            ));
+        }
+        text.push_str("   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n");
+        text.push_str("        1    0.486    0.486    0.486    0.486 job.py:6(slow_dedupe)\n");
+        for i in 0..400 {
+            text.push_str(&format!(
+                "     {i:4}    0.0{}    0.000    0.000    0.000 mod.py:{i}(helper_{i})\n",
+                i % 10
+            ));
+        }
+        let f = analyze(text.as_bytes(), 1 << 20);
+        let p = render(&f, budget(680, 1360));
+        assert!(
+            p.head.iter().any(|l| l.contains("slow_dedupe")),
+            "{:?}",
+            p.head
+        );
+        assert!(p.head.len() >= 15, "{:?}", p.head);
+        // With no table after it, a long prelude keeps the head's share.
+        let plain: String = (0..400).map(|i| format!("INFO step {i} done\n")).collect();
+        let f = analyze(plain.as_bytes(), 1 << 20);
+        let head = render(&f, budget(680, 1360)).head;
+        assert!(
+            head.iter().map(|l| cost(l)).sum::<usize>() <= 680,
+            "{head:?}"
+        );
+        // Nor does the head grow past half of the tail's share to reach a table.
+        let f = analyze(text.as_bytes(), 1 << 20);
+        let p = render(&f, budget(300, 600));
+        assert!(
+            !p.head.iter().any(|l| l.contains("slow_dedupe")),
+            "{:?}",
+            p.head
+        );
     }
 
     /// Found by the text_preview fuzz target: a short last line that did not fit a tiny budget

@@ -195,6 +195,31 @@ fn push_word(w: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The row key of a template: the template up to its last number, hashed (table rows that
+/// differ in their name column share it); 0 for a line without numbers.
+fn row_of(t: &[u8]) -> u64 {
+    t.iter()
+        .rposition(|&b| b == b'0')
+        .map_or(0, |end| hash_of(&t[..=end]) | 1)
+}
+
+/// The key the rows of one table share, for finding where a table starts: the leading columns
+/// of numbers of the line's template when it starts with two or more (a profile's `ncalls
+/// tottime …` rows, whatever their name column holds), else its row key (the template up to
+/// its last number).
+pub fn table_key(clean: &[u8]) -> u64 {
+    let t = template(clean);
+    let lead = t
+        .iter()
+        .position(|&b| !matches!(b, b'0' | b' ' | b'.' | b':' | b',' | b'|' | b'%'))
+        .unwrap_or(t.len());
+    if t[..lead].iter().filter(|&&b| b == b'0').count() >= 2 {
+        hash_of(&t[..lead]) | 1
+    } else {
+        row_of(&t)
+    }
+}
+
 fn hash_of(bytes: &[u8]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
@@ -312,10 +337,7 @@ pub fn rank(
             let clean = super::clean::clean_line(raw);
             let t = template(&clean);
             let tmpl = hash_of(&t);
-            let row = t
-                .iter()
-                .rposition(|&b| b == b'0')
-                .map_or(0, |end| hash_of(&t[..=end]) | 1);
+            let row = row_of(&t);
             Line {
                 no,
                 clean,

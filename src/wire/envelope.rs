@@ -75,6 +75,21 @@ pub struct Envelope {
     /// True when bytes that are not UTF-8 were replaced with U+FFFD.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lossy: Option<bool>,
+    /// JSON behind a few lines of other output: where the JSON part and the other lines are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_part: Option<JsonPart>,
+}
+
+/// Where the JSON part of a mixed output lies (README, "Mixed output").
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonPart {
+    /// Its first and last line.
+    pub lines: [u64; 2],
+    /// Its byte range, start inclusive, end exclusive.
+    pub bytes: [u64; 2],
+    /// The other output's line ranges, `[first, last]`: before the part, after it.
+    pub other_lines: Vec<[u64; 2]>,
 }
 
 /// The preview of an envelope, by kind.

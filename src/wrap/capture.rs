@@ -345,7 +345,7 @@ fn analyze_json(
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
-    let analysis = json::analyze::analyze(
+    let analysis = json::mixed::analyze(
         &map,
         &json::analyze::AnalyzeOptions {
             skip_invalid: opts.skip_invalid,
@@ -354,11 +354,7 @@ fn analyze_json(
     );
     match analysis {
         json::analyze::Analysis::Json(facts) => {
-            let records = if facts.mime_type == "application/json" {
-                json::analyze::record_signals(&map, MAX_SIGNALS)
-            } else {
-                Vec::new()
-            };
+            let records = json::mixed::record_signals(&map, &facts, MAX_SIGNALS);
             Ok(JsonPart {
                 facts,
                 map,
@@ -398,10 +394,16 @@ fn publish(
         ..Meta::default()
     };
     // A capped payload is no longer the whole document, so it is described as text.
-    if dropped_bytes == 0 && !facts.binary && starts_like_json(&facts.head) {
+    let mixed = json::mixed::may_start(&facts.head);
+    if dropped_bytes == 0 && !facts.binary && (starts_like_json(&facts.head) || mixed) {
         match analyze_json(&finished, opts) {
             Ok(part) => {
-                meta.mime_type = part.facts.mime_type.to_string();
+                meta.mime_type = part.facts.payload_mime().to_string();
+                meta.json_part = part.facts.part.map(|p| crate::store::meta::JsonPart {
+                    start: p.start as u64,
+                    end: p.end as u64,
+                    lines: [p.first_line, p.last_line],
+                });
                 meta.total_items = part.facts.total_items;
                 meta.summary = part.facts.summary.clone();
                 *json = Some(part);

@@ -90,7 +90,12 @@ pub fn envelope(
         Err(reason) => base.error = Some(reason.clone()),
     }
     if let Some(part) = &s.json {
-        base.mime_type = part.facts.mime_type.to_string();
+        base.mime_type = part.facts.payload_mime().to_string();
+        base.json_part = part.facts.part.map(|p| crate::envelope::JsonPart {
+            lines: [p.first_line, p.last_line],
+            bytes: [p.start as u64, p.end as u64],
+            other_lines: p.other_lines(),
+        });
         base.total_items = part.facts.total_items;
         base.summary = part.facts.summary.clone();
         base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
@@ -283,9 +288,23 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
     let mut matches = Vec::new();
     let mut used = 0;
     let mut total = 0;
-    if part.facts.mime_type == "application/x-ndjson" {
-        total = s.facts.signal_total;
-        for sig in &s.facts.ranked {
+    let ndjson = part.facts.mime_type == "application/x-ndjson";
+    // Mixed output: the ranked lines of the other output come before a document's records.
+    let other =
+        |r: &&crate::text::rank::Ranked| part.facts.part.is_some_and(|p| p.is_other_line(r.line));
+    if ndjson || part.facts.part.is_some() {
+        let ranked: Vec<_> = s
+            .facts
+            .ranked
+            .iter()
+            .filter(|r| ndjson || other(r))
+            .collect();
+        total = if ndjson {
+            s.facts.signal_total
+        } else {
+            ranked.len() as u64
+        };
+        for sig in ranked {
             let c = sig.text.len() + 24;
             if matches.len() == MAX_SIGNALS || used + c > room {
                 break;
@@ -299,7 +318,8 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
                 note: sig.note.clone(),
             });
         }
-    } else {
+    }
+    if !ndjson {
         for rec in &part.records {
             total += 1;
             let (text, _) =

@@ -315,3 +315,11 @@ pub fn openpty() -> (std::fs::File, std::fs::File) {
         )
     }
 }
+
+/// The `text` of every signal an envelope shows, in order.
+pub fn signal_texts(env: &serde_json::Value) -> Vec<&str> {
+    env["signals"]["matches"]
+        .as_array()
+        .map(|m| m.iter().filter_map(|x| x["text"].as_str()).collect())
+        .unwrap_or_default()
+}

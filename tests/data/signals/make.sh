@@ -536,3 +536,52 @@ log.info("starting on port %d", settings["port"])
 print(settings["listen_addr"])
 PY
 case_ traceback "python3 svc.py"
+
+# ---- cProfile after a short log prelude: the top row answers, and no row is an outlier (class 9)
+prep cprofile-head
+cat > "$W/cprofile-head/job.py" <<'PY'
+import logging
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+log = logging.getLogger("indexer")
+def tokenize(i): return str(i * 7919).split("9")
+def build_index(n):
+    idx = {}
+    for i in range(n):
+        for t in tokenize(i):
+            idx.setdefault(t, []).append(i)
+    return idx
+def merge_postings(idx):
+    return sorted(set(v for vs in idx.values() for v in vs[:3]))
+for stage in ("config", "schema", "sources", "filters", "tokenizer", "stopwords", "shards",
+              "writer", "scheduler", "ready"):
+    log.info("stage %s initialised from /etc/indexer/indexer.toml", stage)
+idx = build_index(150000)
+merge_postings(idx)
+PY
+case_ cprofile-head "python3 -m cProfile -s tottime job.py"
+
+# ---- sqlite3 -json: a JSON array, then the statement that failed (class 6; stdout line-buffered,
+# or the block-buffered JSON arrives after the error and is cut by it mid-record) ----------------
+prep sqlite-json
+python3 - "$W/sqlite-json" <<'PY'
+import sys, os
+d = sys.argv[1]
+with open(os.path.join(d, "load.sql"), "w") as f:
+    f.write("CREATE TABLE users(id INTEGER PRIMARY KEY, name TEXT, plan TEXT);\n")
+    for i in range(1500):
+        f.write(f"INSERT INTO users(name, plan) VALUES ('user{i}', '{['free', 'pro', 'team'][i % 3]}');\n")
+PY
+(cd "$W/sqlite-json" && sqlite3 db.sqlite < load.sql)
+case_ sqlite-json "stdbuf -oL sqlite3 -json db.sqlite 'SELECT id, name, plan FROM users;' 'SELECT count(*) FROM usres;'"
+
+# ---- jq -c: JSON lines, then the error that stopped jq (class 6) ------------------------------
+prep jq-ndjson
+python3 - "$W/jq-ndjson" <<'PY'
+import sys, os, json
+d = sys.argv[1]
+items = [{"id": i, "meta": {"name": f"item{i}", "tier": i % 4}} for i in range(3000)]
+items[2417]["meta"] = "legacy"
+with open(os.path.join(d, "data.json"), "w") as f:
+    json.dump(items, f)
+PY
+case_ jq-ndjson "jq --unbuffered -c '.[] | {id, name: .meta.name, tier: .meta.tier}' data.json"

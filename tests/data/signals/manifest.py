@@ -39,6 +39,9 @@ specs = [
  ("compileall","python",["clean"],[]),
  ("tar","tar",["clean"],[]),
  ("traceback","python",["ordinary"],[["KeyError: 'listen_addr'"]]),
+ ("cprofile-head","python",[9],[["job.py:5(build_index)"]]),
+ ("sqlite-json","sqlite3",[6],[["no such table: usres"]]),
+ ("jq-ndjson","jq",[6],[["Cannot index string with string \"name\""]]),
 ]
 make = open("make.sh").read()
 cmds = dict(re.findall(r'^case_ (\S+) "(.*)"$', make, re.M))
