@@ -128,6 +128,8 @@ pub enum Command {
 pub enum Harness {
     /// Claude Code (`claude`): hooks in settings.json.
     ClaudeCode,
+    /// Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml.
+    Codex,
 }
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
@@ -135,16 +137,18 @@ pub enum Harness {
 /// `spill init` registers this command; you do not run it yourself. For Claude Code, a
 /// `PreToolUse` call for Bash answers with the command rewritten to run under `spill wrap` in
 /// the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN exported to it;
-/// a `SessionEnd` call removes that scope's entries. When the call cannot be wrapped safely (no
-/// session id, a deny or ask rule that may apply, unreadable settings) the hook prints nothing,
-/// so the call goes through unchanged, and says why on stderr. Exit status 0 unless the input
-/// is not JSON (2).
+/// a `SessionEnd` call removes that scope's entries. For Codex, a `PreToolUse` call for its
+/// shell tool is rewritten the same way in `codex-SESSION` (Codex has no session-end hook).
+/// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
+/// may apply, unreadable settings) the hook prints nothing, so the call goes through
+/// unchanged, and says why on stderr. Exit status 0 unless the input is not JSON (2).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
     after_long_help = "\
 Examples:
   spill init claude-code       # registers `spill hook claude-code` in ~/.claude/settings.json
+  spill init codex             # registers `spill hook codex` in ~/.codex/config.toml
   echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SessionEnd\"}' | spill hook claude-code"
 )]
 pub struct HookArgs {
@@ -160,6 +164,8 @@ pub struct HookArgs {
 /// FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
 /// changed since, restores the file byte for byte from the backup.
 /// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
+/// Codex: a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml
+/// (user only), appended as one marked block.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -168,7 +174,8 @@ Examples:
   spill init claude-code                 # ~/.claude/settings.json
   spill init claude-code --project       # .claude/settings.json in this directory
   spill init claude-code --dry-run       # print the change as a diff, write nothing
-  spill init claude-code --uninstall"
+  spill init claude-code --uninstall
+  spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)"
 )]
 pub struct InitArgs {
     /// The harness to configure.

@@ -306,3 +306,168 @@ fn a_large_mcp_result_becomes_the_envelope_and_a_small_one_is_left_alone() {
     small.status(0);
     assert_eq!(small.out(), "");
 }
+
+const CODEX_SESSION: &str = "01a2315c-8f68-79e3-bc22-bbb7cfe0a188";
+
+/// A Codex `PreToolUse` call for its shell tool, as codex-cli 0.171.0 sends it.
+fn codex_pre_tool_use(session: &str, command: &str) -> String {
+    serde_json::json!({
+        "session_id": session, "turn_id": "turn-1", "transcript_path": null,
+        "cwd": "/nonexistent", "hook_event_name": "PreToolUse", "model": "gpt-5",
+        "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": "call_1"
+    })
+    .to_string()
+}
+
+/// The rewritten command of a Codex hook answer (which must carry `allow`: Codex applies
+/// `updatedInput` only with it).
+fn codex_rewritten(run: &crate::common::Run) -> String {
+    let v = run.json();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{v}"
+    );
+    v["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn codex_shell_calls_run_under_wrap_in_the_session_scope_and_keep_the_status() {
+    let sb = Sandbox::new();
+    let run = sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(
+            CODEX_SESSION,
+            "seq 1 100000; echo 'error: boom' >&2; exit 7",
+        ),
+    );
+    run.status(0);
+    let command = codex_rewritten(&run);
+    assert!(
+        command.contains(&format!(
+            "SPILL_SCOPE='codex-{CODEX_SESSION}' SPILL_TURN='turn-1' SPILL_ALLOW_RUN=1 "
+        )),
+        "{command}"
+    );
+    // Codex runs it in a login shell whose profile resets PATH: spill is still found.
+    let out = sb.shell(&format!("PATH=/usr/bin:/bin; {command}"));
+    out.status(7);
+    let envelope = out.json();
+    assert_eq!(envelope["spilled"], true);
+    let reference = envelope["ref"].as_str().unwrap();
+    let read = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, &format!("spill search {reference} -F boom")),
+    ));
+    let found = sb.shell(&format!("PATH=/usr/bin:/bin; {read}"));
+    found.status(0);
+    assert!(found.out().contains("error: boom"), "{}", found.out());
+    let other = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use("another", &format!("spill cat {reference}")),
+    ));
+    let refused = sb.shell(&other);
+    refused.status(2);
+    assert!(refused.stderr.contains("unknown ref"), "{}", refused.stderr);
+    // A small output and an awkward command come out as without spill.
+    let awkward = "printf '%s\\n' \"a \\\"b\\\" 'c'\" \"$(echo sub)\" 'é ✓'\necho two; exit 3";
+    let plain = sb.shell(awkward);
+    let wrapped = sb.shell(&codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, awkward),
+    )));
+    assert_eq!((wrapped.code, &wrapped.stdout), (plain.code, &plain.stdout));
+    assert_eq!(wrapped.code, Some(3));
+}
+
+#[test]
+fn codex_commands_an_exec_policy_rule_may_match_go_through_unchanged() {
+    let sb = Sandbox::new();
+    let rules = sb.path().join(".codex/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("default.rules"),
+        "prefix_rule(pattern = [\"git\", [\"push\", \"fetch\"]], decision = \"forbidden\")\n\
+         prefix_rule(pattern = [\"ls\"], decision = \"allow\")\n",
+    )
+    .unwrap();
+    let run = sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, "cd x && git  push origin"),
+    );
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("\"git push\""), "{}", run.stderr);
+    codex_rewritten(&sb.run(&["hook", "codex"], codex_pre_tool_use(CODEX_SESSION, "ls")));
+    // A rules file spill cannot read: nothing is wrapped.
+    std::fs::write(rules.join("odd.rules"), "prefix_rule(pattern = PATTERNS)\n").unwrap();
+    let run = sb.run(&["hook", "codex"], codex_pre_tool_use(CODEX_SESSION, "ls"));
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("odd.rules"), "{}", run.stderr);
+    // No session id: through, and says so.
+    let run = sb.run(&["hook", "codex"], codex_pre_tool_use("", "ls"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("no session_id"), "{}", run.stderr);
+}
+
+#[test]
+fn codex_init_appends_a_trusted_hook_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original = "# mine\nmodel = \"o3\"  # keep this comment\n\n[[hooks.PreToolUse]]\nmatcher = \"apply_patch\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"lint\"\n";
+    std::fs::write(&config, original).unwrap();
+    let dry = sb.run(&["init", "codex", "--dry-run"], "");
+    dry.status(0);
+    assert!(dry.out().contains("+[[hooks.PreToolUse]]"), "{}", dry.out());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    sb.run(&["init", "codex"], "").status(0);
+    let once = std::fs::read_to_string(&config).unwrap();
+    assert!(once.starts_with(original), "{once}");
+    // The trust key names this file and the hook's position after the user's own group.
+    let key = format!("[hooks.state.\"{}:pre_tool_use:1:0\"]", config.display());
+    assert!(once.contains(&key), "{once}");
+    assert!(once.contains("spill' hook codex\"\n"), "{once}");
+    let backup = sb.path().join(".codex/config.toml.spill-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    let again = sb.run(&["init", "codex"], "");
+    again.status(0);
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), once);
+    sb.run(&["init", "codex", "--uninstall"], "").status(0);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert!(!backup.exists());
+    // CODEX_HOME names the directory (resolved as Codex resolves it); --project is refused.
+    let home = sb.path().join("elsewhere");
+    std::fs::create_dir(&home).unwrap();
+    sb.cmd(&["init", "codex"])
+        .env("CODEX_HOME", &home)
+        .run()
+        .status(0);
+    assert!(home.join("config.toml").exists());
+    let project = sb.run(&["init", "codex", "--project"], "");
+    project.status(2);
+    assert!(project.stderr.contains("--project"), "{}", project.stderr);
+}
+
+#[test]
+fn codex_init_refuses_inline_hooks_and_leaves_the_file_alone() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let inline = "[hooks]\nPreToolUse = [{ matcher = \"x\", hooks = [] }]\n";
+    std::fs::write(&config, inline).unwrap();
+    let run = sb.run(&["init", "codex"], "");
+    run.status(2);
+    assert!(
+        run.stderr.contains("inline value") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), inline);
+    assert!(!sb.path().join(".codex/config.toml.spill-backup").exists());
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
-use crate::hook::{self, claude};
+use crate::hook::{self, claude, codex};
 use crate::store::Store;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
@@ -21,6 +21,7 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
     let response = match args.harness {
         Harness::ClaudeCode => claude_code(&input)?,
+        Harness::Codex => codex(&input)?,
     };
     if let Some(note) = &response.note {
         diag::note(note);
@@ -57,11 +58,38 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     Ok(Outcome::Found)
 }
 
-fn claude_code(input: &[u8]) -> Result<hook::Response> {
-    let spill = std::env::current_exe()
+/// The path of this spill binary, for the rewritten command.
+fn spill_path() -> Result<String> {
+    Ok(std::env::current_exe()
         .map_err(|e| Error::stream("find the spill binary", e))?
         .to_string_lossy()
-        .into_owned();
+        .into_owned())
+}
+
+fn codex(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let home = super::init::codex_home().ok();
+    let restricted = |cwd: &std::path::Path| -> std::result::Result<Vec<String>, String> {
+        let mut prefixes = Vec::new();
+        for file in codex::rule_files(home.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            prefixes.extend(
+                codex::restricted_prefixes(&text)
+                    .map_err(|why| format!("cannot read {}: {why}", file.display()))?,
+            );
+        }
+        Ok(prefixes)
+    };
+    let ctx = codex::Context {
+        spill: &spill,
+        restricted: &restricted,
+    };
+    codex::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn claude_code(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let sources = claude::RuleSources {
         config_dir: std::env::var_os("CLAUDE_CONFIG_DIR")

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, scope_for, wrapped_command};
+use super::{Reply, Response, SpillRequest, normalise, scope_for, through, wrapped_command};
 
 /// The scope prefix of Claude Code conversations.
 pub const SCOPE_PREFIX: &str = "claude";
@@ -76,13 +76,6 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
         other => Ok(through(format!(
             "{other:?} is not an event spill handles; nothing done"
         ))),
-    }
-}
-
-fn through(note: String) -> Response {
-    Response {
-        note: Some(note),
-        ..Response::default()
     }
 }
 
@@ -230,16 +223,6 @@ fn bash_rule(rule: &str) -> Option<Option<&str>> {
     } else {
         Some(inner)
     })
-}
-
-/// Whitespace runs as one space, quotes and backslashes gone: a rule's text and a command
-/// compared this way cannot differ by quoting alone.
-fn normalise(text: &str) -> String {
-    let kept: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a deny or ask rule could apply to any part of the command. Over-approximates: any

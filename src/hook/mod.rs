@@ -6,6 +6,7 @@
 //! prints or exits, so the translation is tested directly.
 
 pub mod claude;
+pub mod codex;
 
 use crate::wrap::shell_quote;
 
@@ -50,6 +51,24 @@ impl Reply {
             Reply::ClaudeMcp => claude::mcp_reply(envelope),
         }
     }
+}
+
+/// A response that lets the call through unchanged, saying why.
+fn through(note: String) -> Response {
+    Response {
+        note: Some(note),
+        ..Response::default()
+    }
+}
+
+/// Whitespace runs as one space, quotes and backslashes gone: a rule's text and a command
+/// compared this way cannot differ by quoting alone.
+fn normalise(text: &str) -> String {
+    let kept: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte

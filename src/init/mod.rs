@@ -5,6 +5,9 @@
 //! as Claude Code writes its own settings (two-space indentation), so a file Claude Code wrote
 //! changes only where spill's entries go.
 
+pub mod codex;
+mod sha256;
+
 use serde_json::{Map, Value};
 
 /// The hook events spill registers in Claude Code, with their matchers (regular expressions

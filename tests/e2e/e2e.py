@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -29,6 +29,7 @@ import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
 CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
+CODEX = ("@openai/codex", "0.171.0", "codex")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -97,6 +98,27 @@ def results_for(server, marker):
         if len(found) >= len(best):
             best = found
     return best
+
+
+def responses_results_for(server, marker):
+    """The tool results (text, False) of the longest Responses API request (Codex) of the
+    conversation `marker`. Codex reports a failure inside the text ("Process exited with code N")."""
+    best = []
+    for request in server.requests():
+        items = request["body"].get("input") or []
+        if not any(marker in json.dumps(i) for i in items if i.get("type") == "message"):
+            continue
+        found = [(i["output"] if isinstance(i.get("output"), str) else json.dumps(i.get("output")), False)
+                 for i in items if i.get("type") == "function_call_output"]
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+def codex_stable(result):
+    """A Codex tool result without the lines that differ between any two runs."""
+    text, error = result
+    return ("\n".join(l for l in text.split("\n") if not l.startswith(("Chunk ID:", "Wall time:"))), error)
 
 
 class Claude:
@@ -333,6 +355,159 @@ def permission_matrix(claude, work):
     return table
 
 
+CODEX_CONFIG = """# the user's own settings, kept byte for byte
+model = "fake-model"   # a scripted model
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "FAKE_MODEL_KEY"
+"""
+
+
+class Codex:
+    """`codex exec` against the fake model; CODEX_HOME is HOME/.codex of a throwaway HOME."""
+
+    def __init__(self, exe, spill, work, server):
+        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
+
+    def env(self, home):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "CODEX", "OPENAI"))}
+        env.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), FAKE_MODEL_KEY="sk-test",
+                   SPILL_DIR=str(self.work / "store"),
+                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        return env
+
+    def setup(self, home):
+        (home / ".codex").mkdir(parents=True, exist_ok=True)
+        config = home / ".codex" / "config.toml"
+        config.write_text(CODEX_CONFIG.format(port=self.server.port))
+        return config
+
+    def start(self, home, name, commands, *flags):
+        script = self.work / f"{name}.json"
+        script.write_text(json.dumps(commands))
+        cwd = self.work / "project"
+        cwd.mkdir(exist_ok=True)
+        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
+        args = [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
+                *flags, f"SCRIPT:{script}"]
+        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def run(self, home, name, commands, *flags):
+        proc = self.start(home, name, commands, *flags)
+        out, err = proc.communicate(timeout=180)
+        if proc.returncode != 0:
+            print(err[-2000:], file=sys.stderr)
+        return proc.returncode, out
+
+    def spill(self, home, *args):
+        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
+
+
+def codex_init_checks(codex, home):
+    config = codex.setup(home)
+    original = config.read_text()
+    dry = codex.spill(home, "init", "codex", "--dry-run")
+    check("codex: init --dry-run prints a diff and writes nothing",
+          dry.returncode == 0 and "+++ " in dry.stdout and "hook codex" in dry.stdout
+          and config.read_text() == original, dry.stdout + dry.stderr)
+    first = codex.spill(home, "init", "codex")
+    once = config.read_text()
+    check("codex: init adds the hook and its trust, keeping the rest byte for byte",
+          first.returncode == 0 and once.startswith(original) and "trusted_hash" in once, first.stderr)
+    check("codex: init backs the file up", Path(f"{config}.spill-backup").read_text() == original)
+    second = codex.spill(home, "init", "codex")
+    check("codex: init twice changes nothing the second time",
+          second.returncode == 0 and config.read_text() == once and "nothing changed" in second.stdout,
+          second.stdout)
+    gone = codex.spill(home, "init", "codex", "--uninstall")
+    check("codex: init --uninstall restores the file byte for byte",
+          gone.returncode == 0 and config.read_text() == original, gone.stderr)
+    codex.spill(home, "init", "codex")
+
+
+def codex_checks(codex, work):
+    server = codex.server
+    plain_home = work / "codex-home-plain"
+    codex.setup(plain_home)
+    home = work / "codex-home"
+    codex_init_checks(codex, home)
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+
+    rc, _ = codex.run(plain_home, "codex-plain", [BIG, SMALL, FAILING, QUOTING])
+    plain = responses_results_for(server, "codex-plain.json")
+    check("codex: the run without spill completes", rc == 0 and len(plain) == 4, f"rc={rc} {len(plain)}")
+
+    flag = work / "codex-second-done"
+    first = codex.start(home, "codex-first", [
+        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
+        SMALL, FAILING, QUOTING,
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
+    ])
+    deadline = time.time() + 120
+    ref = None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = responses_results_for(server, "codex-first.json")
+        if len(got) >= 6:
+            refs = fake_model.REF.findall(got[0][0])
+            ref = refs[0] if refs else "none"
+        time.sleep(0.2)
+    rc2, _ = codex.run(home, "codex-second", [f"spill cat {ref} --lines 1:2"])
+    second = responses_results_for(server, "codex-second.json")
+    flag.touch()
+    out, err = first.communicate(timeout=180)
+    spilled = responses_results_for(server, "codex-first.json")
+    check("codex: the conversation with spill completes",
+          first.returncode == 0 and len(spilled) == 7, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
+    if len(spilled) < 7 or len(plain) < 4:
+        return None
+    big_text = spilled[0][0]
+    try:
+        envelope = json.loads(big_text[big_text.index("{"):])
+    except ValueError:
+        envelope = {}
+    check("codex: a 500 KB output reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
+          and len(big_text) < 4096, big_text[:300])
+    check("codex: the envelope shows the last line and the error line",
+          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
+    check("codex: next turn, spill cat REF reads the same conversation's output",
+          ERROR_LINE in spilled[1][0] and "exited with code 0" in spilled[1][0], spilled[1][0][:300])
+    check("codex: next turn, spill search REF finds the last line",
+          LAST_LINE in spilled[2][0], spilled[2][0][:300])
+    check("codex: a small output reaches the model byte for byte as without spill",
+          codex_stable(spilled[3]) == codex_stable(plain[1]), f"{spilled[3]!r} vs {plain[1]!r}")
+    check("codex: a failing command reaches the model as without spill",
+          codex_stable(spilled[4]) == codex_stable(plain[2]) and "exited with code 3" in plain[2][0],
+          f"{spilled[4]!r} vs {plain[2]!r}")
+    check("codex: quotes, $(), newlines and UTF-8 run unchanged",
+          codex_stable(spilled[5]) == codex_stable(plain[3]) and "ünïcode" in plain[3][0],
+          f"{spilled[5]!r} vs {plain[3]!r}")
+    check("codex: a second conversation cannot read the first one's ref",
+          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
+
+    # An exec-policy rule still applies: the hook lets the command through unchanged.
+    rules = home / ".codex" / "rules"
+    rules.mkdir(exist_ok=True)
+    (rules / "default.rules").write_text('prefix_rule(pattern = ["printf"], decision = "forbidden")\n')
+    codex.run(home, "codex-deny", ["printf denied-marker"])
+    (rules / "default.rules").unlink()
+    denied = responses_results_for(server, "codex-deny.json")
+    check("codex: a forbidden exec-policy rule still stops the command",
+          len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
+
+    big_plain = plain[0][0]
+    return {
+        "harness": f"Codex {CODEX[1]}",
+        "without": {**measure(big_plain, len(full)), "retrievable": False, "saved": "no file"},
+        "with": {**measure(big_text, len(full)), "retrievable": True},
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
@@ -340,6 +515,7 @@ def main():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-e2e"))
     parser.add_argument("--table", help="write the measured table here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--only", help="comma-separated harnesses to test (default: all)")
     args = parser.parse_args()
     repo = HERE.parent.parent
     if args.spill:
@@ -351,16 +527,23 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    claude_exe = install(cache, *CLAUDE)
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex"}
+    claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
+    codex_exe = install(cache, *CODEX) if "codex" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     server = Server(work / "requests.log")
     rows = []
     try:
-        claude = Claude(claude_exe, spill, work, server)
-        row = claude_checks(claude, work)
-        if row:
-            row["permissionMatrix"] = permission_matrix(claude, work)
-            rows.append(row)
+        if claude_exe:
+            claude = Claude(claude_exe, spill, work, server)
+            row = claude_checks(claude, work)
+            if row:
+                row["permissionMatrix"] = permission_matrix(claude, work)
+                rows.append(row)
+        if codex_exe:
+            row = codex_checks(Codex(codex_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
     finally:
         server.httpd.shutdown()
         if not args.keep:

@@ -102,6 +102,47 @@ def anthropic_stream(model, step, call_id):
     yield sse("message_stop", {"type": "message_stop"})
 
 
+def responses_messages(body):
+    """OpenAI Responses API `input` items (Codex) as the message list next_step reads: user text
+    and tool results (`function_call_output`) in order."""
+    messages = []
+    for item in body.get("input") or []:
+        kind = item.get("type")
+        if kind == "message" and item.get("role") == "user":
+            texts = [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
+            messages.append({"role": "user", "content": "\n".join(texts)})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            if isinstance(output, list):
+                output = "\n".join(c.get("text", "") for c in output if isinstance(c, dict))
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "content": output if isinstance(output, str) else json.dumps(output)}]})
+    # The script is named in some user message (Codex sends its environment context first).
+    scripted = [m for m in messages if m["role"] == "user" and isinstance(m["content"], str)
+                and SCRIPT.search(m["content"])]
+    rest = [m for m in messages if not isinstance(m["content"], str)]
+    return scripted[:1] + rest
+
+
+def responses_stream(step, call_id):
+    """The SSE events of one Responses API reply: an `exec_command` call, or the text "done"."""
+    rid = f"resp_{call_id}"
+    yield sse("response.created", {"type": "response.created", "response": {"id": rid}})
+    if step is None:
+        item = {"type": "message", "role": "assistant", "id": f"msg_{call_id}",
+                "content": [{"type": "output_text", "text": "done"}]}
+    elif step["tool"] == "Bash":
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
+                "name": "exec_command", "arguments": json.dumps({"cmd": step["input"]["command"]})}
+    else:
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
+                "name": step["tool"], "arguments": json.dumps(step["input"])}
+    yield sse("response.output_item.done", {"type": "response.output_item.done", "item": item})
+    yield sse("response.completed", {"type": "response.completed", "response": {
+        "id": rid, "usage": {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+                             "output_tokens_details": None, "total_tokens": 15}}})
+
+
 class Handler(BaseHTTPRequestHandler):
     counter = 0
 
@@ -121,6 +162,8 @@ class Handler(BaseHTTPRequestHandler):
             with open(self.server.log_file, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"path": self.path, "body": body}) + "\n")
         path = self.path.split("?")[0]
+        if path.endswith("/responses"):
+            return self.reply_sse(responses_stream(next_step(responses_messages(body)), call_id))
         if path.endswith("/v1/messages/count_tokens"):
             return self.reply_json({"input_tokens": 10})
         if path.endswith("/v1/messages"):
@@ -140,6 +183,15 @@ class Handler(BaseHTTPRequestHandler):
                 "content": [{"type": "text", "text": "done"}],
                 "usage": {"input_tokens": 10, "output_tokens": 1}})
         return self.reply_json({"error": "not scripted"}, 404)
+
+    def reply_sse(self, chunks):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+        self.wfile.flush()
 
     def do_GET(self):
         return self.reply_json({"data": []})
