@@ -130,6 +130,8 @@ pub enum Harness {
     ClaudeCode,
     /// Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml.
     Codex,
+    /// Gemini CLI (`gemini`): hooks in settings.json.
+    Gemini,
 }
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
@@ -139,6 +141,9 @@ pub enum Harness {
 /// the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN exported to it;
 /// a `SessionEnd` call removes that scope's entries. For Codex, a `PreToolUse` call for its
 /// shell tool is rewritten the same way in `codex-SESSION` (Codex has no session-end hook).
+/// For Gemini CLI, `BeforeTool` rewrites its shell tool's command in `gemini-SESSION`,
+/// `AfterTool` replaces another tool's result over --max-inline by the envelope, and
+/// `SessionEnd` removes the scope's entries.
 /// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
 /// may apply, unreadable settings) the hook prints nothing, so the call goes through
 /// unchanged, and says why on stderr. Exit status 0 unless the input is not JSON (2).
@@ -149,6 +154,7 @@ pub enum Harness {
 Examples:
   spill init claude-code       # registers `spill hook claude-code` in ~/.claude/settings.json
   spill init codex             # registers `spill hook codex` in ~/.codex/config.toml
+  spill init gemini            # registers `spill hook gemini` in ~/.gemini/settings.json
   echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SessionEnd\"}' | spill hook claude-code"
 )]
 pub struct HookArgs {
@@ -166,6 +172,8 @@ pub struct HookArgs {
 /// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
 /// Codex: a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml
 /// (user only), appended as one marked block.
+/// Gemini CLI: BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and
+/// hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -175,7 +183,8 @@ Examples:
   spill init claude-code --project       # .claude/settings.json in this directory
   spill init claude-code --dry-run       # print the change as a diff, write nothing
   spill init claude-code --uninstall
-  spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)"
+  spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)
+  spill init gemini                      # ~/.gemini/settings.json"
 )]
 pub struct InitArgs {
     /// The harness to configure.

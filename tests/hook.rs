@@ -471,3 +471,120 @@ fn codex_init_refuses_inline_hooks_and_leaves_the_file_alone() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), inline);
     assert!(!sb.path().join(".codex/config.toml.spill-backup").exists());
 }
+
+const GEMINI_SESSION: &str = "6de72b63-9500-4e37-b5e6-adb6ec6bfe7a";
+
+fn gemini_call(event: &str, tool: &str, extra: serde_json::Value) -> String {
+    let mut v = serde_json::json!({
+        "session_id": GEMINI_SESSION, "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "/nonexistent", "hook_event_name": event,
+        "timestamp": "2026-12-01T11:52:25.042Z", "tool_name": tool
+    });
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    v.to_string()
+}
+
+#[test]
+fn gemini_shell_calls_are_rewritten_and_other_tools_large_results_become_the_envelope() {
+    let sb = Sandbox::new();
+    let before = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "seq 1 100000; exit 4", "description": "d"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], before);
+    run.status(0);
+    let v = run.json();
+    let input = &v["hookSpecificOutput"]["tool_input"];
+    assert_eq!(input["description"], "d");
+    let out = sb.shell(input["command"].as_str().unwrap());
+    out.status(4);
+    assert_eq!(out.json()["spilled"], true);
+    // A substitution stays for Gemini CLI's own check.
+    let sub = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "echo $(id)"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], sub);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("substitution"), "{}", run.stderr);
+    // A policy rule that may concern the shell: through, unchanged.
+    let policies = sb.path().join(".gemini/policies");
+    std::fs::create_dir_all(&policies).unwrap();
+    std::fs::write(
+        policies.join("p.toml"),
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\n",
+    )
+    .unwrap();
+    let ls = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "ls"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], ls);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("p.toml"), "{}", run.stderr);
+    // AfterTool: a large read_file result is stored in the session's scope.
+    let big = "a line of a large file\n".repeat(5000);
+    let after = gemini_call(
+        "AfterTool",
+        "read_file",
+        serde_json::json!({"tool_input": {"file_path": "x"}, "tool_response": {"llmContent": big}}),
+    );
+    let run = sb.run(&["hook", "gemini"], after);
+    run.status(0);
+    let reply = run.json();
+    assert_eq!(reply["decision"], "block");
+    let reason = reply["reason"].as_str().unwrap();
+    let envelope: serde_json::Value =
+        serde_json::from_str(&reason[reason.find('{').unwrap()..]).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    let scope = format!("gemini-{GEMINI_SESSION}");
+    let reference = envelope["ref"].as_str().unwrap();
+    sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    let small = gemini_call(
+        "AfterTool",
+        "read_file",
+        serde_json::json!({"tool_response": {"llmContent": "small"}}),
+    );
+    assert_eq!(sb.run(&["hook", "gemini"], small).out(), "");
+    // SessionEnd drops the scope.
+    sb.run(
+        &["hook", "gemini"],
+        gemini_call("SessionEnd", "", serde_json::json!({})),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+#[test]
+fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  }\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    sb.run(&["init", "gemini"], "").status(0);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(v["hooksConfig"]["enabled"], true);
+    assert_eq!(
+        v["hooks"]["BeforeTool"][0]["matcher"],
+        "^run_shell_command$"
+    );
+    assert!(
+        v["hooks"]["AfterTool"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("spill' hook gemini")
+    );
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
+    let again = sb.run(&["init", "gemini"], "");
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    sb.run(&["init", "gemini", "--uninstall"], "").status(0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+}

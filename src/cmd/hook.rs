@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
-use crate::hook::{self, claude, codex};
+use crate::hook::{self, claude, codex, gemini};
 use crate::store::Store;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
@@ -22,6 +22,7 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     let response = match args.harness {
         Harness::ClaudeCode => claude_code(&input)?,
         Harness::Codex => codex(&input)?,
+        Harness::Gemini => gemini_cli(&input)?,
     };
     if let Some(note) = &response.note {
         diag::note(note);
@@ -86,6 +87,22 @@ fn codex(input: &[u8]) -> Result<hook::Response> {
         restricted: &restricted,
     };
     codex::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn gemini_cli(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let sources = gemini::RuleSources {
+        user_dir: super::env_text("HOME")
+            .ok()
+            .flatten()
+            .map(|h| PathBuf::from(h).join(".gemini")),
+        system_dir: PathBuf::from("/etc/gemini-cli"),
+    };
+    let ctx = gemini::Context {
+        spill: &spill,
+        shell_rule: &|cwd| sources.shell_rule(cwd),
+    };
+    gemini::respond(input, &ctx).map_err(Error::Usage)
 }
 
 fn claude_code(input: &[u8]) -> Result<hook::Response> {

@@ -18,6 +18,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     let file = match args.harness {
         Harness::ClaudeCode => claude_settings(args.project)?,
         Harness::Codex => codex_config(args.project)?,
+        Harness::Gemini => gemini_settings(args.project)?,
     };
     let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", file.display()));
     let existing = read_optional(&file)?;
@@ -34,6 +35,8 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         (Harness::ClaudeCode, false) => init::claude_install(&text, &spill),
         (Harness::Codex, true) => init::codex::uninstall(&text, saved),
         (Harness::Codex, false) => init::codex::install(&text, &spill, &file.display().to_string()),
+        (Harness::Gemini, true) => init::gemini_uninstall(&text, saved),
+        (Harness::Gemini, false) => init::gemini_install(&text, &spill),
     }
     .map_err(bad)?;
     let mut out = output::stdout();
@@ -106,6 +109,20 @@ fn claude_settings(project: bool) -> Result<PathBuf> {
         .join(".claude"),
     };
     Ok(dir.join("settings.json"))
+}
+
+/// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.
+fn gemini_settings(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?
+    } else {
+        PathBuf::from(super::env_text("HOME").ok().flatten().ok_or_else(|| {
+            Error::Usage(
+                "HOME is not set: cannot find ~/.gemini/settings.json (use --project)".into(),
+            )
+        })?)
+    };
+    Ok(dir.join(".gemini/settings.json"))
 }
 
 /// Codex's home, as Codex finds it: `$CODEX_HOME` (which must exist; Codex resolves it to its

@@ -7,6 +7,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 
 use crate::wrap::shell_quote;
 
@@ -42,6 +43,8 @@ pub struct SpillRequest {
 pub enum Reply {
     /// Claude Code's `updatedMCPToolOutput`.
     ClaudeMcp,
+    /// Gemini CLI's `AfterTool` block decision, the envelope as its reason.
+    GeminiAfterTool,
 }
 
 impl Reply {
@@ -49,6 +52,7 @@ impl Reply {
     pub fn render(self, envelope: &str) -> String {
         match self {
             Reply::ClaudeMcp => claude::mcp_reply(envelope),
+            Reply::GeminiAfterTool => gemini::after_tool_reply(envelope),
         }
     }
 }

@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex,gemini]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -30,6 +30,7 @@ import fake_model  # noqa: E402
 # Pinned harness versions (npm package, version, the binary it installs).
 CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
+GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -508,6 +509,212 @@ def codex_checks(codex, work):
     }
 
 
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+GEMINI_HOOK_NOTE = "\n\n[System] Tool input parameters were modified by a hook before execution."
+
+
+def gemini_results_for(server, marker):
+    """The tool results (text, is_error) of the longest Gemini API request of the conversation."""
+    best = []
+    for request in server.requests():
+        contents = request["body"].get("contents")
+        if not contents or marker not in json.dumps(contents):
+            continue
+        found = []
+        for content in contents:
+            for part in content.get("parts") or []:
+                if "functionResponse" in part:
+                    response = part["functionResponse"].get("response") or {}
+                    error = "error" in response
+                    text = response.get("error") if error else response.get("output")
+                    found.append((text if isinstance(text, str) else json.dumps(response), error))
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+def gemini_stable(result):
+    """A Gemini CLI shell result without its process-group line and the note Gemini appends
+    when a hook changed the arguments (README, "Gemini CLI")."""
+    text, error = result
+    text = text.removesuffix(GEMINI_HOOK_NOTE)
+    return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
+
+
+class Gemini:
+    """`gemini -p` against the fake model in a throwaway HOME."""
+
+    def __init__(self, exe, spill, work, server):
+        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
+
+    def env(self, home):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "GEMINI", "GOOGLE"))}
+        env.update(HOME=str(home), GEMINI_API_KEY="sk-test",
+                   GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{self.server.port}",
+                   SPILL_DIR=str(self.work / "store"),
+                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        return env
+
+    def setup(self, home):
+        (home / ".gemini").mkdir(parents=True, exist_ok=True)
+        settings = home / ".gemini" / "settings.json"
+        settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+        return settings
+
+    def start(self, home, name, commands):
+        script = self.work / f"{name}.json"
+        script.write_text(json.dumps(commands))
+        cwd = self.work / "gemini-project"
+        cwd.mkdir(exist_ok=True)
+        # -m: a fixed model, so Gemini CLI does not first ask a router model to pick one.
+        args = [str(self.exe), "-m", "gemini-2.5-flash", "-p", f"SCRIPT:{script}", "--yolo", "-o", "json"]
+        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def run(self, home, name, commands):
+        proc = self.start(home, name, commands)
+        out, err = proc.communicate(timeout=300)
+        if proc.returncode != 0:
+            print(err[-2000:], file=sys.stderr)
+        return proc.returncode, out
+
+    def spill(self, home, *args):
+        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
+
+
+def gemini_init_checks(gemini, home):
+    settings = gemini.setup(home)
+    original = settings.read_text()
+    dry = gemini.spill(home, "init", "gemini", "--dry-run")
+    check("gemini: init --dry-run prints a diff and writes nothing",
+          dry.returncode == 0 and "+++ " in dry.stdout and "hook gemini" in dry.stdout
+          and settings.read_text() == original, dry.stdout + dry.stderr)
+    first = gemini.spill(home, "init", "gemini")
+    once = settings.read_text()
+    doc = json.loads(once)
+    check("gemini: init adds the hooks, enables hooks and keeps the other settings",
+          first.returncode == 0 and once.startswith(original[:60]) and doc["hooksConfig"]["enabled"] is True
+          and doc["security"] == GEMINI_SETTINGS["security"], first.stderr)
+    check("gemini: init backs the file up", Path(f"{settings}.spill-backup").read_text() == original)
+    second = gemini.spill(home, "init", "gemini")
+    check("gemini: init twice changes nothing the second time",
+          second.returncode == 0 and settings.read_text() == once and "nothing changed" in second.stdout,
+          second.stdout)
+    gone = gemini.spill(home, "init", "gemini", "--uninstall")
+    check("gemini: init --uninstall restores the file byte for byte",
+          gone.returncode == 0 and settings.read_text() == original, gone.stderr)
+    gemini.spill(home, "init", "gemini")
+
+
+def gemini_checks(gemini, work):
+    server = gemini.server
+    plain_home = work / "gemini-home-plain"
+    gemini.setup(plain_home)
+    home = work / "gemini-home"
+    gemini_init_checks(gemini, home)
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    project = work / "gemini-project"
+    project.mkdir(exist_ok=True)
+    (project / "big.txt").write_bytes(full)
+    (project / "small.txt").write_text("a small file\n")
+    files = [{"tool": "read_file", "input": {"file_path": "big.txt"}},
+             {"tool": "read_file", "input": {"file_path": "small.txt"}}]
+
+    rc, _ = gemini.run(plain_home, "gemini-plain", [BIG, SMALL, FAILING, QUOTING, *files])
+    plain = gemini_results_for(server, "gemini-plain.json")
+    check("gemini: the run without spill completes", rc == 0 and len(plain) == 6, f"rc={rc} {len(plain)}")
+
+    flag = work / "gemini-second-done"
+    first = gemini.start(home, "gemini-first", [
+        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
+        SMALL, FAILING, QUOTING, *files,
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
+    ])
+    deadline = time.time() + 240
+    ref = None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = gemini_results_for(server, "gemini-first.json")
+        if len(got) >= 8:
+            refs = fake_model.REF.findall(got[0][0])
+            ref = refs[0] if refs else "none"
+        time.sleep(0.2)
+    rc2, _ = gemini.run(home, "gemini-second", [f"spill cat {ref} --lines 1:2"])
+    second = gemini_results_for(server, "gemini-second.json")
+    flag.touch()
+    out, err = first.communicate(timeout=300)
+    spilled = gemini_results_for(server, "gemini-first.json")
+    check("gemini: the conversation with spill completes",
+          first.returncode == 0 and len(spilled) == 9, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
+    if len(spilled) < 9 or len(plain) < 6:
+        return None
+    big_text = spilled[0][0]
+    try:
+        envelope = json.loads(big_text[big_text.index("{"):big_text.rindex("}") + 1])
+    except ValueError:
+        envelope = {}
+    check("gemini: a 500 KB output reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
+          and len(big_text) < 4096, big_text[:300])
+    check("gemini: the envelope shows the last line and the error line",
+          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
+    check("gemini: next turn, spill cat REF reads the same conversation's output",
+          ERROR_LINE in spilled[1][0] and not spilled[1][1], spilled[1][0][:300])
+    check("gemini: next turn, spill search REF finds the last line",
+          LAST_LINE in spilled[2][0] and not spilled[2][1], spilled[2][0][:300])
+    check("gemini: a small output reaches the model as without spill, but for Gemini's hook note",
+          gemini_stable(spilled[3]) == gemini_stable(plain[1]) and spilled[3][0].endswith(GEMINI_HOOK_NOTE),
+          f"{spilled[3]!r} vs {plain[1]!r}")
+    # Gemini CLI shows stdout and stderr merged, in arrival order; under wrap the stderr line can
+    # arrive before stdout (README, "Gemini CLI"), so the lines are compared as a multiset.
+    check("gemini: a failing command reaches the model as without spill (same lines and exit code)",
+          sorted(gemini_stable(spilled[4])[0].split("\n")) == sorted(gemini_stable(plain[2])[0].split("\n"))
+          and spilled[4][1] == plain[2][1] and "Exit Code: 3" in plain[2][0],
+          f"{spilled[4]!r} vs {plain[2]!r}")
+    # Gemini CLI refuses `$()` itself; with spill the same refusal (the hook leaves it alone).
+    check("gemini: quotes, $(), newlines and UTF-8 reach the model as without spill",
+          spilled[5] == plain[3] and "Command injection detected" in plain[3][0],
+          f"{spilled[5]!r} vs {plain[3]!r}")
+    check("gemini: AfterTool replaces a large read_file result by the envelope",
+          '"spilled":true' in spilled[6][0] and len(spilled[6][0]) < 4096, spilled[6][0][:300])
+    check("gemini: a small read_file result reaches the model as without spill",
+          spilled[7] == plain[5], f"{spilled[7]!r} vs {plain[5]!r}")
+    check("gemini: a second conversation cannot read the first one's ref",
+          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
+    store = gemini.spill(home, "ls", "--all-scopes", "--json")
+    scopes = {e.get("scope") for e in json.loads(store.stdout or "{}").get("entries", [])} if store.returncode == 0 else {"?"}
+    check("gemini: SessionEnd removed the conversations' entries",
+          not any(s and s.startswith("gemini-") for s in scopes), store.stdout[:300])
+
+    # A deny policy rule still denies: the hook leaves the command alone, Gemini applies the rule.
+    policies = home / ".gemini" / "policies"
+    policies.mkdir(exist_ok=True)
+    (policies / "deny.toml").write_text('[[rule]]\ntoolName = "run_shell_command"\n'
+                                        'commandPrefix = "printf"\ndecision = "deny"\npriority = 500\n')
+    gemini.run(home, "gemini-deny", ["printf denied-marker"])
+    (policies / "deny.toml").unlink()
+    denied = gemini_results_for(server, "gemini-deny.json")
+    check("gemini: a deny policy rule still stops the command",
+          len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
+
+    big_plain = plain[0][0]
+    saved = None
+    for word in big_plain.split():
+        candidate = Path(word.strip(".,:()"))
+        if word.startswith("/") and candidate.is_file():
+            saved = candidate.read_bytes()
+    return {
+        "harness": f"Gemini CLI {GEMINI[1]}",
+        "without": {**measure(big_plain, len(full)), "retrievable": saved is not None and full in saved,
+                    "saved": f"{len(saved)} bytes in a file" if saved is not None else "no file"},
+        "with": {**measure(big_text, len(full)), "retrievable": True},
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
@@ -527,9 +734,10 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
+    gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     server = Server(work / "requests.log")
     rows = []
@@ -542,6 +750,10 @@ def main():
                 rows.append(row)
         if codex_exe:
             row = codex_checks(Codex(codex_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
+        if gemini_exe:
+            row = gemini_checks(Gemini(gemini_exe, spill, work, server), work)
             if row:
                 rows.append(row)
     finally:

@@ -124,6 +124,36 @@ def responses_messages(body):
     return scripted[:1] + rest
 
 
+def gemini_messages(body):
+    """Gemini API `contents` (Gemini CLI) as the message list next_step reads."""
+    messages = []
+    for content in body.get("contents") or []:
+        for part in content.get("parts") or []:
+            if content.get("role") == "user" and "text" in part:
+                messages.append({"role": "user", "content": part["text"]})
+            elif "functionResponse" in part:
+                response = part["functionResponse"].get("response") or {}
+                text = response.get("output", response.get("error"))
+                messages.append({"role": "user", "content": [{"type": "tool_result", "content":
+                                 text if isinstance(text, str) else json.dumps(response)}]})
+    scripted = [m for m in messages if isinstance(m["content"], str) and SCRIPT.search(m["content"])]
+    return scripted[:1] + [m for m in messages if not isinstance(m["content"], str)]
+
+
+def gemini_reply(step):
+    """One Gemini API response: a `run_shell_command` call (or another tool's), or "done"."""
+    if step is None:
+        part = {"text": "done"}
+    elif step["tool"] == "Bash":
+        part = {"functionCall": {"name": "run_shell_command", "args": {
+            "command": step["input"]["command"], "description": "scripted command"}}}
+    else:
+        part = {"functionCall": {"name": step["tool"], "args": step["input"]}}
+    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+                            "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+
+
 def responses_stream(step, call_id):
     """The SSE events of one Responses API reply: an `exec_command` call, or the text "done"."""
     rid = f"resp_{call_id}"
@@ -162,6 +192,13 @@ class Handler(BaseHTTPRequestHandler):
             with open(self.server.log_file, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"path": self.path, "body": body}) + "\n")
         path = self.path.split("?")[0]
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            step = next_step(gemini_messages(body))
+            if ":generateContent" in path:
+                return self.reply_json(gemini_reply(step))
+            return self.reply_sse([f"data: {json.dumps(gemini_reply(step))}\n\n".encode()])
+        if ":countTokens" in path:
+            return self.reply_json({"totalTokens": 10})
         if path.endswith("/responses"):
             return self.reply_sse(responses_stream(next_step(responses_messages(body)), call_id))
         if path.endswith("/v1/messages/count_tokens"):
