@@ -132,6 +132,8 @@ pub enum Harness {
     Codex,
     /// Gemini CLI (`gemini`): hooks in settings.json.
     Gemini,
+    /// opencode (`opencode`): a plugin in its plugin directory.
+    Opencode,
 }
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
@@ -143,7 +145,8 @@ pub enum Harness {
 /// shell tool is rewritten the same way in `codex-SESSION` (Codex has no session-end hook).
 /// For Gemini CLI, `BeforeTool` rewrites its shell tool's command in `gemini-SESSION`,
 /// `AfterTool` replaces another tool's result over --max-inline by the envelope, and
-/// `SessionEnd` removes the scope's entries.
+/// `SessionEnd` removes the scope's entries. For opencode, spill's plugin hands each bash call
+/// to this command and runs the command it answers with, in `opencode-SESSION`.
 /// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
 /// may apply, unreadable settings) the hook prints nothing, so the call goes through
 /// unchanged, and says why on stderr. Exit status 0 unless the input is not JSON (2).
@@ -174,6 +177,8 @@ pub struct HookArgs {
 /// (user only), appended as one marked block.
 /// Gemini CLI: BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and
 /// hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).
+/// opencode: spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js
+/// with --project), which opencode loads by itself.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -184,7 +189,8 @@ Examples:
   spill init claude-code --dry-run       # print the change as a diff, write nothing
   spill init claude-code --uninstall
   spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)
-  spill init gemini                      # ~/.gemini/settings.json"
+  spill init gemini                      # ~/.gemini/settings.json
+  spill init opencode                    # ~/.config/opencode/plugin/spill.js"
 )]
 pub struct InitArgs {
     /// The harness to configure.

@@ -588,3 +588,86 @@ fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
     sb.run(&["init", "gemini", "--uninstall"], "").status(0);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }
+
+fn opencode_call(session: &str, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "tool.execute.before", "session_id": session, "tool": "bash",
+        "call_id": "call_1", "cwd": "/nonexistent",
+        "args": {"command": command, "description": "d", "timeout": 5000}
+    })
+    .to_string()
+}
+
+#[test]
+fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
+    let sb = Sandbox::new();
+    let session = "ses_dce800ec4fferoOMpB9FxDdv0C";
+    let run = sb.run(
+        &["hook", "opencode"],
+        opencode_call(session, "seq 1 100000; exit 5"),
+    );
+    run.status(0);
+    let v = run.json();
+    assert_eq!(v["args"]["description"], "d");
+    assert_eq!(v["args"]["timeout"], 5000);
+    let out = sb.shell(v["args"]["command"].as_str().unwrap());
+    out.status(5);
+    let envelope = out.json();
+    let reference = envelope["ref"].as_str().unwrap();
+    let scope = format!("opencode-{session}");
+    sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    // A deny rule in the global opencode.json: through, unchanged.
+    let config = sb.path().join(".config/opencode/opencode.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        r#"{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}"#,
+    )
+    .unwrap();
+    let run = sb.run(&["hook", "opencode"], opencode_call(session, "rm -rf x"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("rm *"), "{}", run.stderr);
+    assert!(
+        !sb.run(&["hook", "opencode"], opencode_call(session, "ls"))
+            .out()
+            .is_empty()
+    );
+    // A configuration spill cannot parse (JSONC comments): nothing is wrapped.
+    std::fs::write(&config, "// mine\n{}").unwrap();
+    let run = sb.run(&["hook", "opencode"], opencode_call(session, "ls"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("cannot parse"), "{}", run.stderr);
+    // A deleted session's entries go.
+    sb.run(
+        &["hook", "opencode"],
+        format!(r#"{{"hook_event_name":"session.deleted","session_id":"{session}"}}"#),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+#[test]
+fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
+    let sb = Sandbox::new();
+    let plugin = sb.path().join(".config/opencode/plugin/spill.js");
+    sb.run(&["init", "opencode"], "").status(0);
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(text.contains(&format!(
+        "const SPILL = {};",
+        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
+    )));
+    assert!(text.contains("\"tool.execute.before\""));
+    let again = sb.run(&["init", "opencode"], "");
+    assert!(again.out().contains("nothing changed"));
+    sb.run(&["init", "opencode", "--uninstall"], "").status(0);
+    assert!(!plugin.exists());
+    // Someone else's file at that path is left alone.
+    std::fs::write(&plugin, "export const Mine = 1;\n").unwrap();
+    let run = sb.run(&["init", "opencode"], "");
+    run.status(2);
+    assert!(run.stderr.contains("not spill's plugin"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = 1;\n"
+    );
+}

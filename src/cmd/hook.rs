@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
-use crate::hook::{self, claude, codex, gemini};
+use crate::hook::{self, claude, codex, gemini, opencode};
 use crate::store::Store;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
@@ -23,6 +23,7 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         Harness::ClaudeCode => claude_code(&input)?,
         Harness::Codex => codex(&input)?,
         Harness::Gemini => gemini_cli(&input)?,
+        Harness::Opencode => opencode_plugin(&input)?,
     };
     if let Some(note) = &response.note {
         diag::note(note);
@@ -103,6 +104,37 @@ fn gemini_cli(input: &[u8]) -> Result<hook::Response> {
         shell_rule: &|cwd| sources.shell_rule(cwd),
     };
     gemini::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn opencode_plugin(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let config_dir = super::init::opencode_config_dir().ok();
+    let extra = super::env_text("OPENCODE_CONFIG")
+        .ok()
+        .flatten()
+        .map(PathBuf::from);
+    let inline = super::env_text("OPENCODE_CONFIG_CONTENT").ok().flatten();
+    let permissions =
+        |cwd: &std::path::Path| -> std::result::Result<Vec<serde_json::Value>, String> {
+            let mut out = Vec::new();
+            if let Some(text) = &inline {
+                out.extend(opencode::permissions_of(text, "OPENCODE_CONFIG_CONTENT")?);
+            }
+            for file in opencode::config_files(config_dir.as_deref(), extra.as_deref(), cwd) {
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                out.extend(opencode::permissions_of(
+                    &text,
+                    &file.display().to_string(),
+                )?);
+            }
+            Ok(out)
+        };
+    let ctx = opencode::Context {
+        spill: &spill,
+        permissions: &permissions,
+    };
+    opencode::respond(input, &ctx).map_err(Error::Usage)
 }
 
 fn claude_code(input: &[u8]) -> Result<hook::Response> {

@@ -19,6 +19,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         Harness::ClaudeCode => claude_settings(args.project)?,
         Harness::Codex => codex_config(args.project)?,
         Harness::Gemini => gemini_settings(args.project)?,
+        Harness::Opencode => opencode_plugin(args.project)?,
     };
     let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", file.display()));
     let existing = read_optional(&file)?;
@@ -37,6 +38,8 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         (Harness::Codex, false) => init::codex::install(&text, &spill, &file.display().to_string()),
         (Harness::Gemini, true) => init::gemini_uninstall(&text, saved),
         (Harness::Gemini, false) => init::gemini_install(&text, &spill),
+        (Harness::Opencode, true) => init::opencode_uninstall(&text),
+        (Harness::Opencode, false) => init::opencode_install(&text, &spill),
     }
     .map_err(bad)?;
     let mut out = output::stdout();
@@ -109,6 +112,30 @@ fn claude_settings(project: bool) -> Result<PathBuf> {
         .join(".claude"),
     };
     Ok(dir.join("settings.json"))
+}
+
+/// opencode's global configuration directory: `$XDG_CONFIG_HOME/opencode`, else
+/// `~/.config/opencode`.
+pub fn opencode_config_dir() -> Result<PathBuf> {
+    if let Some(dir) = super::env_text("XDG_CONFIG_HOME").ok().flatten() {
+        return Ok(PathBuf::from(dir).join("opencode"));
+    }
+    let home = super::env_text("HOME").ok().flatten().ok_or_else(|| {
+        Error::Usage("HOME is not set: cannot find ~/.config/opencode (use --project)".into())
+    })?;
+    Ok(PathBuf::from(home).join(".config/opencode"))
+}
+
+/// spill's plugin in opencode's global plugin directory, or the project's `.opencode/plugin`.
+fn opencode_plugin(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        std::env::current_dir()
+            .map_err(|e| Error::stream("read the current directory", e))?
+            .join(".opencode")
+    } else {
+        opencode_config_dir()?
+    };
+    Ok(dir.join("plugin/spill.js"))
 }
 
 /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.

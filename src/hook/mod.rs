@@ -8,6 +8,7 @@
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 
 use crate::wrap::shell_quote;
 

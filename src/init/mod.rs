@@ -233,6 +233,28 @@ fn uninstall(
     Ok(Some(render(&settings)))
 }
 
+/// spill's opencode plugin, with `@SPILL@` standing for the spill binary's path.
+const OPENCODE_PLUGIN: &str = include_str!("opencode-plugin.js");
+
+/// The first line of spill's opencode plugin, by which `init` knows the file is spill's.
+const OPENCODE_MARKER: &str = "// spill's opencode plugin:";
+
+/// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
+/// plugin file as it is) is exactly that. A file there that is not spill's plugin is refused.
+pub fn opencode_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
+    if !text.is_empty() && !text.starts_with(OPENCODE_MARKER) {
+        return Err("the file exists and is not spill's plugin".into());
+    }
+    let quoted = serde_json::Value::from(spill).to_string();
+    let new = OPENCODE_PLUGIN.replace("\"@SPILL@\"", &quoted);
+    Ok((new != text).then_some(new))
+}
+
+/// Nothing (the file goes) when `text` is spill's plugin; `None` when it is not.
+pub fn opencode_uninstall(text: &str) -> std::result::Result<Option<String>, String> {
+    Ok(text.starts_with(OPENCODE_MARKER).then(String::new))
+}
+
 /// A unified diff of two texts (whole-line hunks with 3 lines of context), for `--dry-run`.
 pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
     let a: Vec<&str> = old.lines().collect();
@@ -374,6 +396,31 @@ mod tests {
                 .unwrap_err()
                 .contains("SessionEnd")
         );
+    }
+
+    #[test]
+    fn the_opencode_plugin_names_this_spill_and_is_installed_once() {
+        let plugin = opencode_install("", "/opt/my \"spill\"/spill")
+            .unwrap()
+            .unwrap();
+        assert!(plugin.starts_with(OPENCODE_MARKER));
+        assert!(
+            plugin.contains(r#"const SPILL = "/opt/my \"spill\"/spill";"#),
+            "{plugin}"
+        );
+        assert!(!plugin.contains("@SPILL@"));
+        assert_eq!(
+            opencode_install(&plugin, "/opt/my \"spill\"/spill").unwrap(),
+            None
+        );
+        assert!(
+            opencode_install(&plugin, "/usr/bin/spill")
+                .unwrap()
+                .is_some()
+        );
+        assert!(opencode_install("export const Mine = 1;\n", "spill").is_err());
+        assert_eq!(opencode_uninstall(&plugin).unwrap().as_deref(), Some(""));
+        assert_eq!(opencode_uninstall("mine").unwrap(), None);
     }
 
     #[test]

@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex,gemini]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex,gemini,opencode]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -31,6 +31,7 @@ import fake_model  # noqa: E402
 CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
+OPENCODE = ("opencode-ai", "1.18.33", "opencode")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -715,6 +716,179 @@ def gemini_checks(gemini, work):
     }
 
 
+def chat_results_for(server, marker):
+    """The tool results (text, False) of the longest chat completions request (opencode)."""
+    best = []
+    for request in server.requests():
+        messages = request["body"].get("messages")
+        if not messages or request["path"].split("?")[0].endswith("/responses"):
+            continue
+        if not any(m.get("role") == "user" and marker in json.dumps(m.get("content")) for m in messages):
+            continue
+        found = []
+        for m in messages:
+            if m.get("role") == "tool":
+                content = m.get("content")
+                if isinstance(content, list):
+                    content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
+                found.append((content or "", False))
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+class Opencode:
+    """`opencode run` against the fake model (an OpenAI-compatible provider) in a throwaway HOME."""
+
+    def __init__(self, exe, spill, work, server):
+        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
+
+    def env(self, home):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("SPILL_", "OPENCODE", "XDG_", "OPENAI"))}
+        env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"), OPENCODE_DISABLE_AUTOUPDATE="1",
+                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        return env
+
+    def setup(self, home):
+        config = home / ".config" / "opencode" / "opencode.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"$schema": "https://opencode.ai/config.json", "autoupdate": False,
+                                      "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                                            "options": {"baseURL": f"http://127.0.0.1:{self.server.port}/v1",
+                                                                        "apiKey": "sk-test"},
+                                                            "models": {"m": {"name": "m"}}}}}, indent=2) + "\n")
+        return config
+
+    def start(self, home, name, commands):
+        script = self.work / f"{name}.json"
+        script.write_text(json.dumps(commands))
+        cwd = self.work / "opencode-project"
+        cwd.mkdir(exist_ok=True)
+        args = [str(self.exe), "run", "--model", "fake/m", "--format", "json", f"SCRIPT:{script}"]
+        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def run(self, home, name, commands):
+        proc = self.start(home, name, commands)
+        out, err = proc.communicate(timeout=300)
+        if proc.returncode != 0:
+            print(err[-2000:], file=sys.stderr)
+        return proc.returncode, out
+
+    def spill(self, home, *args):
+        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
+
+
+def opencode_init_checks(oc, home):
+    config = oc.setup(home)
+    original = config.read_text()
+    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+    dry = oc.spill(home, "init", "opencode", "--dry-run")
+    check("opencode: init --dry-run prints the plugin as a diff and writes nothing",
+          dry.returncode == 0 and "hook" in dry.stdout and "opencode" in dry.stdout and not plugin.exists(),
+          dry.stdout[:300] + dry.stderr)
+    first = oc.spill(home, "init", "opencode")
+    once = plugin.read_text() if plugin.exists() else ""
+    check("opencode: init installs the plugin, naming this spill, and leaves opencode.json alone",
+          first.returncode == 0 and str(oc.spill_exe) in once and config.read_text() == original, first.stderr)
+    second = oc.spill(home, "init", "opencode")
+    check("opencode: init twice changes nothing the second time",
+          second.returncode == 0 and plugin.read_text() == once and "nothing changed" in second.stdout,
+          second.stdout)
+    gone = oc.spill(home, "init", "opencode", "--uninstall")
+    check("opencode: init --uninstall removes the plugin it installed",
+          gone.returncode == 0 and not plugin.exists() and config.read_text() == original, gone.stderr)
+    oc.spill(home, "init", "opencode")
+
+
+def opencode_checks(oc, work):
+    server = oc.server
+    plain_home = work / "opencode-home-plain"
+    oc.setup(plain_home)
+    home = work / "opencode-home"
+    opencode_init_checks(oc, home)
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+
+    rc, _ = oc.run(plain_home, "opencode-plain", [BIG, SMALL, FAILING, QUOTING])
+    plain = chat_results_for(server, "opencode-plain.json")
+    check("opencode: the run without spill completes", rc == 0 and len(plain) == 4, f"rc={rc} {len(plain)}")
+
+    flag = work / "opencode-second-done"
+    first = oc.start(home, "opencode-first", [
+        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
+        SMALL, FAILING, QUOTING,
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
+    ])
+    deadline = time.time() + 240
+    ref = None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = chat_results_for(server, "opencode-first.json")
+        if len(got) >= 6:
+            refs = fake_model.REF.findall(got[0][0])
+            ref = refs[0] if refs else "none"
+        time.sleep(0.2)
+    rc2, _ = oc.run(home, "opencode-second", [f"spill cat {ref} --lines 1:2"])
+    second = chat_results_for(server, "opencode-second.json")
+    flag.touch()
+    out, err = first.communicate(timeout=300)
+    spilled = chat_results_for(server, "opencode-first.json")
+    check("opencode: the conversation with spill completes",
+          first.returncode == 0 and len(spilled) == 7, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
+    if len(spilled) < 7 or len(plain) < 4:
+        return None
+    big_text = spilled[0][0]
+    try:
+        envelope = json.loads(big_text[big_text.index("{"):big_text.rindex("}") + 1])
+    except ValueError:
+        envelope = {}
+    check("opencode: a 500 KB output reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
+          and len(big_text) < 4096, big_text[:300])
+    check("opencode: the envelope shows the last line and the error line",
+          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
+    check("opencode: next turn, spill cat REF reads the same conversation's output",
+          ERROR_LINE in spilled[1][0], spilled[1][0][:300])
+    check("opencode: next turn, spill search REF finds the last line",
+          LAST_LINE in spilled[2][0], spilled[2][0][:300])
+    check("opencode: a small output reaches the model byte for byte as without spill",
+          spilled[3] == plain[1], f"{spilled[3]!r} vs {plain[1]!r}")
+    # opencode merges stdout and stderr in arrival order; under wrap stderr can come first.
+    check("opencode: a failing command reaches the model as without spill (same lines)",
+          sorted(spilled[4][0].split("\n")) == sorted(plain[2][0].split("\n")) and "about to fail" in plain[2][0],
+          f"{spilled[4]!r} vs {plain[2]!r}")
+    check("opencode: quotes, $(), newlines and UTF-8 run unchanged",
+          spilled[5] == plain[3] and "ünïcode" in plain[3][0], f"{spilled[5]!r} vs {plain[3]!r}")
+    check("opencode: a second conversation cannot read the first one's ref",
+          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
+
+    # A deny permission rule still denies: the hook leaves the command alone.
+    config = home / ".config" / "opencode" / "opencode.json"
+    kept = config.read_text()
+    doc = json.loads(kept)
+    doc["permission"] = {"bash": {"*": "allow", "printf *": "deny"}}
+    config.write_text(json.dumps(doc))
+    oc.run(home, "opencode-deny", ["printf denied-marker"])
+    config.write_text(kept)
+    denied = chat_results_for(server, "opencode-deny.json")
+    check("opencode: a deny permission rule still stops the command",
+          len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
+          and "rule" in denied[0][0], repr(denied)[:300])
+
+    big_plain = plain[0][0]
+    saved = None
+    for word in big_plain.replace("\n", " ").split():
+        candidate = Path(word.strip(".,:()"))
+        if word.startswith("/") and candidate.is_file():
+            saved = candidate.read_bytes()
+    return {
+        "harness": f"opencode {OPENCODE[1]}",
+        "without": {**measure(big_plain, len(full)), "retrievable": saved is not None and full in saved,
+                    "saved": f"{len(saved)} of {len(full)} bytes in a file" if saved is not None else "no file"},
+        "with": {**measure(big_text, len(full)), "retrievable": True},
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
@@ -734,10 +908,11 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
+    opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     server = Server(work / "requests.log")
     rows = []
@@ -754,6 +929,10 @@ def main():
                 rows.append(row)
         if gemini_exe:
             row = gemini_checks(Gemini(gemini_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
+        if opencode_exe:
+            row = opencode_checks(Opencode(opencode_exe, spill, work, server), work)
             if row:
                 rows.append(row)
     finally:

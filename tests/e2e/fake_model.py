@@ -124,6 +124,39 @@ def responses_messages(body):
     return scripted[:1] + rest
 
 
+def chat_messages(body):
+    """OpenAI chat completions `messages` (opencode) as the message list next_step reads."""
+    messages = []
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
+        if m.get("role") == "user":
+            messages.append({"role": "user", "content": content or ""})
+        elif m.get("role") == "tool":
+            messages.append({"role": "user", "content": [{"type": "tool_result", "content": content or ""}]})
+    scripted = [m for m in messages if isinstance(m["content"], str) and SCRIPT.search(m["content"])]
+    return scripted[:1] + [m for m in messages if not isinstance(m["content"], str)]
+
+
+def chat_stream(model, step, call_id):
+    """The SSE chunks of one chat completion: a `bash` tool call (opencode), or "done"."""
+    def chunk(delta, finish=None):
+        return ("data: " + json.dumps({"id": f"chatcmpl-{call_id}", "object": "chat.completion.chunk",
+                                       "created": 0, "model": model, "choices": [
+                                           {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n").encode()
+    if step is None:
+        yield chunk({"role": "assistant", "content": "done"})
+        yield chunk({}, "stop")
+    else:
+        name, args = ("bash", {"command": step["input"]["command"], "description": "scripted command"}) \
+            if step["tool"] == "Bash" else (step["tool"], step["input"])
+        yield chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": f"call_{call_id}", "type": "function",
+                                                          "function": {"name": name, "arguments": json.dumps(args)}}]})
+        yield chunk({}, "tool_calls")
+    yield b"data: [DONE]\n\n"
+
+
 def gemini_messages(body):
     """Gemini API `contents` (Gemini CLI) as the message list next_step reads."""
     messages = []
@@ -199,6 +232,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply_sse([f"data: {json.dumps(gemini_reply(step))}\n\n".encode()])
         if ":countTokens" in path:
             return self.reply_json({"totalTokens": 10})
+        if path.endswith("/chat/completions"):
+            step = next_step(chat_messages(body))
+            return self.reply_sse(chat_stream(body.get("model", "m"), step, call_id))
         if path.endswith("/responses"):
             return self.reply_sse(responses_stream(next_step(responses_messages(body)), call_id))
         if path.endswith("/v1/messages/count_tokens"):
