@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Response, normalise, scope_for, through, wrapped_command};
+use super::{Response, normalise, open_call, shell_command, through, wrapped_command};
 use crate::wrap::shell_quote;
 
 /// The scope prefix of Codex conversations.
@@ -36,14 +36,9 @@ pub struct Context<'a> {
 
 /// Answers one Codex hook call.
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
-    let input: Value =
-        serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
-    let event = input["hook_event_name"].as_str().unwrap_or("");
-    let session = input["session_id"].as_str().unwrap_or("");
-    let Some(scope) = scope_for(SCOPE_PREFIX, session) else {
-        return Ok(through(format!(
-            "{event}: no session_id in the hook input, so no conversation scope; the call goes through unchanged"
-        )));
+    let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
+        Ok(call) => call,
+        Err(through) => return Ok(through),
     };
     if event != "PreToolUse" {
         return Ok(through(format!(
@@ -53,15 +48,10 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
     if input["tool_name"] != "Bash" {
         return Ok(Response::default());
     }
-    let Some(tool_input) = input["tool_input"].as_object() else {
-        return Ok(through("shell call without tool_input; unchanged".into()));
+    let (tool_input, command) = match shell_command(&input["tool_input"]) {
+        Ok(call) => call,
+        Err(through) => return Ok(*through),
     };
-    let Some(command) = tool_input.get("command").and_then(Value::as_str) else {
-        return Ok(through("shell call without a command; unchanged".into()));
-    };
-    if command.trim().is_empty() {
-        return Ok(Response::default());
-    }
     let cwd = PathBuf::from(input["cwd"].as_str().unwrap_or("."));
     let restricted = match (ctx.restricted)(&cwd) {
         Ok(prefixes) => prefixes,

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, scope_for, through, wrapped_command};
+use super::{Reply, Response, SpillRequest, open_call, shell_command, through, wrapped_command};
 
 /// The scope prefix of Gemini CLI conversations.
 pub const SCOPE_PREFIX: &str = "gemini";
@@ -42,16 +42,11 @@ pub struct Context<'a> {
 
 /// Answers one Gemini CLI hook call.
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
-    let input: Value =
-        serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
-    let event = input["hook_event_name"].as_str().unwrap_or("");
-    let session = input["session_id"].as_str().unwrap_or("");
-    let Some(scope) = scope_for(SCOPE_PREFIX, session) else {
-        return Ok(through(format!(
-            "{event}: no session_id in the hook input, so no conversation scope; the call goes through unchanged"
-        )));
+    let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
+        Ok(call) => call,
+        Err(through) => return Ok(through),
     };
-    match event {
+    match event.as_str() {
         "BeforeTool" => Ok(before_tool(&input, &scope, ctx)),
         "AfterTool" => Ok(after_tool(&input, scope)),
         "SessionEnd" => Ok(Response {
@@ -68,15 +63,10 @@ fn before_tool(input: &Value, scope: &str, ctx: &Context) -> Response {
     if input["tool_name"] != SHELL {
         return Response::default();
     }
-    let Some(tool_input) = input["tool_input"].as_object() else {
-        return through("shell call without tool_input; unchanged".into());
+    let (tool_input, command) = match shell_command(&input["tool_input"]) {
+        Ok(call) => call,
+        Err(through) => return *through,
     };
-    let Some(command) = tool_input.get("command").and_then(Value::as_str) else {
-        return through("shell call without a command; unchanged".into());
-    };
-    if command.trim().is_empty() {
-        return Response::default();
-    }
     // Gemini CLI refuses a command with a substitution ("Command injection detected"); inside
     // the rewrite's quotes its check would no longer see it (measured), so such a command goes
     // through unchanged and is refused as without spill.

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Response, normalise, scope_for, through, wrapped_command};
+use super::{Response, normalise, open_call, shell_command, through, wrapped_command};
 
 /// The scope prefix of opencode sessions.
 pub const SCOPE_PREFIX: &str = "opencode";
@@ -32,16 +32,11 @@ pub struct Context<'a> {
 
 /// Answers one call of spill's opencode plugin.
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
-    let input: Value =
-        serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
-    let event = input["hook_event_name"].as_str().unwrap_or("");
-    let session = input["session_id"].as_str().unwrap_or("");
-    let Some(scope) = scope_for(SCOPE_PREFIX, session) else {
-        return Ok(through(format!(
-            "{event}: no session_id in the hook input, so no conversation scope; the call goes through unchanged"
-        )));
+    let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
+        Ok(call) => call,
+        Err(through) => return Ok(through),
     };
-    match event {
+    match event.as_str() {
         "tool.execute.before" => Ok(before(&input, &scope, ctx)),
         "session.deleted" => Ok(Response {
             remove_scope: Some(scope),
@@ -57,15 +52,10 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
     if input["tool"] != "bash" {
         return Response::default();
     }
-    let Some(args) = input["args"].as_object() else {
-        return through("bash call without args; unchanged".into());
+    let (args, command) = match shell_command(&input["args"]) {
+        Ok(call) => call,
+        Err(through) => return *through,
     };
-    let Some(command) = args.get("command").and_then(Value::as_str) else {
-        return through("bash call without a command; unchanged".into());
-    };
-    if command.trim().is_empty() {
-        return Response::default();
-    }
     let cwd = PathBuf::from(input["cwd"].as_str().unwrap_or("."));
     let permissions = match (ctx.permissions)(&cwd) {
         Ok(p) => p,

@@ -367,149 +367,6 @@ base_url = "http://127.0.0.1:{port}/v1"
 wire_api = "responses"
 env_key = "FAKE_MODEL_KEY"
 """
-
-
-class Codex:
-    """`codex exec` against the fake model; CODEX_HOME is HOME/.codex of a throwaway HOME."""
-
-    def __init__(self, exe, spill, work, server):
-        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
-
-    def env(self, home):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "CODEX", "OPENAI"))}
-        env.update(HOME=str(home), CODEX_HOME=str(home / ".codex"), FAKE_MODEL_KEY="sk-test",
-                   SPILL_DIR=str(self.work / "store"),
-                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        return env
-
-    def setup(self, home):
-        (home / ".codex").mkdir(parents=True, exist_ok=True)
-        config = home / ".codex" / "config.toml"
-        config.write_text(CODEX_CONFIG.format(port=self.server.port))
-        return config
-
-    def start(self, home, name, commands, *flags):
-        script = self.work / f"{name}.json"
-        script.write_text(json.dumps(commands))
-        cwd = self.work / "project"
-        cwd.mkdir(exist_ok=True)
-        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
-        args = [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
-                *flags, f"SCRIPT:{script}"]
-        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def run(self, home, name, commands, *flags):
-        proc = self.start(home, name, commands, *flags)
-        out, err = proc.communicate(timeout=180)
-        if proc.returncode != 0:
-            print(err[-2000:], file=sys.stderr)
-        return proc.returncode, out
-
-    def spill(self, home, *args):
-        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
-
-
-def codex_init_checks(codex, home):
-    config = codex.setup(home)
-    original = config.read_text()
-    dry = codex.spill(home, "init", "codex", "--dry-run")
-    check("codex: init --dry-run prints a diff and writes nothing",
-          dry.returncode == 0 and "+++ " in dry.stdout and "hook codex" in dry.stdout
-          and config.read_text() == original, dry.stdout + dry.stderr)
-    first = codex.spill(home, "init", "codex")
-    once = config.read_text()
-    check("codex: init adds the hook and its trust, keeping the rest byte for byte",
-          first.returncode == 0 and once.startswith(original) and "trusted_hash" in once, first.stderr)
-    check("codex: init backs the file up", Path(f"{config}.spill-backup").read_text() == original)
-    second = codex.spill(home, "init", "codex")
-    check("codex: init twice changes nothing the second time",
-          second.returncode == 0 and config.read_text() == once and "nothing changed" in second.stdout,
-          second.stdout)
-    gone = codex.spill(home, "init", "codex", "--uninstall")
-    check("codex: init --uninstall restores the file byte for byte",
-          gone.returncode == 0 and config.read_text() == original, gone.stderr)
-    codex.spill(home, "init", "codex")
-
-
-def codex_checks(codex, work):
-    server = codex.server
-    plain_home = work / "codex-home-plain"
-    codex.setup(plain_home)
-    home = work / "codex-home"
-    codex_init_checks(codex, home)
-    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
-
-    rc, _ = codex.run(plain_home, "codex-plain", [BIG, SMALL, FAILING, QUOTING])
-    plain = responses_results_for(server, "codex-plain.json")
-    check("codex: the run without spill completes", rc == 0 and len(plain) == 4, f"rc={rc} {len(plain)}")
-
-    flag = work / "codex-second-done"
-    first = codex.start(home, "codex-first", [
-        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
-        SMALL, FAILING, QUOTING,
-        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
-    ])
-    deadline = time.time() + 120
-    ref = None
-    while time.time() < deadline and ref is None and first.poll() is None:
-        got = responses_results_for(server, "codex-first.json")
-        if len(got) >= 6:
-            refs = fake_model.REF.findall(got[0][0])
-            ref = refs[0] if refs else "none"
-        time.sleep(0.2)
-    rc2, _ = codex.run(home, "codex-second", [f"spill cat {ref} --lines 1:2"])
-    second = responses_results_for(server, "codex-second.json")
-    flag.touch()
-    out, err = first.communicate(timeout=180)
-    spilled = responses_results_for(server, "codex-first.json")
-    check("codex: the conversation with spill completes",
-          first.returncode == 0 and len(spilled) == 7, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
-    if len(spilled) < 7 or len(plain) < 4:
-        return None
-    big_text = spilled[0][0]
-    try:
-        envelope = json.loads(big_text[big_text.index("{"):])
-    except ValueError:
-        envelope = {}
-    check("codex: a 500 KB output reaches the model as spill's envelope",
-          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
-          and len(big_text) < 4096, big_text[:300])
-    check("codex: the envelope shows the last line and the error line",
-          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
-    check("codex: next turn, spill cat REF reads the same conversation's output",
-          ERROR_LINE in spilled[1][0] and "exited with code 0" in spilled[1][0], spilled[1][0][:300])
-    check("codex: next turn, spill search REF finds the last line",
-          LAST_LINE in spilled[2][0], spilled[2][0][:300])
-    check("codex: a small output reaches the model byte for byte as without spill",
-          codex_stable(spilled[3]) == codex_stable(plain[1]), f"{spilled[3]!r} vs {plain[1]!r}")
-    check("codex: a failing command reaches the model as without spill",
-          codex_stable(spilled[4]) == codex_stable(plain[2]) and "exited with code 3" in plain[2][0],
-          f"{spilled[4]!r} vs {plain[2]!r}")
-    check("codex: quotes, $(), newlines and UTF-8 run unchanged",
-          codex_stable(spilled[5]) == codex_stable(plain[3]) and "ünïcode" in plain[3][0],
-          f"{spilled[5]!r} vs {plain[3]!r}")
-    check("codex: a second conversation cannot read the first one's ref",
-          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
-
-    # An exec-policy rule still applies: the hook lets the command through unchanged.
-    rules = home / ".codex" / "rules"
-    rules.mkdir(exist_ok=True)
-    (rules / "default.rules").write_text('prefix_rule(pattern = ["printf"], decision = "forbidden")\n')
-    codex.run(home, "codex-deny", ["printf denied-marker"])
-    (rules / "default.rules").unlink()
-    denied = responses_results_for(server, "codex-deny.json")
-    check("codex: a forbidden exec-policy rule still stops the command",
-          len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
-
-    big_plain = plain[0][0]
-    return {
-        "harness": f"Codex {CODEX[1]}",
-        "without": {**measure(big_plain, len(full)), "retrievable": False, "saved": "no file"},
-        "with": {**measure(big_text, len(full)), "retrievable": True},
-    }
-
-
 GEMINI_SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
     "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
@@ -547,173 +404,12 @@ def gemini_stable(result):
     return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
 
 
-class Gemini:
-    """`gemini -p` against the fake model in a throwaway HOME."""
-
-    def __init__(self, exe, spill, work, server):
-        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
-
-    def env(self, home):
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "GEMINI", "GOOGLE"))}
-        env.update(HOME=str(home), GEMINI_API_KEY="sk-test",
-                   GOOGLE_GEMINI_BASE_URL=f"http://127.0.0.1:{self.server.port}",
-                   SPILL_DIR=str(self.work / "store"),
-                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        return env
-
-    def setup(self, home):
-        (home / ".gemini").mkdir(parents=True, exist_ok=True)
-        settings = home / ".gemini" / "settings.json"
-        settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
-        return settings
-
-    def start(self, home, name, commands):
-        script = self.work / f"{name}.json"
-        script.write_text(json.dumps(commands))
-        cwd = self.work / "gemini-project"
-        cwd.mkdir(exist_ok=True)
-        # -m: a fixed model, so Gemini CLI does not first ask a router model to pick one.
-        args = [str(self.exe), "-m", "gemini-2.5-flash", "-p", f"SCRIPT:{script}", "--yolo", "-o", "json"]
-        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def run(self, home, name, commands):
-        proc = self.start(home, name, commands)
-        out, err = proc.communicate(timeout=300)
-        if proc.returncode != 0:
-            print(err[-2000:], file=sys.stderr)
-        return proc.returncode, out
-
-    def spill(self, home, *args):
-        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
-
-
-def gemini_init_checks(gemini, home):
-    settings = gemini.setup(home)
-    original = settings.read_text()
-    dry = gemini.spill(home, "init", "gemini", "--dry-run")
-    check("gemini: init --dry-run prints a diff and writes nothing",
-          dry.returncode == 0 and "+++ " in dry.stdout and "hook gemini" in dry.stdout
-          and settings.read_text() == original, dry.stdout + dry.stderr)
-    first = gemini.spill(home, "init", "gemini")
-    once = settings.read_text()
-    doc = json.loads(once)
-    check("gemini: init adds the hooks, enables hooks and keeps the other settings",
-          first.returncode == 0 and once.startswith(original[:60]) and doc["hooksConfig"]["enabled"] is True
-          and doc["security"] == GEMINI_SETTINGS["security"], first.stderr)
-    check("gemini: init backs the file up", Path(f"{settings}.spill-backup").read_text() == original)
-    second = gemini.spill(home, "init", "gemini")
-    check("gemini: init twice changes nothing the second time",
-          second.returncode == 0 and settings.read_text() == once and "nothing changed" in second.stdout,
-          second.stdout)
-    gone = gemini.spill(home, "init", "gemini", "--uninstall")
-    check("gemini: init --uninstall restores the file byte for byte",
-          gone.returncode == 0 and settings.read_text() == original, gone.stderr)
-    gemini.spill(home, "init", "gemini")
-
-
-def gemini_checks(gemini, work):
-    server = gemini.server
-    plain_home = work / "gemini-home-plain"
-    gemini.setup(plain_home)
-    home = work / "gemini-home"
-    gemini_init_checks(gemini, home)
-    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
-    project = work / "gemini-project"
-    project.mkdir(exist_ok=True)
-    (project / "big.txt").write_bytes(full)
-    (project / "small.txt").write_text("a small file\n")
-    files = [{"tool": "read_file", "input": {"file_path": "big.txt"}},
-             {"tool": "read_file", "input": {"file_path": "small.txt"}}]
-
-    rc, _ = gemini.run(plain_home, "gemini-plain", [BIG, SMALL, FAILING, QUOTING, *files])
-    plain = gemini_results_for(server, "gemini-plain.json")
-    check("gemini: the run without spill completes", rc == 0 and len(plain) == 6, f"rc={rc} {len(plain)}")
-
-    flag = work / "gemini-second-done"
-    first = gemini.start(home, "gemini-first", [
-        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
-        SMALL, FAILING, QUOTING, *files,
-        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
-    ])
-    deadline = time.time() + 240
-    ref = None
-    while time.time() < deadline and ref is None and first.poll() is None:
-        got = gemini_results_for(server, "gemini-first.json")
-        if len(got) >= 8:
-            refs = fake_model.REF.findall(got[0][0])
-            ref = refs[0] if refs else "none"
-        time.sleep(0.2)
-    rc2, _ = gemini.run(home, "gemini-second", [f"spill cat {ref} --lines 1:2"])
-    second = gemini_results_for(server, "gemini-second.json")
-    flag.touch()
-    out, err = first.communicate(timeout=300)
-    spilled = gemini_results_for(server, "gemini-first.json")
-    check("gemini: the conversation with spill completes",
-          first.returncode == 0 and len(spilled) == 9, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
-    if len(spilled) < 9 or len(plain) < 6:
-        return None
-    big_text = spilled[0][0]
-    try:
-        envelope = json.loads(big_text[big_text.index("{"):big_text.rindex("}") + 1])
-    except ValueError:
-        envelope = {}
-    check("gemini: a 500 KB output reaches the model as spill's envelope",
-          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
-          and len(big_text) < 4096, big_text[:300])
-    check("gemini: the envelope shows the last line and the error line",
-          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
-    check("gemini: next turn, spill cat REF reads the same conversation's output",
-          ERROR_LINE in spilled[1][0] and not spilled[1][1], spilled[1][0][:300])
-    check("gemini: next turn, spill search REF finds the last line",
-          LAST_LINE in spilled[2][0] and not spilled[2][1], spilled[2][0][:300])
-    check("gemini: a small output reaches the model as without spill, but for Gemini's hook note",
-          gemini_stable(spilled[3]) == gemini_stable(plain[1]) and spilled[3][0].endswith(GEMINI_HOOK_NOTE),
-          f"{spilled[3]!r} vs {plain[1]!r}")
-    # Gemini CLI shows stdout and stderr merged, in arrival order; under wrap the stderr line can
-    # arrive before stdout (README, "Gemini CLI"), so the lines are compared as a multiset.
-    check("gemini: a failing command reaches the model as without spill (same lines and exit code)",
-          sorted(gemini_stable(spilled[4])[0].split("\n")) == sorted(gemini_stable(plain[2])[0].split("\n"))
-          and spilled[4][1] == plain[2][1] and "Exit Code: 3" in plain[2][0],
-          f"{spilled[4]!r} vs {plain[2]!r}")
-    # Gemini CLI refuses `$()` itself; with spill the same refusal (the hook leaves it alone).
-    check("gemini: quotes, $(), newlines and UTF-8 reach the model as without spill",
-          spilled[5] == plain[3] and "Command injection detected" in plain[3][0],
-          f"{spilled[5]!r} vs {plain[3]!r}")
-    check("gemini: AfterTool replaces a large read_file result by the envelope",
-          '"spilled":true' in spilled[6][0] and len(spilled[6][0]) < 4096, spilled[6][0][:300])
-    check("gemini: a small read_file result reaches the model as without spill",
-          spilled[7] == plain[5], f"{spilled[7]!r} vs {plain[5]!r}")
-    check("gemini: a second conversation cannot read the first one's ref",
-          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
-    store = gemini.spill(home, "ls", "--all-scopes", "--json")
-    scopes = {e.get("scope") for e in json.loads(store.stdout or "{}").get("entries", [])} if store.returncode == 0 else {"?"}
-    check("gemini: SessionEnd removed the conversations' entries",
-          not any(s and s.startswith("gemini-") for s in scopes), store.stdout[:300])
-
-    # A deny policy rule still denies: the hook leaves the command alone, Gemini applies the rule.
-    policies = home / ".gemini" / "policies"
-    policies.mkdir(exist_ok=True)
-    (policies / "deny.toml").write_text('[[rule]]\ntoolName = "run_shell_command"\n'
-                                        'commandPrefix = "printf"\ndecision = "deny"\npriority = 500\n')
-    gemini.run(home, "gemini-deny", ["printf denied-marker"])
-    (policies / "deny.toml").unlink()
-    denied = gemini_results_for(server, "gemini-deny.json")
-    check("gemini: a deny policy rule still stops the command",
-          len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
-
-    big_plain = plain[0][0]
-    saved = None
-    for word in big_plain.split():
-        candidate = Path(word.strip(".,:()"))
-        if word.startswith("/") and candidate.is_file():
-            saved = candidate.read_bytes()
-    return {
-        "harness": f"Gemini CLI {GEMINI[1]}",
-        "without": {**measure(big_plain, len(full)), "retrievable": saved is not None and full in saved,
-                    "saved": f"{len(saved)} bytes in a file" if saved is not None else "no file"},
-        "with": {**measure(big_text, len(full)), "retrievable": True},
-    }
+def gemini_stable(result):
+    """A Gemini CLI shell result without its process-group line and the note Gemini appends
+    when a hook changed the arguments (README, "Gemini CLI")."""
+    text, error = result
+    text = text.removesuffix(GEMINI_HOOK_NOTE)
+    return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
 
 
 def chat_results_for(server, marker):
@@ -737,37 +433,41 @@ def chat_results_for(server, marker):
     return best
 
 
-class Opencode:
-    """`opencode run` against the fake model (an OpenAI-compatible provider) in a throwaway HOME."""
+class Harness:
+    """A harness CLI run against the fake model in a throwaway HOME. Subclasses name the CLI
+    (`name`, as `spill init` takes it), its command line, its settings and how to read what it
+    sent the model."""
+
+    name = ""
+    drop_env = ()
+    # True where the harness shows stdout and stderr merged in arrival order: under wrap the
+    # stderr lines can come first, so a failing command's lines are compared as a multiset.
+    merges_streams = False
 
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
 
     def env(self, home):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("SPILL_", "OPENCODE", "XDG_", "OPENAI"))}
-        env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"), OPENCODE_DISABLE_AUTOUPDATE="1",
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
+        env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
                    PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        env.update(self.extra_env(home))
         return env
 
-    def setup(self, home):
-        config = home / ".config" / "opencode" / "opencode.json"
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(json.dumps({"$schema": "https://opencode.ai/config.json", "autoupdate": False,
-                                      "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
-                                                            "options": {"baseURL": f"http://127.0.0.1:{self.server.port}/v1",
-                                                                        "apiKey": "sk-test"},
-                                                            "models": {"m": {"name": "m"}}}}}, indent=2) + "\n")
-        return config
+    def extra_env(self, home):
+        return {}
 
     def start(self, home, name, commands):
         script = self.work / f"{name}.json"
         script.write_text(json.dumps(commands))
-        cwd = self.work / "opencode-project"
-        cwd.mkdir(exist_ok=True)
-        args = [str(self.exe), "run", "--model", "fake/m", "--format", "json", f"SCRIPT:{script}"]
-        return subprocess.Popen(args, cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+        cwd = self.project()
+        return subprocess.Popen(self.argv(script), cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def project(self):
+        cwd = self.work / f"{self.name}-project"
+        cwd.mkdir(exist_ok=True)
+        return cwd
 
     def run(self, home, name, commands):
         proc = self.start(home, name, commands)
@@ -779,89 +479,289 @@ class Opencode:
     def spill(self, home, *args):
         return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
 
+    def stable(self, result):
+        return result
 
-def opencode_init_checks(oc, home):
-    config = oc.setup(home)
-    original = config.read_text()
-    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
-    dry = oc.spill(home, "init", "opencode", "--dry-run")
-    check("opencode: init --dry-run prints the plugin as a diff and writes nothing",
-          dry.returncode == 0 and "hook" in dry.stdout and "opencode" in dry.stdout and not plugin.exists(),
-          dry.stdout[:300] + dry.stderr)
-    first = oc.spill(home, "init", "opencode")
-    once = plugin.read_text() if plugin.exists() else ""
-    check("opencode: init installs the plugin, naming this spill, and leaves opencode.json alone",
-          first.returncode == 0 and str(oc.spill_exe) in once and config.read_text() == original, first.stderr)
-    second = oc.spill(home, "init", "opencode")
-    check("opencode: init twice changes nothing the second time",
-          second.returncode == 0 and plugin.read_text() == once and "nothing changed" in second.stdout,
+
+class Codex(Harness):
+    """`codex exec`; CODEX_HOME is HOME/.codex."""
+
+    name = "codex"
+    drop_env = ("CODEX", "OPENAI")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"CODEX_HOME": str(home / ".codex"), "FAKE_MODEL_KEY": "sk-test"}
+
+    def argv(self, script):
+        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
+        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
+                f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        config = home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(CODEX_CONFIG.format(port=self.server.port))
+        return config
+
+    def results(self, marker):
+        return responses_results_for(self.server, marker)
+
+    def stable(self, result):
+        return codex_stable(result)
+
+
+class Gemini(Harness):
+    """`gemini -p --yolo`."""
+
+    name = "gemini"
+    drop_env = ("GEMINI", "GOOGLE")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"GEMINI_API_KEY": "sk-test", "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{self.server.port}"}
+
+    def argv(self, script):
+        # -m: a fixed model, so Gemini CLI does not first ask a router model to pick one.
+        return [str(self.exe), "-m", "gemini-2.5-flash", "-p", f"SCRIPT:{script}", "--yolo", "-o", "json"]
+
+    def setup(self, home):
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+        return settings
+
+    def results(self, marker):
+        return gemini_results_for(self.server, marker)
+
+    def stable(self, result):
+        return gemini_stable(result)
+
+
+class Opencode(Harness):
+    """`opencode run` with an OpenAI-compatible provider."""
+
+    name = "opencode"
+    drop_env = ("OPENCODE", "XDG_", "OPENAI")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"OPENCODE_DISABLE_AUTOUPDATE": "1"}
+
+    def argv(self, script):
+        return [str(self.exe), "run", "--model", "fake/m", "--format", "json", f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        config = home / ".config" / "opencode" / "opencode.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"$schema": "https://opencode.ai/config.json", "autoupdate": False,
+                                      "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                                            "options": {"baseURL": f"http://127.0.0.1:{self.server.port}/v1",
+                                                                        "apiKey": "sk-test"},
+                                                            "models": {"m": {"name": "m"}}}}}, indent=2) + "\n")
+        return config
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+
+def harness_init_checks(h, home, changed, first_ok):
+    """`spill init NAME` in a HOME set up by `h.setup`: --dry-run writes nothing, the first run
+    changes `changed` (and passes `first_ok(before, after)`), a second changes nothing, and
+    --uninstall restores the file (or removes it when it did not exist)."""
+    config = h.setup(home)
+    before = changed.read_text() if changed.exists() else None
+    config_text = config.read_text()
+    dry = h.spill(home, "init", h.name, "--dry-run")
+    check(f"{h.name}: init --dry-run prints a diff and writes nothing",
+          dry.returncode == 0 and "+++ " in dry.stdout and f"hook {h.name}" in dry.stdout
+          and (changed.read_text() if changed.exists() else None) == before, dry.stdout[:300] + dry.stderr)
+    first = h.spill(home, "init", h.name)
+    once = changed.read_text() if changed.exists() else ""
+    check(f"{h.name}: init adds spill's hooks and keeps the rest",
+          first.returncode == 0 and first_ok(before, once, config.read_text(), config_text), first.stderr)
+    if before is not None:
+        check(f"{h.name}: init backs the file up", Path(f"{changed}.spill-backup").read_text() == before)
+    second = h.spill(home, "init", h.name)
+    check(f"{h.name}: init twice changes nothing the second time",
+          second.returncode == 0 and changed.read_text() == once and "nothing changed" in second.stdout,
           second.stdout)
-    gone = oc.spill(home, "init", "opencode", "--uninstall")
-    check("opencode: init --uninstall removes the plugin it installed",
-          gone.returncode == 0 and not plugin.exists() and config.read_text() == original, gone.stderr)
-    oc.spill(home, "init", "opencode")
+    gone = h.spill(home, "init", h.name, "--uninstall")
+    after = changed.read_text() if changed.exists() else None
+    check(f"{h.name}: init --uninstall restores the file byte for byte (or removes what init created)",
+          gone.returncode == 0 and after == before and config.read_text() == config_text, gone.stderr)
+    h.spill(home, "init", h.name)
 
 
-def opencode_checks(oc, work):
-    server = oc.server
-    plain_home = work / "opencode-home-plain"
-    oc.setup(plain_home)
-    home = work / "opencode-home"
-    opencode_init_checks(oc, home)
+def conversation_checks(h, work, home, plain_home, extra=()):
+    """The shared proof in one harness: the same commands without spill and with it, the ref read
+    in the next turn and refused in a second conversation. `extra` steps follow the shell ones.
+    Returns (plain results, spilled results, the big output) for the harness's own checks."""
+    n = h.name
     full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    steps = [BIG, SMALL, FAILING, QUOTING, *extra]
+    rc, _ = h.run(plain_home, f"{n}-plain", steps)
+    plain = h.results(f"{n}-plain.json")
+    check(f"{n}: the run without spill completes", rc == 0 and len(plain) == len(steps), f"rc={rc} {len(plain)}")
 
-    rc, _ = oc.run(plain_home, "opencode-plain", [BIG, SMALL, FAILING, QUOTING])
-    plain = chat_results_for(server, "opencode-plain.json")
-    check("opencode: the run without spill completes", rc == 0 and len(plain) == 4, f"rc={rc} {len(plain)}")
-
-    flag = work / "opencode-second-done"
-    first = oc.start(home, "opencode-first", [
-        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'",
-        SMALL, FAILING, QUOTING,
+    flag = work / f"{n}-second-done"
+    first = h.start(home, f"{n}-first", [
+        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'", *steps[1:],
         f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
     ])
+    want = len(steps) + 3
     deadline = time.time() + 240
     ref = None
     while time.time() < deadline and ref is None and first.poll() is None:
-        got = chat_results_for(server, "opencode-first.json")
-        if len(got) >= 6:
+        got = h.results(f"{n}-first.json")
+        if len(got) >= want - 1:
             refs = fake_model.REF.findall(got[0][0])
             ref = refs[0] if refs else "none"
         time.sleep(0.2)
-    rc2, _ = oc.run(home, "opencode-second", [f"spill cat {ref} --lines 1:2"])
-    second = chat_results_for(server, "opencode-second.json")
+    rc2, _ = h.run(home, f"{n}-second", [f"spill cat {ref} --lines 1:2"])
+    second = h.results(f"{n}-second.json")
     flag.touch()
     out, err = first.communicate(timeout=300)
-    spilled = chat_results_for(server, "opencode-first.json")
-    check("opencode: the conversation with spill completes",
-          first.returncode == 0 and len(spilled) == 7, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
-    if len(spilled) < 7 or len(plain) < 4:
+    spilled = h.results(f"{n}-first.json")
+    check(f"{n}: the conversation with spill completes",
+          first.returncode == 0 and len(spilled) == want, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
+    if len(spilled) < want or len(plain) < len(steps):
         return None
     big_text = spilled[0][0]
     try:
         envelope = json.loads(big_text[big_text.index("{"):big_text.rindex("}") + 1])
     except ValueError:
         envelope = {}
-    check("opencode: a 500 KB output reaches the model as spill's envelope",
+    check(f"{n}: a 500 KB output reaches the model as spill's envelope",
           envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
           and len(big_text) < 4096, big_text[:300])
-    check("opencode: the envelope shows the last line and the error line",
+    check(f"{n}: the envelope shows the last line and the error line",
           LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
-    check("opencode: next turn, spill cat REF reads the same conversation's output",
-          ERROR_LINE in spilled[1][0], spilled[1][0][:300])
-    check("opencode: next turn, spill search REF finds the last line",
-          LAST_LINE in spilled[2][0], spilled[2][0][:300])
-    check("opencode: a small output reaches the model byte for byte as without spill",
-          spilled[3] == plain[1], f"{spilled[3]!r} vs {plain[1]!r}")
-    # opencode merges stdout and stderr in arrival order; under wrap stderr can come first.
-    check("opencode: a failing command reaches the model as without spill (same lines)",
-          sorted(spilled[4][0].split("\n")) == sorted(plain[2][0].split("\n")) and "about to fail" in plain[2][0],
-          f"{spilled[4]!r} vs {plain[2]!r}")
-    check("opencode: quotes, $(), newlines and UTF-8 run unchanged",
-          spilled[5] == plain[3] and "ünïcode" in plain[3][0], f"{spilled[5]!r} vs {plain[3]!r}")
-    check("opencode: a second conversation cannot read the first one's ref",
+    check(f"{n}: next turn, spill cat REF reads the same conversation's output",
+          ERROR_LINE in spilled[1][0] and not spilled[1][1], spilled[1][0][:300])
+    check(f"{n}: next turn, spill search REF finds the last line",
+          LAST_LINE in spilled[2][0] and not spilled[2][1], spilled[2][0][:300])
+    check(f"{n}: a small output reaches the model as without spill",
+          h.stable(spilled[3]) == h.stable(plain[1]), f"{spilled[3]!r} vs {plain[1]!r}")
+    a, b = h.stable(spilled[4]), h.stable(plain[2])
+    same = sorted(a[0].split("\n")) == sorted(b[0].split("\n")) and a[1] == b[1] if h.merges_streams else a == b
+    check(f"{n}: a failing command reaches the model as without spill",
+          same and "about to fail" in plain[2][0], f"{spilled[4]!r} vs {plain[2]!r}")
+    check(f"{n}: quotes, $(), newlines and UTF-8 reach the model as without spill",
+          h.stable(spilled[5]) == h.stable(plain[3]), f"{spilled[5]!r} vs {plain[3]!r}")
+    check(f"{n}: a second conversation cannot read the first one's ref",
           rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
+    return plain, [spilled[0], *spilled[3:]], full
 
+
+def saved_file(text):
+    """The bytes of a file the harness named in a result, if any."""
+    saved = None
+    for word in text.replace("\n", " ").split():
+        candidate = Path(word.strip(".,:()"))
+        if word.startswith("/") and candidate.is_file():
+            saved = candidate.read_bytes()
+    return saved
+
+
+def table_row(title, plain_big, spilled_big, full):
+    """One row of the README's table: what the model received for the big command."""
+    saved = saved_file(plain_big)
+    return {
+        "harness": title,
+        "without": {**measure(plain_big, len(full)), "retrievable": saved is not None and full in saved,
+                    "saved": f"{len(saved)} of {len(full)} bytes in a file" if saved is not None else "no file"},
+        "with": {**measure(spilled_big, len(full)), "retrievable": True},
+    }
+
+
+def codex_checks(codex, work):
+    home, plain_home = work / "codex-home", work / "codex-home-plain"
+    codex.setup(plain_home)
+    config = home / ".codex" / "config.toml"
+    harness_init_checks(codex, home, config,
+                        lambda before, after, *_: after.startswith(before) and "trusted_hash" in after)
+    got = conversation_checks(codex, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("codex: a failing command's status reaches the model", "exited with code 3" in spilled[2][0],
+          spilled[2][0][:200])
+    check("codex: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    # An exec-policy rule still applies: the hook lets the command through unchanged.
+    rules = home / ".codex" / "rules"
+    rules.mkdir(exist_ok=True)
+    (rules / "default.rules").write_text('prefix_rule(pattern = ["printf"], decision = "forbidden")\n')
+    codex.run(home, "codex-deny", ["printf denied-marker"])
+    (rules / "default.rules").unlink()
+    denied = codex.results("codex-deny.json")
+    check("codex: a forbidden exec-policy rule still stops the command",
+          len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
+    return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+
+
+def gemini_checks(gemini, work):
+    home, plain_home = work / "gemini-home", work / "gemini-home-plain"
+    gemini.setup(plain_home)
+    settings = home / ".gemini" / "settings.json"
+
+    def first_ok(before, after, *_):
+        doc = json.loads(after)
+        return doc["hooksConfig"]["enabled"] is True and doc["security"] == GEMINI_SETTINGS["security"]
+    harness_init_checks(gemini, home, settings, first_ok)
+    project = gemini.project()
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    (project / "big.txt").write_bytes(full)
+    (project / "small.txt").write_text("a small file\n")
+    files = [{"tool": "read_file", "input": {"file_path": "big.txt"}},
+             {"tool": "read_file", "input": {"file_path": "small.txt"}}]
+    got = conversation_checks(gemini, work, home, plain_home, files)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("gemini: a small output differs only by Gemini's own hook note",
+          spilled[1][0].endswith(GEMINI_HOOK_NOTE), spilled[1][0][-200:])
+    check("gemini: a failing command's exit code reaches the model", "Exit Code: 3" in spilled[2][0],
+          spilled[2][0][:200])
+    # Gemini CLI refuses `$()` itself; with spill the same refusal (the hook leaves it alone).
+    check("gemini: a command with $() is refused by Gemini exactly as without spill",
+          spilled[3] == plain[3] and "Command injection detected" in plain[3][0], repr(spilled[3]))
+    check("gemini: AfterTool replaces a large read_file result by the envelope",
+          '"spilled":true' in spilled[4][0] and len(spilled[4][0]) < 4096, spilled[4][0][:300])
+    check("gemini: a small read_file result reaches the model as without spill",
+          spilled[5] == plain[5], f"{spilled[5]!r} vs {plain[5]!r}")
+    store = gemini.spill(home, "ls", "--all-scopes", "--json")
+    scopes = {e.get("scope") for e in json.loads(store.stdout or "{}").get("entries", [])} if store.returncode == 0 else {"?"}
+    check("gemini: SessionEnd removed the conversations' entries",
+          not any(s and s.startswith("gemini-") for s in scopes), store.stdout[:300])
+    # A deny policy rule still denies: the hook leaves the command alone, Gemini applies the rule.
+    policies = home / ".gemini" / "policies"
+    policies.mkdir(exist_ok=True)
+    (policies / "deny.toml").write_text('[[rule]]\ntoolName = "run_shell_command"\n'
+                                        'commandPrefix = "printf"\ndecision = "deny"\npriority = 500\n')
+    gemini.run(home, "gemini-deny", ["printf denied-marker"])
+    (policies / "deny.toml").unlink()
+    denied = gemini.results("gemini-deny.json")
+    check("gemini: a deny policy rule still stops the command",
+          len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
+    return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+
+
+def opencode_checks(oc, work):
+    home, plain_home = work / "opencode-home", work / "opencode-home-plain"
+    oc.setup(plain_home)
+    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+
+    def first_ok(before, after, config_now, config_before):
+        return str(oc.spill_exe) in after and config_now == config_before
+    harness_init_checks(oc, home, plugin, first_ok)
+    got = conversation_checks(oc, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
+          f"{spilled[1]!r} vs {plain[1]!r}")
+    check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
     # A deny permission rule still denies: the hook leaves the command alone.
     config = home / ".config" / "opencode" / "opencode.json"
     kept = config.read_text()
@@ -870,23 +770,11 @@ def opencode_checks(oc, work):
     config.write_text(json.dumps(doc))
     oc.run(home, "opencode-deny", ["printf denied-marker"])
     config.write_text(kept)
-    denied = chat_results_for(server, "opencode-deny.json")
+    denied = oc.results("opencode-deny.json")
     check("opencode: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
-
-    big_plain = plain[0][0]
-    saved = None
-    for word in big_plain.replace("\n", " ").split():
-        candidate = Path(word.strip(".,:()"))
-        if word.startswith("/") and candidate.is_file():
-            saved = candidate.read_bytes()
-    return {
-        "harness": f"opencode {OPENCODE[1]}",
-        "without": {**measure(big_plain, len(full)), "retrievable": saved is not None and full in saved,
-                    "saved": f"{len(saved)} of {len(full)} bytes in a file" if saved is not None else "no file"},
-        "with": {**measure(big_text, len(full)), "retrievable": True},
-    }
+    return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
 
 
 def main():
