@@ -400,7 +400,8 @@ def gemini_stable(result):
     """A Gemini CLI shell result without its process-group line and the note Gemini appends
     when a hook changed the arguments (README, "Gemini CLI")."""
     text, error = result
-    text = text.removesuffix(GEMINI_HOOK_NOTE)
+    # "Output: " starts the first output line: on a line of its own, so the lines compare.
+    text = text.removesuffix(GEMINI_HOOK_NOTE).replace("\nOutput: ", "\nOutput:\n", 1)
     return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
 
 
@@ -408,7 +409,8 @@ def gemini_stable(result):
     """A Gemini CLI shell result without its process-group line and the note Gemini appends
     when a hook changed the arguments (README, "Gemini CLI")."""
     text, error = result
-    text = text.removesuffix(GEMINI_HOOK_NOTE)
+    # "Output: " starts the first output line: on a line of its own, so the lines compare.
+    text = text.removesuffix(GEMINI_HOOK_NOTE).replace("\nOutput: ", "\nOutput:\n", 1)
     return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
 
 
@@ -610,11 +612,13 @@ def conversation_checks(h, work, home, plain_home, extra=()):
         f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
     ])
     want = len(steps) + 3
-    deadline = time.time() + 240
+    # The first result holds the ref; the first conversation then waits (its last step) until
+    # the second one has tried it.
+    deadline = time.time() + 280
     ref = None
     while time.time() < deadline and ref is None and first.poll() is None:
         got = h.results(f"{n}-first.json")
-        if len(got) >= want - 1:
+        if got:
             refs = fake_model.REF.findall(got[0][0])
             ref = refs[0] if refs else "none"
         time.sleep(0.2)
