@@ -238,6 +238,16 @@ if supports hook; then
     mkdir -p "$WORK/.claude" && printf '%s\n' '{"permissions":{"allow":["Bash"]}}' >"$WORK/.claude/settings.json"
     workload hook-claude-x200 5 "for i in \$(seq 200); do $hook_env $SPILL hook claude-code < $HOOK_INPUT > /dev/null; done" "" -- \
         cat "for i in \$(seq 200); do cat < $HOOK_INPUT > /dev/null; done"
+    # The same for Codex (reads the exec-policy rules) and opencode (reads opencode.json).
+    CODEX_INPUT=$WORK/hook-codex.json
+    printf '%s\n' '{"session_id":"01a2315c-8f68-79e3-bc22-bbb7cfe0a188","turn_id":"t1","cwd":"/tmp","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo test --locked"},"tool_use_id":"call_1"}' >"$CODEX_INPUT"
+    mkdir -p "$WORK/.codex/rules" && printf '%s\n' 'prefix_rule(pattern = ["git", "push"], decision = "forbidden")' >"$WORK/.codex/rules/default.rules"
+    workload hook-codex-x200 5 "for i in \$(seq 200); do HOME=$WORK $SPILL hook codex < $CODEX_INPUT > /dev/null; done" "" -- \
+        cat "for i in \$(seq 200); do cat < $CODEX_INPUT > /dev/null; done"
+    OPENCODE_INPUT=$WORK/hook-opencode.json
+    printf '%s\n' '{"hook_event_name":"tool.execute.before","session_id":"ses_1","tool":"bash","cwd":"/tmp","args":{"command":"cargo test --locked","description":"d"}}' >"$OPENCODE_INPUT"
+    workload hook-opencode-x200 5 "for i in \$(seq 200); do HOME=$WORK $SPILL hook opencode < $OPENCODE_INPUT > /dev/null; done" "" -- \
+        cat "for i in \$(seq 200); do cat < $OPENCODE_INPUT > /dev/null; done"
 else say "(hook: not in this build yet)"; fi
 workload wrap-text 3 "cat $BUILD | $SPILL wrap $STORE_ARGS > /dev/null" "rm -rf $STORE $COPY" -- \
     "cat>file" "cat $BUILD | cat > $COPY"

@@ -517,7 +517,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help claude-code"
+            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,7 +559,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --paging --help claude-code"
+            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

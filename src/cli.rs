@@ -172,6 +172,12 @@ pub enum Command {
 pub enum Harness {
     /// Claude Code (`claude`): hooks in settings.json.
     ClaudeCode,
+    /// Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml.
+    Codex,
+    /// Gemini CLI (`gemini`): hooks in settings.json.
+    Gemini,
+    /// opencode (`opencode`): a plugin in its plugin directory.
+    Opencode,
 }
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
@@ -179,16 +185,23 @@ pub enum Harness {
 /// `spill init` registers this command; you do not run it yourself. For Claude Code, a
 /// `PreToolUse` call for Bash answers with the command rewritten to run under `spill wrap` in
 /// the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN exported to it;
-/// a `SessionEnd` call removes that scope's entries. When the call cannot be wrapped safely (no
-/// session id, a deny or ask rule that may apply, unreadable settings) the hook prints nothing,
-/// so the call goes through unchanged, and says why on stderr. Exit status 0 unless the input
-/// is not JSON (2).
+/// a `SessionEnd` call removes that scope's entries. For Codex, a `PreToolUse` call for its
+/// shell tool is rewritten the same way in `codex-SESSION` (Codex has no session-end hook).
+/// For Gemini CLI, `BeforeTool` rewrites its shell tool's command in `gemini-SESSION`,
+/// `AfterTool` replaces another tool's result over --max-inline by the envelope, and
+/// `SessionEnd` removes the scope's entries. For opencode, spill's plugin hands each bash call
+/// to this command and runs the command it answers with, in `opencode-SESSION`.
+/// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
+/// may apply, unreadable settings) the hook prints nothing, so the call goes through
+/// unchanged, and says why on stderr. Exit status 0 unless the input is not JSON (2).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
     after_long_help = "\
 Examples:
   spill init claude-code       # registers `spill hook claude-code` in ~/.claude/settings.json
+  spill init codex             # registers `spill hook codex` in ~/.codex/config.toml
+  spill init gemini            # registers `spill hook gemini` in ~/.gemini/settings.json
   echo '{\"session_id\":\"s1\",\"hook_event_name\":\"SessionEnd\"}' | spill hook claude-code"
 )]
 pub struct HookArgs {
@@ -204,6 +217,12 @@ pub struct HookArgs {
 /// FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
 /// changed since, restores the file byte for byte from the backup.
 /// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
+/// Codex: a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml
+/// (user only), appended as one marked block.
+/// Gemini CLI: BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and
+/// hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).
+/// opencode: spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js
+/// with --project), which opencode loads by itself.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -212,7 +231,10 @@ Examples:
   spill init claude-code                 # ~/.claude/settings.json
   spill init claude-code --project       # .claude/settings.json in this directory
   spill init claude-code --dry-run       # print the change as a diff, write nothing
-  spill init claude-code --uninstall"
+  spill init claude-code --uninstall
+  spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)
+  spill init gemini                      # ~/.gemini/settings.json
+  spill init opencode                    # ~/.config/opencode/plugin/spill.js"
 )]
 pub struct InitArgs {
     /// The harness to configure.

@@ -306,3 +306,368 @@ fn a_large_mcp_result_becomes_the_envelope_and_a_small_one_is_left_alone() {
     small.status(0);
     assert_eq!(small.out(), "");
 }
+
+const CODEX_SESSION: &str = "01a2315c-8f68-79e3-bc22-bbb7cfe0a188";
+
+/// A Codex `PreToolUse` call for its shell tool, as codex-cli 0.171.0 sends it.
+fn codex_pre_tool_use(session: &str, command: &str) -> String {
+    serde_json::json!({
+        "session_id": session, "turn_id": "turn-1", "transcript_path": null,
+        "cwd": "/nonexistent", "hook_event_name": "PreToolUse", "model": "gpt-5",
+        "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": "call_1"
+    })
+    .to_string()
+}
+
+/// The rewritten command of a Codex hook answer (which must carry `allow`: Codex applies
+/// `updatedInput` only with it).
+fn codex_rewritten(run: &crate::common::Run) -> String {
+    let v = run.json();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "allow",
+        "{v}"
+    );
+    v["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn codex_shell_calls_run_under_wrap_in_the_session_scope_and_keep_the_status() {
+    let sb = Sandbox::new();
+    let run = sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(
+            CODEX_SESSION,
+            "seq 1 100000; echo 'error: boom' >&2; exit 7",
+        ),
+    );
+    run.status(0);
+    let command = codex_rewritten(&run);
+    assert!(
+        command.contains(&format!(
+            "SPILL_SCOPE=codex-{CODEX_SESSION} SPILL_TURN=turn-1 SPILL_ALLOW_RUN=1 "
+        )),
+        "{command}"
+    );
+    // Codex runs it in a login shell whose profile resets PATH: spill is still found.
+    let out = sb.shell(&format!("PATH=/usr/bin:/bin; {command}"));
+    out.status(7);
+    let envelope = out.json();
+    assert_eq!(envelope["spilled"], true);
+    let reference = envelope["ref"].as_str().unwrap();
+    let read = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, &format!("spill search {reference} -F boom")),
+    ));
+    let found = sb.shell(&format!("PATH=/usr/bin:/bin; {read}"));
+    found.status(0);
+    assert!(found.out().contains("error: boom"), "{}", found.out());
+    let other = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use("another", &format!("spill cat {reference}")),
+    ));
+    let refused = sb.shell(&other);
+    refused.status(2);
+    assert!(refused.stderr.contains("unknown ref"), "{}", refused.stderr);
+    // A small output and an awkward command come out as without spill.
+    let awkward = "printf '%s\\n' \"a \\\"b\\\" 'c'\" \"$(echo sub)\" 'é ✓'\necho two; exit 3";
+    let plain = sb.shell(awkward);
+    let wrapped = sb.shell(&codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, awkward),
+    )));
+    assert_eq!((wrapped.code, &wrapped.stdout), (plain.code, &plain.stdout));
+    assert_eq!(wrapped.code, Some(3));
+}
+
+#[test]
+fn codex_commands_an_exec_policy_rule_may_match_go_through_unchanged() {
+    let sb = Sandbox::new();
+    let rules = sb.path().join(".codex/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(
+        rules.join("default.rules"),
+        "prefix_rule(pattern = [\"git\", [\"push\", \"fetch\"]], decision = \"forbidden\")\n\
+         prefix_rule(pattern = [\"ls\"], decision = \"allow\")\n",
+    )
+    .unwrap();
+    let run = sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, "cd x && git  push origin"),
+    );
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("\"git push\""), "{}", run.stderr);
+    codex_rewritten(&sb.run(&["hook", "codex"], codex_pre_tool_use(CODEX_SESSION, "ls")));
+    // A rules file spill cannot read: nothing is wrapped.
+    std::fs::write(rules.join("odd.rules"), "prefix_rule(pattern = PATTERNS)\n").unwrap();
+    let run = sb.run(&["hook", "codex"], codex_pre_tool_use(CODEX_SESSION, "ls"));
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("odd.rules"), "{}", run.stderr);
+    // No session id: through, and says so.
+    let run = sb.run(&["hook", "codex"], codex_pre_tool_use("", "ls"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("no session_id"), "{}", run.stderr);
+}
+
+#[test]
+fn codex_init_appends_a_trusted_hook_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let original = "# mine\nmodel = \"o3\"  # keep this comment\n\n[[hooks.PreToolUse]]\nmatcher = \"apply_patch\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"lint\"\n";
+    std::fs::write(&config, original).unwrap();
+    let dry = sb.run(&["init", "codex", "--dry-run"], "");
+    dry.status(0);
+    assert!(dry.out().contains("+[[hooks.PreToolUse]]"), "{}", dry.out());
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    sb.run(&["init", "codex"], "").status(0);
+    let once = std::fs::read_to_string(&config).unwrap();
+    assert!(once.starts_with(original), "{once}");
+    // The trust key names this file and the hook's position after the user's own group.
+    let key = format!("[hooks.state.\"{}:pre_tool_use:1:0\"]", config.display());
+    assert!(once.contains(&key), "{once}");
+    assert!(once.contains("spill hook codex\"\n"), "{once}");
+    let backup = sb.path().join(".codex/config.toml.spill-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+    let again = sb.run(&["init", "codex"], "");
+    again.status(0);
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), once);
+    sb.run(&["init", "codex", "--uninstall"], "").status(0);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert!(!backup.exists());
+    // CODEX_HOME names the directory (resolved as Codex resolves it); --project is refused.
+    let home = sb.path().join("elsewhere");
+    std::fs::create_dir(&home).unwrap();
+    sb.cmd(&["init", "codex"])
+        .env("CODEX_HOME", &home)
+        .run()
+        .status(0);
+    assert!(home.join("config.toml").exists());
+    let project = sb.run(&["init", "codex", "--project"], "");
+    project.status(2);
+    assert!(project.stderr.contains("--project"), "{}", project.stderr);
+}
+
+#[test]
+fn codex_init_refuses_inline_hooks_and_leaves_the_file_alone() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let inline = "[hooks]\nPreToolUse = [{ matcher = \"x\", hooks = [] }]\n";
+    std::fs::write(&config, inline).unwrap();
+    let run = sb.run(&["init", "codex"], "");
+    run.status(2);
+    assert!(
+        run.stderr.contains("inline value") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), inline);
+    assert!(!sb.path().join(".codex/config.toml.spill-backup").exists());
+}
+
+const GEMINI_SESSION: &str = "6de72b63-9500-4e37-b5e6-adb6ec6bfe7a";
+
+fn gemini_call(event: &str, tool: &str, extra: serde_json::Value) -> String {
+    let mut v = serde_json::json!({
+        "session_id": GEMINI_SESSION, "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "/nonexistent", "hook_event_name": event,
+        "timestamp": "2026-12-01T11:52:25.042Z", "tool_name": tool
+    });
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    v.to_string()
+}
+
+#[test]
+fn gemini_shell_calls_are_rewritten_and_other_tools_large_results_become_the_envelope() {
+    let sb = Sandbox::new();
+    let before = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "seq 1 100000; exit 4", "description": "d"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], before);
+    run.status(0);
+    let v = run.json();
+    let input = &v["hookSpecificOutput"]["tool_input"];
+    assert_eq!(input["description"], "d");
+    let out = sb.shell(input["command"].as_str().unwrap());
+    out.status(4);
+    assert_eq!(out.json()["spilled"], true);
+    // A substitution stays for Gemini CLI's own check.
+    let sub = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "echo $(id)"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], sub);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("substitution"), "{}", run.stderr);
+    // A policy rule that may concern the shell: through, unchanged.
+    let policies = sb.path().join(".gemini/policies");
+    std::fs::create_dir_all(&policies).unwrap();
+    std::fs::write(
+        policies.join("p.toml"),
+        "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"rm\"\ndecision = \"deny\"\n",
+    )
+    .unwrap();
+    let ls = gemini_call(
+        "BeforeTool",
+        "run_shell_command",
+        serde_json::json!({"tool_input": {"command": "ls"}}),
+    );
+    let run = sb.run(&["hook", "gemini"], ls);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("p.toml"), "{}", run.stderr);
+    // AfterTool: a large read_file result is stored in the session's scope.
+    let big = "a line of a large file\n".repeat(5000);
+    let after = gemini_call(
+        "AfterTool",
+        "read_file",
+        serde_json::json!({"tool_input": {"file_path": "x"}, "tool_response": {"llmContent": big}}),
+    );
+    let run = sb.run(&["hook", "gemini"], after);
+    run.status(0);
+    let reply = run.json();
+    assert_eq!(reply["decision"], "block");
+    let reason = reply["reason"].as_str().unwrap();
+    let envelope: serde_json::Value =
+        serde_json::from_str(&reason[reason.find('{').unwrap()..]).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    let scope = format!("gemini-{GEMINI_SESSION}");
+    let reference = envelope["ref"].as_str().unwrap();
+    sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    let small = gemini_call(
+        "AfterTool",
+        "read_file",
+        serde_json::json!({"tool_response": {"llmContent": "small"}}),
+    );
+    assert_eq!(sb.run(&["hook", "gemini"], small).out(), "");
+    // SessionEnd drops the scope.
+    sb.run(
+        &["hook", "gemini"],
+        gemini_call("SessionEnd", "", serde_json::json!({})),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+#[test]
+fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  }\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    sb.run(&["init", "gemini"], "").status(0);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(v["hooksConfig"]["enabled"], true);
+    assert_eq!(
+        v["hooks"]["BeforeTool"][0]["matcher"],
+        "^run_shell_command$"
+    );
+    assert!(
+        v["hooks"]["AfterTool"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("spill hook gemini")
+    );
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
+    let again = sb.run(&["init", "gemini"], "");
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    sb.run(&["init", "gemini", "--uninstall"], "").status(0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+}
+
+fn opencode_call(session: &str, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "tool.execute.before", "session_id": session, "tool": "bash",
+        "call_id": "call_1", "cwd": "/nonexistent",
+        "args": {"command": command, "description": "d", "timeout": 5000}
+    })
+    .to_string()
+}
+
+#[test]
+fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
+    let sb = Sandbox::new();
+    let session = "ses_dce800ec4fferoOMpB9FxDdv0C";
+    let run = sb.run(
+        &["hook", "opencode"],
+        opencode_call(session, "seq 1 100000; exit 5"),
+    );
+    run.status(0);
+    let v = run.json();
+    assert_eq!(v["args"]["description"], "d");
+    assert_eq!(v["args"]["timeout"], 5000);
+    let out = sb.shell(v["args"]["command"].as_str().unwrap());
+    out.status(5);
+    let envelope = out.json();
+    let reference = envelope["ref"].as_str().unwrap();
+    let scope = format!("opencode-{session}");
+    sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    // A deny rule in the global opencode.json: through, unchanged.
+    let config = sb.path().join(".config/opencode/opencode.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        r#"{"permission": {"bash": {"*": "allow", "rm *": "deny"}}}"#,
+    )
+    .unwrap();
+    let run = sb.run(&["hook", "opencode"], opencode_call(session, "rm -rf x"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("rm *"), "{}", run.stderr);
+    assert!(
+        !sb.run(&["hook", "opencode"], opencode_call(session, "ls"))
+            .out()
+            .is_empty()
+    );
+    // A configuration spill cannot parse (JSONC comments): nothing is wrapped.
+    std::fs::write(&config, "// mine\n{}").unwrap();
+    let run = sb.run(&["hook", "opencode"], opencode_call(session, "ls"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("cannot parse"), "{}", run.stderr);
+    // A deleted session's entries go.
+    sb.run(
+        &["hook", "opencode"],
+        format!(r#"{{"hook_event_name":"session.deleted","session_id":"{session}"}}"#),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+#[test]
+fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
+    let sb = Sandbox::new();
+    let plugin = sb.path().join(".config/opencode/plugin/spill.js");
+    sb.run(&["init", "opencode"], "").status(0);
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(text.contains(&format!(
+        "const SPILL = {};",
+        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
+    )));
+    assert!(text.contains("\"tool.execute.before\""));
+    let again = sb.run(&["init", "opencode"], "");
+    assert!(again.out().contains("nothing changed"));
+    sb.run(&["init", "opencode", "--uninstall"], "").status(0);
+    assert!(!plugin.exists());
+    // Someone else's file at that path is left alone.
+    std::fs::write(&plugin, "export const Mine = 1;\n").unwrap();
+    let run = sb.run(&["init", "opencode"], "");
+    run.status(2);
+    assert!(run.stderr.contains("not spill's plugin"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&plugin).unwrap(),
+        "export const Mine = 1;\n"
+    );
+}

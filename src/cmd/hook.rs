@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
-use crate::hook::{self, claude};
+use crate::hook::{self, claude, codex, gemini, opencode};
 use crate::store::Store;
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
@@ -21,6 +21,9 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
     let response = match args.harness {
         Harness::ClaudeCode => claude_code(&input)?,
+        Harness::Codex => codex(&input)?,
+        Harness::Gemini => gemini_cli(&input)?,
+        Harness::Opencode => opencode_plugin(&input)?,
     };
     if let Some(note) = &response.note {
         diag::note(note);
@@ -57,11 +60,85 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     Ok(Outcome::Found)
 }
 
-fn claude_code(input: &[u8]) -> Result<hook::Response> {
-    let spill = std::env::current_exe()
+/// The path of this spill binary, for the rewritten command.
+fn spill_path() -> Result<String> {
+    Ok(std::env::current_exe()
         .map_err(|e| Error::stream("find the spill binary", e))?
         .to_string_lossy()
-        .into_owned();
+        .into_owned())
+}
+
+fn codex(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let home = super::init::codex_home().ok();
+    let restricted = |cwd: &std::path::Path| -> std::result::Result<Vec<String>, String> {
+        let mut prefixes = Vec::new();
+        for file in codex::rule_files(home.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            prefixes.extend(
+                codex::restricted_prefixes(&text)
+                    .map_err(|why| format!("cannot read {}: {why}", file.display()))?,
+            );
+        }
+        Ok(prefixes)
+    };
+    let ctx = codex::Context {
+        spill: &spill,
+        restricted: &restricted,
+    };
+    codex::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn gemini_cli(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let sources = gemini::RuleSources {
+        user_dir: super::env_text("HOME")
+            .ok()
+            .flatten()
+            .map(|h| PathBuf::from(h).join(".gemini")),
+        system_dir: PathBuf::from("/etc/gemini-cli"),
+    };
+    let ctx = gemini::Context {
+        spill: &spill,
+        shell_rule: &|cwd| sources.shell_rule(cwd),
+    };
+    gemini::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn opencode_plugin(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
+    let config_dir = super::init::opencode_config_dir().ok();
+    let extra = super::env_text("OPENCODE_CONFIG")
+        .ok()
+        .flatten()
+        .map(PathBuf::from);
+    let inline = super::env_text("OPENCODE_CONFIG_CONTENT").ok().flatten();
+    let permissions =
+        |cwd: &std::path::Path| -> std::result::Result<Vec<serde_json::Value>, String> {
+            let mut out = Vec::new();
+            if let Some(text) = &inline {
+                out.extend(opencode::permissions_of(text, "OPENCODE_CONFIG_CONTENT")?);
+            }
+            for file in opencode::config_files(config_dir.as_deref(), extra.as_deref(), cwd) {
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+                out.extend(opencode::permissions_of(
+                    &text,
+                    &file.display().to_string(),
+                )?);
+            }
+            Ok(out)
+        };
+    let ctx = opencode::Context {
+        spill: &spill,
+        permissions: &permissions,
+    };
+    opencode::respond(input, &ctx).map_err(Error::Usage)
+}
+
+fn claude_code(input: &[u8]) -> Result<hook::Response> {
+    let spill = spill_path()?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let sources = claude::RuleSources {
         config_dir: std::env::var_os("CLAUDE_CONFIG_DIR")

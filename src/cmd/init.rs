@@ -17,6 +17,9 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 pub fn run(args: InitArgs) -> Result<Outcome> {
     let file = match args.harness {
         Harness::ClaudeCode => claude_settings(args.project)?,
+        Harness::Codex => codex_config(args.project)?,
+        Harness::Gemini => gemini_settings(args.project)?,
+        Harness::Opencode => opencode_plugin(args.project)?,
     };
     let backup = PathBuf::from(format!("{}{BACKUP_SUFFIX}", file.display()));
     let existing = read_optional(&file)?;
@@ -26,12 +29,19 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         .to_string_lossy()
         .into_owned();
     let bad = |why: String| Error::Usage(format!("{}: {why}; nothing changed", file.display()));
-    let new = if args.uninstall {
-        let saved = read_optional(&backup)?;
-        init::claude_uninstall(&text, saved.as_deref()).map_err(bad)?
-    } else {
-        init::claude_install(&text, &spill).map_err(bad)?
-    };
+    let saved = read_optional(&backup)?;
+    let saved = saved.as_deref();
+    let new = match (args.harness, args.uninstall) {
+        (Harness::ClaudeCode, true) => init::claude_uninstall(&text, saved),
+        (Harness::ClaudeCode, false) => init::claude_install(&text, &spill),
+        (Harness::Codex, true) => init::codex::uninstall(&text, saved),
+        (Harness::Codex, false) => init::codex::install(&text, &spill, &file.display().to_string()),
+        (Harness::Gemini, true) => init::gemini_uninstall(&text, saved),
+        (Harness::Gemini, false) => init::gemini_install(&text, &spill),
+        (Harness::Opencode, true) => init::opencode_uninstall(&text),
+        (Harness::Opencode, false) => init::opencode_install(&text, &spill),
+    }
+    .map_err(bad)?;
     let mut out = output::stdout();
     let Some(new) = new else {
         let what = if args.uninstall {
@@ -102,6 +112,73 @@ fn claude_settings(project: bool) -> Result<PathBuf> {
         .join(".claude"),
     };
     Ok(dir.join("settings.json"))
+}
+
+/// opencode's global configuration directory: `$XDG_CONFIG_HOME/opencode`, else
+/// `~/.config/opencode`.
+pub fn opencode_config_dir() -> Result<PathBuf> {
+    if let Some(dir) = super::env_text("XDG_CONFIG_HOME").ok().flatten() {
+        return Ok(PathBuf::from(dir).join("opencode"));
+    }
+    let home = super::env_text("HOME").ok().flatten().ok_or_else(|| {
+        Error::Usage("HOME is not set: cannot find ~/.config/opencode (use --project)".into())
+    })?;
+    Ok(PathBuf::from(home).join(".config/opencode"))
+}
+
+/// spill's plugin in opencode's global plugin directory, or the project's `.opencode/plugin`.
+fn opencode_plugin(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        std::env::current_dir()
+            .map_err(|e| Error::stream("read the current directory", e))?
+            .join(".opencode")
+    } else {
+        opencode_config_dir()?
+    };
+    Ok(dir.join("plugin/spill.js"))
+}
+
+/// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.
+fn gemini_settings(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?
+    } else {
+        PathBuf::from(super::env_text("HOME").ok().flatten().ok_or_else(|| {
+            Error::Usage(
+                "HOME is not set: cannot find ~/.gemini/settings.json (use --project)".into(),
+            )
+        })?)
+    };
+    Ok(dir.join(".gemini/settings.json"))
+}
+
+/// Codex's home, as Codex finds it: `$CODEX_HOME` (which must exist; Codex resolves it to its
+/// canonical path, and that path is part of the hook's trust key), else `~/.codex`.
+pub fn codex_home() -> Result<PathBuf> {
+    if let Some(dir) = super::env_text("CODEX_HOME").ok().flatten() {
+        return std::fs::canonicalize(&dir).map_err(|e| {
+            Error::Usage(format!(
+                "CODEX_HOME is {dir}, which Codex cannot use either ({e}); create it or unset it"
+            ))
+        });
+    }
+    let home = super::env_text("HOME").ok().flatten().ok_or_else(|| {
+        Error::Usage("HOME is not set: cannot find ~/.codex (set CODEX_HOME)".into())
+    })?;
+    Ok(PathBuf::from(home).join(".codex"))
+}
+
+/// `$CODEX_HOME/config.toml`. Codex reads hook trust only from the user's config, so a
+/// project's hook would need both files; `--project` is refused instead.
+fn codex_config(project: bool) -> Result<PathBuf> {
+    if project {
+        return Err(Error::Usage(
+            "Codex reads a hook's trust only from the user's config.toml, so spill's Codex hook is installed \
+             for the user: run `spill init codex` without --project"
+                .into(),
+        ));
+    }
+    Ok(codex_home()?.join("config.toml"))
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>> {

@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, scope_for, wrapped_command};
+use super::{
+    Reply, Response, SpillRequest, normalise, open_call, shell_command, through, wrapped_command,
+};
 
 /// The scope prefix of Claude Code conversations.
 pub const SCOPE_PREFIX: &str = "claude";
@@ -57,16 +59,11 @@ pub struct Context<'a> {
 
 /// Answers one Claude Code hook call (any event; the input says which).
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
-    let input: Value =
-        serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
-    let event = input["hook_event_name"].as_str().unwrap_or("");
-    let session = input["session_id"].as_str().unwrap_or("");
-    let Some(scope) = scope_for(SCOPE_PREFIX, session) else {
-        return Ok(through(format!(
-            "{event}: no session_id in the hook input, so no conversation scope; the call goes through unchanged"
-        )));
+    let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
+        Ok(call) => call,
+        Err(through) => return Ok(through),
     };
-    match event {
+    match event.as_str() {
         "PreToolUse" => pre_tool_use(&input, &scope, ctx),
         "PostToolUse" => Ok(post_tool_use(&input, scope)),
         "SessionEnd" => Ok(Response {
@@ -79,13 +76,6 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
     }
 }
 
-fn through(note: String) -> Response {
-    Response {
-        note: Some(note),
-        ..Response::default()
-    }
-}
-
 fn pre_tool_use(
     input: &Value,
     scope: &str,
@@ -94,15 +84,10 @@ fn pre_tool_use(
     if input["tool_name"] != "Bash" {
         return Ok(Response::default());
     }
-    let Some(tool_input) = input["tool_input"].as_object() else {
-        return Ok(through("Bash call without tool_input; unchanged".into()));
+    let (tool_input, command) = match shell_command(&input["tool_input"]) {
+        Ok(call) => call,
+        Err(through) => return Ok(*through),
     };
-    let Some(command) = tool_input.get("command").and_then(Value::as_str) else {
-        return Ok(through("Bash call without a command; unchanged".into()));
-    };
-    if command.trim().is_empty() {
-        return Ok(Response::default());
-    }
     let mode = input["permission_mode"].as_str().unwrap_or("default");
     if mode == "plan" {
         return Ok(Response::default());
@@ -230,16 +215,6 @@ fn bash_rule(rule: &str) -> Option<Option<&str>> {
     } else {
         Some(inner)
     })
-}
-
-/// Whitespace runs as one space, quotes and backslashes gone: a rule's text and a command
-/// compared this way cannot differ by quoting alone.
-fn normalise(text: &str) -> String {
-    let kept: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a deny or ask rule could apply to any part of the command. Over-approximates: any

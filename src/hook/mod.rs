@@ -6,6 +6,9 @@
 //! prints or exits, so the translation is tested directly.
 
 pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod opencode;
 
 use crate::wrap::shell_quote;
 
@@ -41,6 +44,8 @@ pub struct SpillRequest {
 pub enum Reply {
     /// Claude Code's `updatedMCPToolOutput`.
     ClaudeMcp,
+    /// Gemini CLI's `AfterTool` block decision, the envelope as its reason.
+    GeminiAfterTool,
 }
 
 impl Reply {
@@ -48,8 +53,67 @@ impl Reply {
     pub fn render(self, envelope: &str) -> String {
         match self {
             Reply::ClaudeMcp => claude::mcp_reply(envelope),
+            Reply::GeminiAfterTool => gemini::after_tool_reply(envelope),
         }
     }
+}
+
+/// A hook call as every harness's starts: its JSON, its event name and the conversation's scope
+/// (`PREFIX-SESSION`), or (`Err` inside) the response that lets the call through because the
+/// input names no session.
+type Call = std::result::Result<(serde_json::Value, String, String), Response>;
+
+/// Parses a hook call; `Err` when the input is not JSON.
+fn open_call(input: &[u8], prefix: &str) -> std::result::Result<Call, String> {
+    let input: serde_json::Value =
+        serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
+    let event = input["hook_event_name"].as_str().unwrap_or("").to_string();
+    let session = input["session_id"].as_str().unwrap_or("");
+    Ok(match scope_for(prefix, session) {
+        Some(scope) => Ok((input, event, scope)),
+        None => Err(through(format!(
+            "{event}: no session_id in the hook input, so no conversation scope; the call goes through unchanged"
+        ))),
+    })
+}
+
+/// The arguments of a shell call and their `command`; or the response that lets the call
+/// through (no arguments or command: saying so; an empty command: silently).
+fn shell_command(
+    args: &serde_json::Value,
+) -> std::result::Result<(&serde_json::Map<String, serde_json::Value>, &str), Box<Response>> {
+    let Some(map) = args.as_object() else {
+        return Err(Box::new(through(
+            "shell call without arguments; unchanged".into(),
+        )));
+    };
+    let Some(command) = map.get("command").and_then(serde_json::Value::as_str) else {
+        return Err(Box::new(through(
+            "shell call without a command; unchanged".into(),
+        )));
+    };
+    if command.trim().is_empty() {
+        return Err(Box::default());
+    }
+    Ok((map, command))
+}
+
+/// A response that lets the call through unchanged, saying why.
+fn through(note: String) -> Response {
+    Response {
+        note: Some(note),
+        ..Response::default()
+    }
+}
+
+/// Whitespace runs as one space, quotes and backslashes gone: a rule's text and a command
+/// compared this way cannot differ by quoting alone.
+fn normalise(text: &str) -> String {
+    let kept: String = text
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte

@@ -5,27 +5,60 @@
 //! as Claude Code writes its own settings (two-space indentation), so a file Claude Code wrote
 //! changes only where spill's entries go.
 
+pub mod codex;
+mod sha256;
+
 use serde_json::{Map, Value};
 
-/// The hook events spill registers in Claude Code, with their matchers (regular expressions
-/// on the tool name).
-const CLAUDE_EVENTS: [(&str, Option<&str>); 3] = [
-    ("PreToolUse", Some("Bash")),
-    ("PostToolUse", Some("mcp__.*")),
-    ("SessionEnd", None),
-];
+/// A harness whose settings hold hooks as `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`
+/// (Claude Code and Gemini CLI share the shape).
+struct HookSet {
+    /// The events spill registers, with their matchers (regular expressions on the tool name).
+    events: &'static [(&'static str, Option<&'static str>)],
+    /// The harness's name as `spill hook` takes it.
+    harness: &'static str,
+}
+
+/// Claude Code's events.
+const CLAUDE: HookSet = HookSet {
+    events: &[
+        ("PreToolUse", Some("Bash")),
+        ("PostToolUse", Some("mcp__.*")),
+        ("SessionEnd", None),
+    ],
+    harness: "claude-code",
+};
+
+/// Gemini CLI's events: the shell tool before it runs, every other tool after it ran (the hook
+/// skips the shell tool there), and the end of the session.
+const GEMINI: HookSet = HookSet {
+    events: &[
+        ("BeforeTool", Some("^run_shell_command$")),
+        ("AfterTool", Some(".*")),
+        ("SessionEnd", None),
+    ],
+    harness: "gemini",
+};
 
 /// The hook command `spill init` registers for Claude Code.
 pub fn claude_command(spill: &str) -> String {
-    format!("{} hook claude-code", crate::wrap::shell_quote(spill))
+    CLAUDE.command(spill)
 }
 
-/// Whether a hook command is one of spill's (`…spill hook claude-code`, any spill path).
-fn is_ours(hook: &Value) -> bool {
-    hook["command"]
-        .as_str()
-        .and_then(|c| c.trim_end().strip_suffix(" hook claude-code"))
-        .is_some_and(|program| program.trim_matches('\'').ends_with("spill"))
+impl HookSet {
+    /// The hook command `spill init` registers.
+    fn command(&self, spill: &str) -> String {
+        format!("{} hook {}", crate::wrap::shell_quote(spill), self.harness)
+    }
+
+    /// Whether a hook command is one of spill's (`…spill hook HARNESS`, any spill path).
+    fn is_ours(&self, hook: &Value) -> bool {
+        let suffix = format!(" hook {}", self.harness);
+        hook["command"]
+            .as_str()
+            .and_then(|c| c.trim_end().strip_suffix(suffix.as_str()))
+            .is_some_and(|program| program.trim_matches('\'').ends_with("spill"))
+    }
 }
 
 /// Parses a settings file; an empty or whitespace-only file is an empty object.
@@ -48,7 +81,7 @@ fn render(map: &Map<String, Value>) -> String {
 
 /// Removes spill's hooks from `hooks[EVENT][*].hooks`, then the matcher groups, event lists and
 /// `hooks` object that this left empty (only those). True when anything was removed.
-fn remove_ours(settings: &mut Map<String, Value>) -> bool {
+fn remove_ours(settings: &mut Map<String, Value>, set: &HookSet) -> bool {
     let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
         return false;
     };
@@ -62,7 +95,7 @@ fn remove_ours(settings: &mut Map<String, Value>) -> bool {
                 return true;
             };
             let before = list.len();
-            list.retain(|h| !is_ours(h));
+            list.retain(|h| !set.is_ours(h));
             removed |= list.len() != before;
             !(list.is_empty() && before > 0)
         });
@@ -79,18 +112,74 @@ fn remove_ours(settings: &mut Map<String, Value>) -> bool {
 /// The settings text with spill's Claude Code hooks, or `None` when `text` already has exactly
 /// them (nothing to write).
 pub fn claude_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
+    install(text, spill, &CLAUDE, |_| Ok(()))
+}
+
+/// The settings text with spill's Gemini CLI hooks and `hooksConfig.enabled = true` (Gemini runs
+/// no hooks without it), or `None` when `text` already has exactly them.
+pub fn gemini_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
+    install(text, spill, &GEMINI, |settings| {
+        let config = settings
+            .entry("hooksConfig")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(config) = config else {
+            return Err("\"hooksConfig\" in the settings file is not an object".into());
+        };
+        config.insert("enabled".into(), Value::Bool(true));
+        Ok(())
+    })
+}
+
+/// The settings text without spill's Gemini CLI hooks, or `None` when it has none.
+/// `hooksConfig.enabled` goes back to what the backup had (absent included); without a backup
+/// it is left on.
+pub fn gemini_uninstall(
+    text: &str,
+    backup: Option<&str>,
+) -> std::result::Result<Option<String>, String> {
+    uninstall(text, backup, &GEMINI, |settings, old| {
+        let Some(old) = old else { return };
+        let before = old
+            .get("hooksConfig")
+            .and_then(|c| c.get("enabled"))
+            .cloned();
+        let Some(Value::Object(config)) = settings.get_mut("hooksConfig") else {
+            return;
+        };
+        match before {
+            Some(v) => {
+                config.insert("enabled".into(), v);
+            }
+            None => {
+                config.remove("enabled");
+                if config.is_empty() && !old.contains_key("hooksConfig") {
+                    settings.remove("hooksConfig");
+                }
+            }
+        }
+    })
+}
+
+/// Adds `set`'s hooks (after `extra` changes the settings) and renders the result.
+fn install(
+    text: &str,
+    spill: &str,
+    set: &HookSet,
+    extra: impl Fn(&mut Map<String, Value>) -> std::result::Result<(), String>,
+) -> std::result::Result<Option<String>, String> {
     let original = parse(text)?;
     let mut settings = original.clone();
     if !matches!(settings.get("hooks"), None | Some(Value::Object(_))) {
         return Err("\"hooks\" in the settings file is not an object".into());
     }
-    remove_ours(&mut settings);
+    extra(&mut settings)?;
+    remove_ours(&mut settings, set);
     let hooks = settings
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .expect("checked above");
-    for (event, matcher) in CLAUDE_EVENTS {
+    for &(event, matcher) in set.events {
         let groups = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()));
@@ -105,7 +194,7 @@ pub fn claude_install(text: &str, spill: &str) -> std::result::Result<Option<Str
         }
         group.insert(
             "hooks".into(),
-            serde_json::json!([{"type": "command", "command": claude_command(spill)}]),
+            serde_json::json!([{"type": "command", "command": set.command(spill)}]),
         );
         groups.push(Value::Object(group));
     }
@@ -120,16 +209,50 @@ pub fn claude_uninstall(
     text: &str,
     backup: Option<&str>,
 ) -> std::result::Result<Option<String>, String> {
+    uninstall(text, backup, &CLAUDE, |_, _| {})
+}
+
+/// Removes `set`'s hooks (then lets `extra` undo its other changes, given the backup).
+fn uninstall(
+    text: &str,
+    backup: Option<&str>,
+    set: &HookSet,
+    extra: impl Fn(&mut Map<String, Value>, Option<&Map<String, Value>>),
+) -> std::result::Result<Option<String>, String> {
     let mut settings = parse(text)?;
-    if !remove_ours(&mut settings) {
+    if !remove_ours(&mut settings, set) {
         return Ok(None);
     }
-    if let Some(old) = backup
-        && parse(old).is_ok_and(|old| old == settings)
+    let old = backup.and_then(|b| parse(b).ok());
+    extra(&mut settings, old.as_ref());
+    if let (Some(text), Some(old)) = (backup, old)
+        && old == settings
     {
-        return Ok(Some(old.to_string()));
+        return Ok(Some(text.to_string()));
     }
     Ok(Some(render(&settings)))
+}
+
+/// spill's opencode plugin, with `@SPILL@` standing for the spill binary's path.
+const OPENCODE_PLUGIN: &str = include_str!("opencode-plugin.js");
+
+/// The first line of spill's opencode plugin, by which `init` knows the file is spill's.
+const OPENCODE_MARKER: &str = "// spill's opencode plugin:";
+
+/// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
+/// plugin file as it is) is exactly that. A file there that is not spill's plugin is refused.
+pub fn opencode_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
+    if !text.is_empty() && !text.starts_with(OPENCODE_MARKER) {
+        return Err("the file exists and is not spill's plugin".into());
+    }
+    let quoted = serde_json::Value::from(spill).to_string();
+    let new = OPENCODE_PLUGIN.replace("\"@SPILL@\"", &quoted);
+    Ok((new != text).then_some(new))
+}
+
+/// Nothing (the file goes) when `text` is spill's plugin; `None` when it is not.
+pub fn opencode_uninstall(text: &str) -> std::result::Result<Option<String>, String> {
+    Ok(text.starts_with(OPENCODE_MARKER).then(String::new))
 }
 
 /// A unified diff of two texts (whole-line hunks with 3 lines of context), for `--dry-run`.
@@ -273,6 +396,31 @@ mod tests {
                 .unwrap_err()
                 .contains("SessionEnd")
         );
+    }
+
+    #[test]
+    fn the_opencode_plugin_names_this_spill_and_is_installed_once() {
+        let plugin = opencode_install("", "/opt/my \"spill\"/spill")
+            .unwrap()
+            .unwrap();
+        assert!(plugin.starts_with(OPENCODE_MARKER));
+        assert!(
+            plugin.contains(r#"const SPILL = "/opt/my \"spill\"/spill";"#),
+            "{plugin}"
+        );
+        assert!(!plugin.contains("@SPILL@"));
+        assert_eq!(
+            opencode_install(&plugin, "/opt/my \"spill\"/spill").unwrap(),
+            None
+        );
+        assert!(
+            opencode_install(&plugin, "/usr/bin/spill")
+                .unwrap()
+                .is_some()
+        );
+        assert!(opencode_install("export const Mine = 1;\n", "spill").is_err());
+        assert_eq!(opencode_uninstall(&plugin).unwrap().as_deref(), Some(""));
+        assert_eq!(opencode_uninstall("mine").unwrap(), None);
     }
 
     #[test]

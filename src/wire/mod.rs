@@ -247,6 +247,12 @@ mod tests {
             stored_bytes: Some(1),
             dropped_bytes: Some(0),
             lossy: Some(true),
+            json_part: Some(envelope::JsonPart {
+                lines: [2, 3],
+                bytes: [4, 10],
+                other_lines: vec![[1, 1]],
+            }),
+            commands: vec![],
         };
         let s = schema_of(Schema::Envelope);
         same_keys(&s, &to_value(&full));

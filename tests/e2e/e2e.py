@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex,gemini,opencode]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -29,6 +29,9 @@ import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
 CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
+CODEX = ("@openai/codex", "0.171.0", "codex")
+GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
+OPENCODE = ("opencode-ai", "1.18.33", "opencode")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -97,6 +100,27 @@ def results_for(server, marker):
         if len(found) >= len(best):
             best = found
     return best
+
+
+def responses_results_for(server, marker):
+    """The tool results (text, False) of the longest Responses API request (Codex) of the
+    conversation `marker`. Codex reports a failure inside the text ("Process exited with code N")."""
+    best = []
+    for request in server.requests():
+        items = request["body"].get("input") or []
+        if not any(marker in json.dumps(i) for i in items if i.get("type") == "message"):
+            continue
+        found = [(i["output"] if isinstance(i.get("output"), str) else json.dumps(i.get("output")), False)
+                 for i in items if i.get("type") == "function_call_output"]
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+def codex_stable(result):
+    """A Codex tool result without the lines that differ between any two runs."""
+    text, error = result
+    return ("\n".join(l for l in text.split("\n") if not l.startswith(("Chunk ID:", "Wall time:"))), error)
 
 
 class Claude:
@@ -333,6 +357,430 @@ def permission_matrix(claude, work):
     return table
 
 
+CODEX_CONFIG = """# the user's own settings, kept byte for byte
+model = "fake-model"   # a scripted model
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:{port}/v1"
+wire_api = "responses"
+env_key = "FAKE_MODEL_KEY"
+"""
+GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+GEMINI_HOOK_NOTE = "\n\n[System] Tool input parameters were modified by a hook before execution."
+
+
+def gemini_results_for(server, marker):
+    """The tool results (text, is_error) of the longest Gemini API request of the conversation."""
+    best = []
+    for request in server.requests():
+        contents = request["body"].get("contents")
+        if not contents or marker not in json.dumps(contents):
+            continue
+        found = []
+        for content in contents:
+            for part in content.get("parts") or []:
+                if "functionResponse" in part:
+                    response = part["functionResponse"].get("response") or {}
+                    error = "error" in response
+                    text = response.get("error") if error else response.get("output")
+                    found.append((text if isinstance(text, str) else json.dumps(response), error))
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+def gemini_stable(result):
+    """A Gemini CLI shell result without its process-group line and the note Gemini appends
+    when a hook changed the arguments (README, "Gemini CLI")."""
+    text, error = result
+    # "Output: " starts the first output line: on a line of its own, so the lines compare.
+    text = text.removesuffix(GEMINI_HOOK_NOTE).replace("\nOutput: ", "\nOutput:\n", 1)
+    return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
+
+
+def gemini_stable(result):
+    """A Gemini CLI shell result without its process-group line and the note Gemini appends
+    when a hook changed the arguments (README, "Gemini CLI")."""
+    text, error = result
+    # "Output: " starts the first output line: on a line of its own, so the lines compare.
+    text = text.removesuffix(GEMINI_HOOK_NOTE).replace("\nOutput: ", "\nOutput:\n", 1)
+    return ("\n".join(l for l in text.split("\n") if not l.startswith("Process Group PGID:")), error)
+
+
+def chat_results_for(server, marker):
+    """The tool results (text, False) of the longest chat completions request (opencode)."""
+    best = []
+    for request in server.requests():
+        messages = request["body"].get("messages")
+        if not messages or request["path"].split("?")[0].endswith("/responses"):
+            continue
+        if not any(m.get("role") == "user" and marker in json.dumps(m.get("content")) for m in messages):
+            continue
+        found = []
+        for m in messages:
+            if m.get("role") == "tool":
+                content = m.get("content")
+                if isinstance(content, list):
+                    content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
+                found.append((content or "", False))
+        if len(found) >= len(best):
+            best = found
+    return best
+
+
+class Harness:
+    """A harness CLI run against the fake model in a throwaway HOME. Subclasses name the CLI
+    (`name`, as `spill init` takes it), its command line, its settings and how to read what it
+    sent the model."""
+
+    name = ""
+    drop_env = ()
+    # True where the harness shows stdout and stderr merged in arrival order: under wrap the
+    # stderr lines can come first, so a failing command's lines are compared as a multiset.
+    merges_streams = False
+
+    def __init__(self, exe, spill, work, server):
+        self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
+
+    def env(self, home):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
+        env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
+                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        env.update(self.extra_env(home))
+        return env
+
+    def extra_env(self, home):
+        return {}
+
+    def start(self, home, name, commands):
+        script = self.work / f"{name}.json"
+        script.write_text(json.dumps(commands))
+        cwd = self.project()
+        return subprocess.Popen(self.argv(script), cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def project(self):
+        cwd = self.work / f"{self.name}-project"
+        cwd.mkdir(exist_ok=True)
+        return cwd
+
+    def run(self, home, name, commands):
+        proc = self.start(home, name, commands)
+        out, err = proc.communicate(timeout=300)
+        if proc.returncode != 0:
+            print(err[-2000:], file=sys.stderr)
+        return proc.returncode, out
+
+    def spill(self, home, *args):
+        return subprocess.run([str(self.spill_exe), *args], env=self.env(home), capture_output=True, text=True)
+
+    def stable(self, result):
+        return result
+
+
+class Codex(Harness):
+    """`codex exec`; CODEX_HOME is HOME/.codex."""
+
+    name = "codex"
+    drop_env = ("CODEX", "OPENAI")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"CODEX_HOME": str(home / ".codex"), "FAKE_MODEL_KEY": "sk-test"}
+
+    def argv(self, script):
+        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
+        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
+                f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        config = home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(CODEX_CONFIG.format(port=self.server.port))
+        return config
+
+    def results(self, marker):
+        return responses_results_for(self.server, marker)
+
+    def stable(self, result):
+        return codex_stable(result)
+
+
+class Gemini(Harness):
+    """`gemini -p --yolo`."""
+
+    name = "gemini"
+    drop_env = ("GEMINI", "GOOGLE")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"GEMINI_API_KEY": "sk-test", "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{self.server.port}"}
+
+    def argv(self, script):
+        # -m: a fixed model, so Gemini CLI does not first ask a router model to pick one.
+        return [str(self.exe), "-m", "gemini-2.5-flash", "-p", f"SCRIPT:{script}", "--yolo", "-o", "json"]
+
+    def setup(self, home):
+        settings = home / ".gemini" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+        return settings
+
+    def results(self, marker):
+        return gemini_results_for(self.server, marker)
+
+    def stable(self, result):
+        return gemini_stable(result)
+
+
+class Opencode(Harness):
+    """`opencode run` with an OpenAI-compatible provider."""
+
+    name = "opencode"
+    drop_env = ("OPENCODE", "XDG_", "OPENAI")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"OPENCODE_DISABLE_AUTOUPDATE": "1"}
+
+    def argv(self, script):
+        return [str(self.exe), "run", "--model", "fake/m", "--format", "json", f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        config = home / ".config" / "opencode" / "opencode.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"$schema": "https://opencode.ai/config.json", "autoupdate": False,
+                                      "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
+                                                            "options": {"baseURL": f"http://127.0.0.1:{self.server.port}/v1",
+                                                                        "apiKey": "sk-test"},
+                                                            "models": {"m": {"name": "m"}}}}}, indent=2) + "\n")
+        return config
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+
+def harness_init_checks(h, home, changed, first_ok):
+    """`spill init NAME` in a HOME set up by `h.setup`: --dry-run writes nothing, the first run
+    changes `changed` (and passes `first_ok(before, after)`), a second changes nothing, and
+    --uninstall restores the file (or removes it when it did not exist)."""
+    config = h.setup(home)
+    before = changed.read_text() if changed.exists() else None
+    config_text = config.read_text()
+    dry = h.spill(home, "init", h.name, "--dry-run")
+    check(f"{h.name}: init --dry-run prints a diff and writes nothing",
+          dry.returncode == 0 and "+++ " in dry.stdout and f"hook {h.name}" in dry.stdout
+          and (changed.read_text() if changed.exists() else None) == before, dry.stdout[:300] + dry.stderr)
+    first = h.spill(home, "init", h.name)
+    once = changed.read_text() if changed.exists() else ""
+    check(f"{h.name}: init adds spill's hooks and keeps the rest",
+          first.returncode == 0 and first_ok(before, once, config.read_text(), config_text), first.stderr)
+    if before is not None:
+        check(f"{h.name}: init backs the file up", Path(f"{changed}.spill-backup").read_text() == before)
+    second = h.spill(home, "init", h.name)
+    check(f"{h.name}: init twice changes nothing the second time",
+          second.returncode == 0 and changed.read_text() == once and "nothing changed" in second.stdout,
+          second.stdout)
+    gone = h.spill(home, "init", h.name, "--uninstall")
+    after = changed.read_text() if changed.exists() else None
+    check(f"{h.name}: init --uninstall restores the file byte for byte (or removes what init created)",
+          gone.returncode == 0 and after == before and config.read_text() == config_text, gone.stderr)
+    h.spill(home, "init", h.name)
+
+
+def conversation_checks(h, work, home, plain_home, extra=()):
+    """The shared proof in one harness: the same commands without spill and with it, the ref read
+    in the next turn and refused in a second conversation. `extra` steps follow the shell ones.
+    Returns (plain results, spilled results, the big output) for the harness's own checks."""
+    n = h.name
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    steps = [BIG, SMALL, FAILING, QUOTING, *extra]
+    rc, _ = h.run(plain_home, f"{n}-plain", steps)
+    plain = h.results(f"{n}-plain.json")
+    check(f"{n}: the run without spill completes", rc == 0 and len(plain) == len(steps), f"rc={rc} {len(plain)}")
+
+    flag = work / f"{n}-second-done"
+    first = h.start(home, f"{n}-first", [
+        BIG, "spill cat {ref} --lines 9000:9002", "spill search {ref} -F 'LAST LINE'", *steps[1:],
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited",
+    ])
+    want = len(steps) + 3
+    # The first result holds the ref; the first conversation then waits (its last step) until
+    # the second one has tried it.
+    deadline = time.time() + 280
+    ref = None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = h.results(f"{n}-first.json")
+        if got:
+            refs = fake_model.REF.findall(got[0][0])
+            ref = refs[0] if refs else "none"
+        time.sleep(0.2)
+    rc2, _ = h.run(home, f"{n}-second", [f"spill cat {ref} --lines 1:2"])
+    second = h.results(f"{n}-second.json")
+    flag.touch()
+    out, err = first.communicate(timeout=300)
+    spilled = h.results(f"{n}-first.json")
+    check(f"{n}: the conversation with spill completes",
+          first.returncode == 0 and len(spilled) == want, f"rc={first.returncode} {len(spilled)} {err[-500:]}")
+    if len(spilled) < want or len(plain) < len(steps):
+        return None
+    big_text = spilled[0][0]
+    try:
+        envelope = json.loads(big_text[big_text.index("{"):big_text.rindex("}") + 1])
+    except ValueError:
+        envelope = {}
+    check(f"{n}: a 500 KB output reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes") == len(full)
+          and len(big_text) < 4096, big_text[:300])
+    check(f"{n}: the envelope shows the last line and the error line",
+          LAST_LINE in big_text and ERROR_LINE in big_text, big_text[-300:])
+    check(f"{n}: next turn, spill cat REF reads the same conversation's output",
+          ERROR_LINE in spilled[1][0] and not spilled[1][1], spilled[1][0][:300])
+    check(f"{n}: next turn, spill search REF finds the last line",
+          LAST_LINE in spilled[2][0] and not spilled[2][1], spilled[2][0][:300])
+    check(f"{n}: a small output reaches the model as without spill",
+          h.stable(spilled[3]) == h.stable(plain[1]), f"{spilled[3]!r} vs {plain[1]!r}")
+    a, b = h.stable(spilled[4]), h.stable(plain[2])
+    same = sorted(a[0].split("\n")) == sorted(b[0].split("\n")) and a[1] == b[1] if h.merges_streams else a == b
+    check(f"{n}: a failing command reaches the model as without spill",
+          same and "about to fail" in plain[2][0], f"{spilled[4]!r} vs {plain[2]!r}")
+    check(f"{n}: quotes, $(), newlines and UTF-8 reach the model as without spill",
+          h.stable(spilled[5]) == h.stable(plain[3]), f"{spilled[5]!r} vs {plain[3]!r}")
+    check(f"{n}: a second conversation cannot read the first one's ref",
+          rc2 == 0 and len(second) == 1 and "unknown ref" in second[0][0], repr(second))
+    return plain, [spilled[0], *spilled[3:]], full
+
+
+def saved_file(text):
+    """The bytes of a file the harness named in a result, if any."""
+    saved = None
+    for word in text.replace("\n", " ").split():
+        candidate = Path(word.strip(".,:()"))
+        if word.startswith("/") and candidate.is_file():
+            saved = candidate.read_bytes()
+    return saved
+
+
+def table_row(title, plain_big, spilled_big, full):
+    """One row of the README's table: what the model received for the big command."""
+    saved = saved_file(plain_big)
+    return {
+        "harness": title,
+        "without": {**measure(plain_big, len(full)), "retrievable": saved is not None and full in saved,
+                    "saved": f"{len(saved)} of {len(full)} bytes in a file" if saved is not None else "no file"},
+        "with": {**measure(spilled_big, len(full)), "retrievable": True},
+    }
+
+
+def codex_checks(codex, work):
+    home, plain_home = work / "codex-home", work / "codex-home-plain"
+    codex.setup(plain_home)
+    config = home / ".codex" / "config.toml"
+    harness_init_checks(codex, home, config,
+                        lambda before, after, *_: after.startswith(before) and "trusted_hash" in after)
+    got = conversation_checks(codex, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("codex: a failing command's status reaches the model", "exited with code 3" in spilled[2][0],
+          spilled[2][0][:200])
+    check("codex: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    # An exec-policy rule still applies: the hook lets the command through unchanged.
+    rules = home / ".codex" / "rules"
+    rules.mkdir(exist_ok=True)
+    (rules / "default.rules").write_text('prefix_rule(pattern = ["printf"], decision = "forbidden")\n')
+    codex.run(home, "codex-deny", ["printf denied-marker"])
+    (rules / "default.rules").unlink()
+    denied = codex.results("codex-deny.json")
+    check("codex: a forbidden exec-policy rule still stops the command",
+          len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
+    return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+
+
+def gemini_checks(gemini, work):
+    home, plain_home = work / "gemini-home", work / "gemini-home-plain"
+    gemini.setup(plain_home)
+    settings = home / ".gemini" / "settings.json"
+
+    def first_ok(before, after, *_):
+        doc = json.loads(after)
+        return doc["hooksConfig"]["enabled"] is True and doc["security"] == GEMINI_SETTINGS["security"]
+    harness_init_checks(gemini, home, settings, first_ok)
+    project = gemini.project()
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    (project / "big.txt").write_bytes(full)
+    (project / "small.txt").write_text("a small file\n")
+    files = [{"tool": "read_file", "input": {"file_path": "big.txt"}},
+             {"tool": "read_file", "input": {"file_path": "small.txt"}}]
+    got = conversation_checks(gemini, work, home, plain_home, files)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("gemini: a small output differs only by Gemini's own hook note",
+          spilled[1][0].endswith(GEMINI_HOOK_NOTE), spilled[1][0][-200:])
+    check("gemini: a failing command's exit code reaches the model", "Exit Code: 3" in spilled[2][0],
+          spilled[2][0][:200])
+    # Gemini CLI refuses `$()` itself; with spill the same refusal (the hook leaves it alone).
+    check("gemini: a command with $() is refused by Gemini exactly as without spill",
+          spilled[3] == plain[3] and "Command injection detected" in plain[3][0], repr(spilled[3]))
+    check("gemini: AfterTool replaces a large read_file result by the envelope",
+          '"spilled":true' in spilled[4][0] and len(spilled[4][0]) < 4096, spilled[4][0][:300])
+    check("gemini: a small read_file result reaches the model as without spill",
+          spilled[5] == plain[5], f"{spilled[5]!r} vs {plain[5]!r}")
+    store = gemini.spill(home, "ls", "--all-scopes", "--json")
+    scopes = {e.get("scope") for e in json.loads(store.stdout or "{}").get("entries", [])} if store.returncode == 0 else {"?"}
+    check("gemini: SessionEnd removed the conversations' entries",
+          not any(s and s.startswith("gemini-") for s in scopes), store.stdout[:300])
+    # A deny policy rule still denies: the hook leaves the command alone, Gemini applies the rule.
+    policies = home / ".gemini" / "policies"
+    policies.mkdir(exist_ok=True)
+    (policies / "deny.toml").write_text('[[rule]]\ntoolName = "run_shell_command"\n'
+                                        'commandPrefix = "printf"\ndecision = "deny"\npriority = 500\n')
+    gemini.run(home, "gemini-deny", ["printf denied-marker"])
+    (policies / "deny.toml").unlink()
+    denied = gemini.results("gemini-deny.json")
+    check("gemini: a deny policy rule still stops the command",
+          len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
+    return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+
+
+def opencode_checks(oc, work):
+    home, plain_home = work / "opencode-home", work / "opencode-home-plain"
+    oc.setup(plain_home)
+    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+
+    def first_ok(before, after, config_now, config_before):
+        return str(oc.spill_exe) in after and config_now == config_before
+    harness_init_checks(oc, home, plugin, first_ok)
+    got = conversation_checks(oc, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
+          f"{spilled[1]!r} vs {plain[1]!r}")
+    check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    # A deny permission rule still denies: the hook leaves the command alone.
+    config = home / ".config" / "opencode" / "opencode.json"
+    kept = config.read_text()
+    doc = json.loads(kept)
+    doc["permission"] = {"bash": {"*": "allow", "printf *": "deny"}}
+    config.write_text(json.dumps(doc))
+    oc.run(home, "opencode-deny", ["printf denied-marker"])
+    config.write_text(kept)
+    denied = oc.results("opencode-deny.json")
+    check("opencode: a deny permission rule still stops the command",
+          len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
+          and "rule" in denied[0][0], repr(denied)[:300])
+    return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
@@ -340,6 +788,7 @@ def main():
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-e2e"))
     parser.add_argument("--table", help="write the measured table here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument("--only", help="comma-separated harnesses to test (default: all)")
     args = parser.parse_args()
     repo = HERE.parent.parent
     if args.spill:
@@ -351,16 +800,33 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    claude_exe = install(cache, *CLAUDE)
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
+    claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
+    codex_exe = install(cache, *CODEX) if "codex" in only else None
+    gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
+    opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     server = Server(work / "requests.log")
     rows = []
     try:
-        claude = Claude(claude_exe, spill, work, server)
-        row = claude_checks(claude, work)
-        if row:
-            row["permissionMatrix"] = permission_matrix(claude, work)
-            rows.append(row)
+        if claude_exe:
+            claude = Claude(claude_exe, spill, work, server)
+            row = claude_checks(claude, work)
+            if row:
+                row["permissionMatrix"] = permission_matrix(claude, work)
+                rows.append(row)
+        if codex_exe:
+            row = codex_checks(Codex(codex_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
+        if gemini_exe:
+            row = gemini_checks(Gemini(gemini_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
+        if opencode_exe:
+            row = opencode_checks(Opencode(opencode_exe, spill, work, server), work)
+            if row:
+                rows.append(row)
     finally:
         server.httpd.shutdown()
         if not args.keep:

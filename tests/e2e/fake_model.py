@@ -102,6 +102,110 @@ def anthropic_stream(model, step, call_id):
     yield sse("message_stop", {"type": "message_stop"})
 
 
+def responses_messages(body):
+    """OpenAI Responses API `input` items (Codex) as the message list next_step reads: user text
+    and tool results (`function_call_output`) in order."""
+    messages = []
+    for item in body.get("input") or []:
+        kind = item.get("type")
+        if kind == "message" and item.get("role") == "user":
+            texts = [c.get("text", "") for c in item.get("content") or [] if isinstance(c, dict)]
+            messages.append({"role": "user", "content": "\n".join(texts)})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            if isinstance(output, list):
+                output = "\n".join(c.get("text", "") for c in output if isinstance(c, dict))
+            messages.append({"role": "user", "content": [
+                {"type": "tool_result", "content": output if isinstance(output, str) else json.dumps(output)}]})
+    # The script is named in some user message (Codex sends its environment context first).
+    scripted = [m for m in messages if m["role"] == "user" and isinstance(m["content"], str)
+                and SCRIPT.search(m["content"])]
+    rest = [m for m in messages if not isinstance(m["content"], str)]
+    return scripted[:1] + rest
+
+
+def chat_messages(body):
+    """OpenAI chat completions `messages` (opencode) as the message list next_step reads."""
+    messages = []
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
+        if m.get("role") == "user":
+            messages.append({"role": "user", "content": content or ""})
+        elif m.get("role") == "tool":
+            messages.append({"role": "user", "content": [{"type": "tool_result", "content": content or ""}]})
+    scripted = [m for m in messages if isinstance(m["content"], str) and SCRIPT.search(m["content"])]
+    return scripted[:1] + [m for m in messages if not isinstance(m["content"], str)]
+
+
+def chat_stream(model, step, call_id):
+    """The SSE chunks of one chat completion: a `bash` tool call (opencode), or "done"."""
+    def chunk(delta, finish=None):
+        return ("data: " + json.dumps({"id": f"chatcmpl-{call_id}", "object": "chat.completion.chunk",
+                                       "created": 0, "model": model, "choices": [
+                                           {"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n").encode()
+    if step is None:
+        yield chunk({"role": "assistant", "content": "done"})
+        yield chunk({}, "stop")
+    else:
+        name, args = ("bash", {"command": step["input"]["command"], "description": "scripted command"}) \
+            if step["tool"] == "Bash" else (step["tool"], step["input"])
+        yield chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": f"call_{call_id}", "type": "function",
+                                                          "function": {"name": name, "arguments": json.dumps(args)}}]})
+        yield chunk({}, "tool_calls")
+    yield b"data: [DONE]\n\n"
+
+
+def gemini_messages(body):
+    """Gemini API `contents` (Gemini CLI) as the message list next_step reads."""
+    messages = []
+    for content in body.get("contents") or []:
+        for part in content.get("parts") or []:
+            if content.get("role") == "user" and "text" in part:
+                messages.append({"role": "user", "content": part["text"]})
+            elif "functionResponse" in part:
+                response = part["functionResponse"].get("response") or {}
+                text = response.get("output", response.get("error"))
+                messages.append({"role": "user", "content": [{"type": "tool_result", "content":
+                                 text if isinstance(text, str) else json.dumps(response)}]})
+    scripted = [m for m in messages if isinstance(m["content"], str) and SCRIPT.search(m["content"])]
+    return scripted[:1] + [m for m in messages if not isinstance(m["content"], str)]
+
+
+def gemini_reply(step):
+    """One Gemini API response: a `run_shell_command` call (or another tool's), or "done"."""
+    if step is None:
+        part = {"text": "done"}
+    elif step["tool"] == "Bash":
+        part = {"functionCall": {"name": "run_shell_command", "args": {
+            "command": step["input"]["command"], "description": "scripted command"}}}
+    else:
+        part = {"functionCall": {"name": step["tool"], "args": step["input"]}}
+    return {"candidates": [{"content": {"role": "model", "parts": [part]}, "finishReason": "STOP",
+                            "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+
+
+def responses_stream(step, call_id):
+    """The SSE events of one Responses API reply: an `exec_command` call, or the text "done"."""
+    rid = f"resp_{call_id}"
+    yield sse("response.created", {"type": "response.created", "response": {"id": rid}})
+    if step is None:
+        item = {"type": "message", "role": "assistant", "id": f"msg_{call_id}",
+                "content": [{"type": "output_text", "text": "done"}]}
+    elif step["tool"] == "Bash":
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
+                "name": "exec_command", "arguments": json.dumps({"cmd": step["input"]["command"]})}
+    else:
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
+                "name": step["tool"], "arguments": json.dumps(step["input"])}
+    yield sse("response.output_item.done", {"type": "response.output_item.done", "item": item})
+    yield sse("response.completed", {"type": "response.completed", "response": {
+        "id": rid, "usage": {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
+                             "output_tokens_details": None, "total_tokens": 15}}})
+
+
 class Handler(BaseHTTPRequestHandler):
     counter = 0
 
@@ -121,6 +225,18 @@ class Handler(BaseHTTPRequestHandler):
             with open(self.server.log_file, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"path": self.path, "body": body}) + "\n")
         path = self.path.split("?")[0]
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            step = next_step(gemini_messages(body))
+            if ":generateContent" in path:
+                return self.reply_json(gemini_reply(step))
+            return self.reply_sse([f"data: {json.dumps(gemini_reply(step))}\n\n".encode()])
+        if ":countTokens" in path:
+            return self.reply_json({"totalTokens": 10})
+        if path.endswith("/chat/completions"):
+            step = next_step(chat_messages(body))
+            return self.reply_sse(chat_stream(body.get("model", "m"), step, call_id))
+        if path.endswith("/responses"):
+            return self.reply_sse(responses_stream(next_step(responses_messages(body)), call_id))
         if path.endswith("/v1/messages/count_tokens"):
             return self.reply_json({"input_tokens": 10})
         if path.endswith("/v1/messages"):
@@ -140,6 +256,15 @@ class Handler(BaseHTTPRequestHandler):
                 "content": [{"type": "text", "text": "done"}],
                 "usage": {"input_tokens": 10, "output_tokens": 1}})
         return self.reply_json({"error": "not scripted"}, 404)
+
+    def reply_sse(self, chunks):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(chunk)
+        self.wfile.flush()
 
     def do_GET(self):
         return self.reply_json({"data": []})
