@@ -15,6 +15,7 @@ mod fuzz_cases;
 mod hook;
 mod json_test_suite;
 mod lifecycle;
+mod mcp;
 mod packaging;
 mod props;
 mod readers;

@@ -7,6 +7,7 @@ pub mod gc;
 pub mod hook;
 pub mod init;
 pub mod ls;
+pub mod mcp;
 pub mod rm;
 pub mod schema;
 pub mod search;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Schema(args) => schema::run(args),
         Command::Hook(args) => hook::run(&cli.global, args),
         Command::Init(args) => init::run(args),
+        Command::Mcp(args) => mcp::run(&cli.global, args),
     }
 }
 
