@@ -75,10 +75,18 @@ mod tests {
 
     #[test]
     fn uris_name_the_scope_the_ref_and_a_range() {
-        assert_eq!(uri("s1", "sp_0123456789abcdef"), "spill://s1/sp_0123456789abcdef");
+        assert_eq!(
+            uri("s1", "sp_0123456789abcdef"),
+            "spill://s1/sp_0123456789abcdef"
+        );
         let u = ResourceUri::parse("spill://s1/sp_0123456789abcdef?lines=3%3A9").unwrap();
         assert_eq!(
-            (u.scope.as_str(), u.reference.as_str(), u.lines.as_deref(), u.bytes),
+            (
+                u.scope.as_str(),
+                u.reference.as_str(),
+                u.lines.as_deref(),
+                u.bytes
+            ),
             ("s1", "sp_0123456789abcdef", Some("3:9"), None)
         );
         assert!(ResourceUri::parse("spill://s1").is_err());

@@ -53,7 +53,11 @@ pub trait Local: Send + Sync {
     /// The tool definitions added to `tools/list`.
     fn tools(&self) -> Vec<Value>;
     /// The result of `tools/call` for one of [`Local::tools`], `None` for any other tool.
-    fn call_tool(&self, name: &str, arguments: &Value) -> Option<std::result::Result<Value, (i64, String)>>;
+    fn call_tool(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Option<std::result::Result<Value, (i64, String)>>;
     /// The result of `resources/read` for a `spill://` URI.
     fn read_resource(&self, params: &Value) -> std::result::Result<Value, (i64, String)>;
 }
@@ -78,6 +82,8 @@ struct State {
     failed: HashSet<String>,
     /// Set when the downstream's output ended, with why.
     gone: Option<String>,
+    /// Answers taken from `pending` and not yet written (a large result being stored).
+    answering: usize,
 }
 
 /// The client side's writer, one whole line at a time.
@@ -177,7 +183,12 @@ pub fn run(
     read_client(&shared, client_in, &to_downstream);
     // The client is done sending: let the answers it is waiting for arrive (each bounded by
     // --timeout), then close the downstream's input and see it exit.
-    while !shared.state().pending.is_empty() {
+    loop {
+        let state = shared.state();
+        if state.pending.is_empty() && state.answering == 0 {
+            break;
+        }
+        drop(state);
         thread::sleep(Duration::from_millis(10));
     }
     drop(to_downstream);
@@ -294,7 +305,10 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
         let line = match rpc::read_line(&mut output) {
             Ok(Line::Message(line)) => line,
             Ok(Line::TooLong(n)) => {
-                garbage(shared, &format!("a line of {n} bytes (the limit is {})", rpc::MAX_LINE));
+                garbage(
+                    shared,
+                    &format!("a line of {n} bytes (the limit is {})", rpc::MAX_LINE),
+                );
                 continue;
             }
             Ok(Line::End) | Err(_) => break,
@@ -311,19 +325,28 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
         let pending = {
             let mut state = shared.state();
             match state.pending.remove(&id) {
-                Some(p) => Some(p.kind),
+                Some(p) => {
+                    state.answering += 1;
+                    Some(p.kind)
+                }
                 None if state.failed.remove(&id) => continue,
                 None => None,
             }
         };
+        let answered = pending.is_some();
         let line = match pending {
-            Some(Kind::ToolsCall { tool }) if head.result.is_some() => tool_result(shared, line, &tool),
+            Some(Kind::ToolsCall { tool }) if head.result.is_some() => {
+                tool_result(shared, line, &tool)
+            }
             Some(Kind::ToolsList { first_page: true }) if head.result.is_some() => {
                 tools_list(shared, line)
             }
             _ => line,
         };
         shared.client.send(&line);
+        if answered {
+            shared.state().answering -= 1;
+        }
     }
     let why = "the downstream MCP server closed its output (it exited or crashed)".to_string();
     shared.state().gone = Some(why.clone());
@@ -357,7 +380,9 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
         Ok(Some(replaced)) => replaced,
         Ok(None) => line,
         Err(e) => {
-            (shared.warn)(&format!("mcp proxy: passed a result of {tool} through unchanged: {e}"));
+            (shared.warn)(&format!(
+                "mcp proxy: passed a result of {tool} through unchanged: {e}"
+            ));
             line
         }
     }

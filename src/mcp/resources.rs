@@ -46,12 +46,19 @@ fn parse_cursor(cursor: &str) -> Option<(f64, String)> {
 }
 
 /// `resources/list`: one page of `page_size` entries after `cursor`.
-pub fn list(store: &StoreConfig, cursor: Option<&str>, page_size: usize) -> Result<Value, RpcError> {
+pub fn list(
+    store: &StoreConfig,
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<Value, RpcError> {
     let listing = ops::ls::run(store, &ops::ls::Request::default()).map_err(internal)?;
     let after = match cursor {
         None => None,
         Some(c) => Some(parse_cursor(c).ok_or_else(|| {
-            (code::INVALID_PARAMS, format!("invalid cursor {:?}", crate::diag::echo(c)))
+            (
+                code::INVALID_PARAMS,
+                format!("invalid cursor {:?}", crate::diag::echo(c)),
+            )
         })?),
     };
     // Newest created first, ties by ref: an entry comes after the cursor when it is older, or
@@ -59,7 +66,8 @@ pub fn list(store: &StoreConfig, cursor: Option<&str>, page_size: usize) -> Resu
     let entries = listing.entries.iter().filter(|e| match &after {
         None => true,
         Some((created, reference)) => {
-            e.created < *created || (e.created == *created && e.reference.as_str() > reference.as_str())
+            e.created < *created
+                || (e.created == *created && e.reference.as_str() > reference.as_str())
         }
     });
     let page: Vec<_> = entries.take(page_size.saturating_add(1)).collect();
@@ -134,7 +142,9 @@ pub fn read(store: &StoreConfig, uri: &str) -> Result<Value, RpcError> {
         Ok(text) if mime != "application/octet-stream" => {
             json!({"uri": uri, "mimeType": mime, "text": text})
         }
-        Ok(text) => json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(text)}),
+        Ok(text) => {
+            json!({"uri": uri, "mimeType": mime, "blob": base64::engine::general_purpose::STANDARD.encode(text)})
+        }
         Err(e) => json!({"uri": uri, "mimeType": mime,
                           "blob": base64::engine::general_purpose::STANDARD.encode(e.into_bytes())}),
     };

@@ -63,7 +63,11 @@ impl Local for Reader {
         tools::definitions(self.prefix)
     }
 
-    fn call_tool(&self, name: &str, arguments: &Value) -> Option<std::result::Result<Value, RpcError>> {
+    fn call_tool(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Option<std::result::Result<Value, RpcError>> {
         let bare = name.strip_prefix(self.prefix)?;
         tools::call(&self.store, bare, arguments).map(Ok)
     }

@@ -77,7 +77,8 @@ pub fn replace(
         .filter(|b| b.kind == "text")
         .filter_map(|b| b.text.as_deref())
         .collect();
-    let text_len: usize = texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1);
+    let text_len: usize =
+        texts.iter().map(|t| t.len()).sum::<usize>() + texts.len().saturating_sub(1);
     let structured = result.get("structuredContent").copied();
     let text_big = text_len as u64 > opts.max_inline;
     let structured_big = structured.is_some_and(|s| s.get().len() as u64 > opts.max_inline);
@@ -208,7 +209,9 @@ mod tests {
     #[test]
     fn text_blocks_read_as_one_output_joined_by_newlines() {
         let mut joined = String::new();
-        super::Joined::new(&["a\n", "", "bc"]).read_to_string(&mut joined).unwrap();
+        super::Joined::new(&["a\n", "", "bc"])
+            .read_to_string(&mut joined)
+            .unwrap();
         assert_eq!(joined, "a\n\n\nbc");
     }
 }

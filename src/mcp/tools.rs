@@ -88,7 +88,9 @@ impl Args {
                     _ => Err(Error::Usage(format!("{name}: expected strings"))),
                 })
                 .collect(),
-            Some(_) => Err(Error::Usage(format!("{name}: expected an array of strings"))),
+            Some(_) => Err(Error::Usage(format!(
+                "{name}: expected an array of strings"
+            ))),
         }
     }
 
@@ -121,10 +123,7 @@ pub const NAMES: [&str; 5] = ["cat", "shape", "extract", "search", "ls"];
 /// The tool definitions (`tools/list` entries), each name with `prefix` in front (`spill_` in
 /// the proxy, nothing in `spill mcp`).
 pub fn definitions(prefix: &str) -> Vec<Value> {
-    NAMES
-        .iter()
-        .map(|name| definition(prefix, name))
-        .collect()
+    NAMES.iter().map(|name| definition(prefix, name)).collect()
 }
 
 fn definition(prefix: &str, name: &str) -> Value {
@@ -244,6 +243,11 @@ fn wrap_schema(which: Schema, key: &str, also: Option<(&str, Value)>) -> Value {
     let inner_map = inner.as_object_mut().expect("a schema is an object");
     let defs = inner_map.remove("$defs");
     let schema = inner_map.remove("$schema");
+    // `minContains: 0` (extract: at most one continuation string) is a 2020-12 keyword; a
+    // draft-07 validator (the TypeScript SDK's) reads the bare `contains` as "at least one".
+    for keyword in ["contains", "minContains", "maxContains"] {
+        inner_map.remove(keyword);
+    }
     let mut properties = Map::new();
     properties.insert(key.to_string(), inner);
     let mut required = vec![key.to_string()];
@@ -251,7 +255,8 @@ fn wrap_schema(which: Schema, key: &str, also: Option<(&str, Value)>) -> Value {
         properties.insert(name.to_string(), value);
         required.clear();
     }
-    let mut out = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    let mut out =
+        json!({"type": "object", "properties": properties, "additionalProperties": false});
     if !required.is_empty() {
         out["required"] = json!(required);
     }
@@ -308,7 +313,9 @@ fn result(store: &StoreConfig, source: Option<&str>, text: String, structured: V
 }
 
 /// Runs a writing command into a buffer: the text it prints, and its report.
-fn capture(run: impl FnOnce(&mut dyn std::io::Write) -> Result<Report>) -> Result<(String, Report)> {
+fn capture(
+    run: impl FnOnce(&mut dyn std::io::Write) -> Result<Report>,
+) -> Result<(String, Report)> {
     let mut out = Vec::new();
     let report = run(&mut out)?;
     let mut text = String::from_utf8_lossy(&out).into_owned();
@@ -411,7 +418,12 @@ fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     let mut out = Vec::new();
     ops::extract::run(store, &nodes_req, &mut out)?;
     let nodes: Value = serde_json::from_slice(&out).unwrap_or_else(|_| json!([]));
-    Ok(result(store, Some(&req.source), text, json!({"nodes": nodes})))
+    Ok(result(
+        store,
+        Some(&req.source),
+        text,
+        json!({"nodes": nodes}),
+    ))
 }
 
 fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
@@ -432,8 +444,16 @@ fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         fixed_strings: args.flag("fixed_strings", false)?,
         ignore_case: args.flag("ignore_case", false)?,
         word: args.flag("word", false)?,
-        before_context: if before { args.count("before_context", 0)? } else { context },
-        after_context: if after { args.count("after_context", 0)? } else { context },
+        before_context: if before {
+            args.count("before_context", 0)?
+        } else {
+            context
+        },
+        after_context: if after {
+            args.count("after_context", 0)?
+        } else {
+            context
+        },
         offset: args.count("offset", 0)?,
         limit: args.count("limit", defaults.limit)?,
         max_columns: args.count("max_columns", defaults.max_columns)?,
@@ -472,5 +492,10 @@ fn ls(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     let mut out = Vec::new();
     ops::ls::write_text(&listing, false, false, &mut out)?;
     let structured = serde_json::to_value(&listing).expect("ls output serialises");
-    Ok(result(store, None, String::from_utf8_lossy(&out).into_owned(), structured))
+    Ok(result(
+        store,
+        None,
+        String::from_utf8_lossy(&out).into_owned(),
+        structured,
+    ))
 }

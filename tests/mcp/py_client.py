@@ -39,7 +39,7 @@ def text(result):
 
 async def main():
     log = wrap("".join(f"line {i} of the log\n" for i in range(1, 3001)) + "error: the last line\n")
-    doc = wrap(json.dumps({"items": [{"id": i, "name": f"item {i}"} for i in range(500)]}))
+    doc = wrap(json.dumps({"items": [{"id": i, "name": f"item {i}"} for i in range(2000)]}))
     for i in range(3):
         wrap(f"extra {i}\n" * 3000)
     params = StdioServerParameters(command=SPILL, args=["mcp", "--page-size", "2"], env=ENV)
@@ -58,9 +58,9 @@ async def main():
         shape = await session.call_tool("shape", {"source": doc, "max_depth": 1})
         check("shape", shape.structured_content and "shape" in shape.structured_content, shape.structured_content)
         paths = await session.call_tool("shape", {"source": doc, "paths": True})
-        check("shape --paths", {"path": "$.items[*].id", "types": "integer", "count": 500} in (paths.structured_content or {}).get("paths", []), paths.structured_content)
+        check("shape --paths", {"path": "$.items[*].id", "types": "integer", "count": 2000} in (paths.structured_content or {}).get("paths", []), paths.structured_content)
         nodes = await session.call_tool("extract", {"source": doc, "query": "$.items[*].id", "max_items": 3, "compact": True})
-        check("extract is bounded with its continuation", text(nodes).startswith('[0,1,2,"… 497 more nodes:') and "--offset 3" in text(nodes), text(nodes))
+        check("extract is bounded with its continuation", text(nodes).startswith('[0,1,2,"… 1,997 more nodes:') and "--offset 3" in text(nodes), text(nodes))
         check("extract's structured nodes", (nodes.structured_content or {}).get("nodes", [None])[0] == {"path": "$['items'][0]['id']", "value": 0}, nodes.structured_content)
         found = await session.call_tool("search", {"source": log, "pattern": "line 2\\d{3} ", "limit": 2})
         check("search pages", text(found).endswith("matches 1–2 of 1,000 · next: --offset 2\n"), text(found))

@@ -40,7 +40,7 @@ const text = (result) => result.content.filter((b) => b.type === "text").map((b)
   const scope = "ts-server";
   const rows = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} of the log`).join("\n") + "\nerror: the last line\n";
   const logRef = JSON.parse(spillRun(["wrap"], rows, scope)).ref;
-  const items = JSON.stringify({ items: Array.from({ length: 500 }, (_, i) => ({ id: i, name: `item ${i}` })) });
+  const items = JSON.stringify({ items: Array.from({ length: 2000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
   const jsonRef = JSON.parse(spillRun(["wrap"], items, scope)).ref;
   for (let i = 0; i < 3; i++) spillRun(["wrap"], `extra ${i}\n`.repeat(3000), scope);
 
@@ -56,7 +56,7 @@ const text = (result) => result.content.filter((b) => b.type === "text").map((b)
   check("cat prints what spill cat prints", text(cat) === catCli, text(cat));
   check("cat links the stored output", cat.content.some((b) => b.type === "resource_link" && b.uri === `spill://${scope}/${logRef}`));
   const shape = await client.callTool({ name: "shape", arguments: { source: jsonRef } });
-  check("shape gives the skeleton as structured content", shape.structuredContent?.shape?.items?.["array[500]"]?.id === "integer", JSON.stringify(shape.structuredContent));
+  check("shape gives the skeleton as structured content", shape.structuredContent?.shape?.items?.["array[2000]"]?.id === "integer", JSON.stringify(shape.structuredContent));
   const extract = await client.callTool({ name: "extract", arguments: { source: jsonRef, query: "$.items[7].name" } });
   check("extract selects a value", text(extract).startsWith('"item 7"') && extract.structuredContent?.nodes?.[0]?.value === "item 7", text(extract));
   const search = await client.callTool({ name: "search", arguments: { source: logRef, pattern: "error:", context: 1 } });
