@@ -39,6 +39,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
+            cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;wrap'= {
@@ -224,6 +225,40 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;mcp'= {
+            cand --page-size 'Resources listed per `resources/list` page (the rest follow by cursor)'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --allow-run 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;mcp;proxy'= {
+            cand --max-inline 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]'
+            cand --timeout 'A request the downstream has not answered after this long gets an error'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;mcp;help'= {
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;mcp;help;proxy'= {
+        }
+        &'spill;mcp;help;help'= {
+        }
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
@@ -236,6 +271,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand schema 'Print the JSON Schema (draft 2020-12) of one of spill''s JSON outputs.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
+            cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;help;wrap'= {
@@ -259,6 +295,11 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;hook'= {
         }
         &'spill;help;init'= {
+        }
+        &'spill;help;mcp'= {
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+        }
+        &'spill;help;mcp;proxy'= {
         }
         &'spill;help;help'= {
         }
