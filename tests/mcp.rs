@@ -126,6 +126,12 @@ fn proxy_passes_small_messages_through_byte_for_byte() {
     let through = proxy(&sb, "normal", &[], &lines);
     let alone = direct("normal", &lines);
     assert_eq!(through.lines, alone, "stderr: {}", through.stderr);
+    // A downstream that exits because its input closed is no news.
+    assert!(
+        !through.stderr.contains("closed its output"),
+        "{}",
+        through.stderr
+    );
 }
 
 #[test]

@@ -191,9 +191,10 @@ pub fn run(
         drop(state);
         thread::sleep(Duration::from_millis(10));
     }
+    // From here the downstream's end of output is expected, not news.
+    shared.done.store(true, Ordering::SeqCst);
     drop(to_downstream);
     stop(&mut child);
-    shared.done.store(true, Ordering::SeqCst);
     // The reader ends at the downstream's end of output; a grandchild still holding that pipe
     // open must not keep the proxy alive, so it is waited for only briefly.
     let deadline = Instant::now() + Duration::from_secs(1);
