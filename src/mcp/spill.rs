@@ -112,11 +112,10 @@ pub fn replace(
     let mut placed = false;
     for (raw, block) in blocks.iter().zip(&parsed) {
         let is_text = block.kind == "text" && block.text.is_some();
-        if is_text && text_part.is_some() {
+        if is_text && let Some(part) = &text_part {
             // Every text block is in the stored text: the envelope stands where the first was.
             if !placed {
                 placed = true;
-                let part = text_part.as_ref().expect("checked");
                 content.push(json!({"type": "text", "text": part.envelope.to_json()}));
                 content.extend(part.link(scope));
             }
