@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('view', 'view', [CompletionResultType]::ParameterValue, 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -265,6 +266,47 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'spill;mcp' {
+            [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Resources listed per `resources/list` page (the rest follow by cursor)')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paging', '--paging', [CompletionResultType]::ParameterName, 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode')
+            [CompletionResult]::new('--allow-run', '--allow-run', [CompletionResultType]::ParameterName, 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'spill;mcp;proxy' {
+            [CompletionResult]::new('--max-inline', '--max-inline', [CompletionResultType]::ParameterName, 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'A request the downstream has not answered after this long gets an error')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paging', '--paging', [CompletionResultType]::ParameterName, 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;mcp;help' {
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'spill;mcp;help;proxy' {
+            break
+        }
+        'spill;mcp;help;help' {
+            break
+        }
         'spill;help' {
             [CompletionResult]::new('wrap', 'wrap', [CompletionResultType]::ParameterValue, 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.')
             [CompletionResult]::new('shape', 'shape', [CompletionResultType]::ParameterValue, 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.')
@@ -278,6 +320,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('view', 'view', [CompletionResultType]::ParameterValue, 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.')
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -315,6 +358,13 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;init' {
+            break
+        }
+        'spill;help;mcp' {
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            break
+        }
+        'spill;help;mcp;proxy' {
             break
         }
         'spill;help;help' {

@@ -41,6 +41,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand view 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
+            cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;wrap'= {
@@ -249,6 +250,42 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;mcp'= {
+            cand --page-size 'Resources listed per `resources/list` page (the rest follow by cursor)'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand --allow-run 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;mcp;proxy'= {
+            cand --max-inline 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]'
+            cand --timeout 'A request the downstream has not answered after this long gets an error'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;mcp;help'= {
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'spill;mcp;help;proxy'= {
+        }
+        &'spill;mcp;help;help'= {
+        }
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
@@ -262,6 +299,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand view 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
+            cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;help;wrap'= {
@@ -287,6 +325,11 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;hook'= {
         }
         &'spill;help;init'= {
+        }
+        &'spill;help;mcp'= {
+            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+        }
+        &'spill;help;mcp;proxy'= {
         }
         &'spill;help;help'= {
         }

@@ -49,6 +49,7 @@ complete -c spill -n "__fish_spill_needs_command" -f -a "schema" -d 'Print the J
 complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_needs_command" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-inline -d 'Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l format -d 'Envelope format [env: SPILL_FORMAT] [default: json]' -r -f -a "json\t'One JSON object on one line'
@@ -262,19 +263,53 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l user -d 'Configure 
 complete -c spill -n "__fish_spill_using_subcommand init" -l dry-run -d 'Print what would change as a unified diff; write nothing'
 complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remove spill\'s hooks instead'
 complete -c spill -n "__fish_spill_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l page-size -d 'Resources listed per `resources/list` page (the rest follow by cursor)' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l allow-run -d 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-inline -d 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l timeout -d 'A request the downstream has not answered after this long gets an error' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
 
 # Stored refs of the current scope, described by their labels (`spill ls --complete`).
 complete -c spill -n "__fish_seen_subcommand_from cat shape extract search rm" -k -a "(command spill ls --complete 2>/dev/null)"

@@ -165,6 +165,7 @@ pub enum Command {
     View(ViewArgs),
     Hook(HookArgs),
     Init(InitArgs),
+    Mcp(McpArgs),
 }
 
 /// The agent harnesses `spill hook` and `spill init` know.
@@ -252,6 +253,81 @@ pub struct InitArgs {
     /// Remove spill's hooks instead.
     #[arg(long)]
     pub uninstall: bool,
+}
+
+/// Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.
+///
+/// Without a subcommand: an MCP server (stdio) for the current scope (SPILL_SCOPE). Its tools
+/// are spill's reading commands, `cat`, `shape`, `extract`, `search` and `ls`, with the
+/// commands' arguments, defaults and bounds; each result is the text the command prints plus
+/// structured content and a link to the stored output. Stored outputs are the resources
+/// `spill://SCOPE/REF` (template `spill://SCOPE/{ref}{?lines,bytes}`, bounded like `cat`).
+/// Sources are refs only: no paths, no store flags. --allow-run adds a `run` tool (a command
+/// under `spill wrap`), never in restricted mode (SPILL_RESTRICTED).
+///
+/// `spill mcp proxy -- CMD ARGS...` starts the MCP server CMD and passes everything through,
+/// except that a tool result larger than --max-inline is stored and replaced by spill's
+/// envelope and a link; spill's tools (`spill_search`, ...) are added to its tools.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    args_conflicts_with_subcommands = true,
+    after_long_help = "\
+Examples:
+  SPILL_SCOPE=conversation-1 spill mcp
+  spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/data
+  claude mcp add files -- spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem ."
+)]
+pub struct McpArgs {
+    /// Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted
+    /// mode).
+    #[arg(long)]
+    pub allow_run: bool,
+    /// Resources listed per `resources/list` page (the rest follow by cursor).
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = 50)]
+    pub page_size: usize,
+    /// `proxy`, or nothing for the server.
+    #[command(subcommand)]
+    pub action: Option<McpAction>,
+}
+
+/// The subcommands of `spill mcp`.
+#[allow(missing_docs)]
+#[derive(Debug, Subcommand)]
+pub enum McpAction {
+    Proxy(ProxyArgs),
+}
+
+/// Start an MCP server (stdio) and store its oversized tool results.
+///
+/// Passes every message through byte for byte, except: a `tools/call` result whose text
+/// (all text blocks joined) or structuredContent is larger than --max-inline is stored, and
+/// each stored part is replaced by spill's envelope as text plus a `resource_link`
+/// (`spill://SCOPE/REF`); `tools/list` gains spill's reading tools (`spill_cat`, `spill_shape`,
+/// `spill_extract`, `spill_search`, `spill_ls`) and loses the downstream tools' outputSchema
+/// (a replaced structured result would not match it); `resources/read` of a `spill://` URI is
+/// answered by the proxy. The scope is SPILL_SCOPE, or a new `mcp-…` scope named on stderr.
+/// A downstream that exits, hangs past --timeout or writes something that is not JSON-RPC
+/// gives the waiting requests a JSON-RPC error. The proxy exits when its input closes.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/data
+  spill mcp proxy --max-inline 8K -- python3 my_server.py
+  SPILL_SCOPE=run-42 spill mcp proxy --timeout 30m -- ./server --stdio"
+)]
+pub struct ProxyArgs {
+    /// Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_inline: Option<u64>,
+    /// A request the downstream has not answered after this long gets an error.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10m")]
+    pub timeout: Duration,
+    /// The downstream MCP server and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `--format` values of `wrap`.

@@ -145,6 +145,7 @@ pub mod hook;
 pub mod init;
 pub mod json;
 pub mod limits;
+pub mod mcp;
 pub mod ops;
 pub mod output;
 pub mod paint;

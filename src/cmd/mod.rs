@@ -7,6 +7,7 @@ pub mod gc;
 pub mod hook;
 pub mod init;
 pub mod ls;
+pub mod mcp;
 pub mod rm;
 pub mod schema;
 pub mod search;
@@ -56,6 +57,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::View(args) => view::run(&store_config(&cli.global)?, args),
         Command::Hook(args) => hook::run(&cli.global, args),
         Command::Init(args) => init::run(args),
+        Command::Mcp(args) => mcp::run(&cli.global, args),
     }
 }
 

@@ -307,7 +307,37 @@ def mcp_checks(claude, work, home, plain_home):
     check("claude-code: a 60 KB MCP result is spilled too", '"spilled":true' in spilled[2][0], spilled[2][0][:200])
     check("claude-code: a small MCP result reaches the model as without spill",
           spilled[3] == plain[2], f"{spilled[3]!r} vs {plain[2]!r}")
+    proxy_checks(claude, work, plain_home)
     return {"without": measure_mcp(plain[0][0]), "with": measure_mcp(big)}
+
+
+def proxy_checks(claude, work, plain_home):
+    """`spill mcp proxy` in front of an MCP server, without any hook: a 200 KB result reaches the
+    model as spill's envelope (Claude Code alone refuses it), and spill_search reads it."""
+    config = work / "proxy-servers.json"
+    server = [sys.executable, str(HERE / "fake_mcp.py")]
+    config.write_text(json.dumps({"mcpServers": {
+        "direct": {"command": server[0], "args": server[1:]},
+        "proxied": {"command": str(claude.spill_exe), "args": ["mcp", "proxy", "--", *server]}}}))
+    flags = ["--mcp-config", str(config), "--allowedTools",
+             "mcp__direct__k200,mcp__proxied__k200,mcp__proxied__spill_search"]
+    claude.run(plain_home, "mcp-proxy", [
+        {"tool": "mcp__direct__k200", "input": {}}, {"tool": "mcp__proxied__k200", "input": {}},
+        {"tool": "mcp__proxied__spill_search", "input": {"source": "{ref}", "pattern": "K200 LAST", "fixed_strings": True}},
+    ], *flags)
+    got = results_for(claude.server, "mcp-proxy.json")
+    check("claude-code: the proxy conversation completes", len(got) == 3, repr(got)[:300])
+    if len(got) < 3:
+        return
+    check("claude-code: without the proxy, Claude Code does not show the 200 KB result",
+          "K200 LAST LINE" not in got[0][0] and len(got[0][0]) < 50000, got[0][0][:300])
+    check("claude-code: through the proxy, a 200 KB MCP result reaches the model as spill's envelope",
+          '"spilled":true' in got[1][0] and "K200 LAST LINE" in got[1][0] and len(got[1][0]) < 8192, got[1][0][:300])
+    check("claude-code: the model's spill_search through the proxy finds the last line",
+          # Claude Code shows the model a result's structuredContent (here `search --json`) and
+          # its resource link rather than its text blocks.
+          "K200 LAST LINE" in got[2][0] and ('"totalMatches":1' in got[2][0] or "matches 1–1 of 1" in got[2][0]),
+          got[2][0][:300])
 
 
 def measure_mcp(text):

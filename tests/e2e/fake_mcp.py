@@ -21,6 +21,7 @@ TOOLS = [
     {"name": "big", "description": "a big result", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "medium", "description": "a 60 KB result", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "small", "description": "a small result", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "k200", "description": "a 200 KB result", "inputSchema": {"type": "object", "properties": {}}},
 ]
 
 
@@ -46,7 +47,8 @@ def main():
             reply(request_id, {"tools": TOOLS})
         elif method == "tools/call":
             name = message["params"]["name"]
-            text = {"big": big_text(), "medium": "medium row\n" * 6000}.get(name, "small result\n")
+            text = {"big": big_text(), "medium": "medium row\n" * 6000,
+                    "k200": "k200 row of the proxied result\n" * 6400 + "K200 LAST LINE\n"}.get(name, "small result\n")
             reply(request_id, {"content": [{"type": "text", "text": text}], "isError": False})
         else:
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id,

@@ -66,7 +66,8 @@ def next_step(messages):
     refs = REF.findall("\n".join(results))
     step = commands[len(results)]
     if isinstance(step, dict):
-        return step
+        # `{ref}` works in a tool's input too (an MCP call reading a spilled result).
+        return json.loads(json.dumps(step).replace("{ref}", refs[-1] if refs else "sp_0000000000000000"))
     command = step.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
     return {"tool": "Bash", "input": {"command": command, "description": "scripted command"}}
 

@@ -1,0 +1,464 @@
+//! `spill mcp proxy`: stands between an MCP client and a downstream MCP server it starts (stdio).
+//!
+//! Every message passes through byte for byte, except:
+//! - the result of a `tools/call` whose text or `structuredContent` is larger than
+//!   `--max-inline`: stored, and replaced by spill's envelope plus a `resource_link`
+//!   ([`super::spill::replace`]);
+//! - the first page of `tools/list`: spill's reading tools are added (`spill_cat`, …) and the
+//!   downstream tools' `outputSchema` is dropped, since a replaced structured result no longer
+//!   matches it and a validating client would reject the envelope;
+//! - `tools/call` of a spill tool and `resources/read` of a `spill://` URI: answered here.
+//!
+//! Faults never hang the client: a downstream that exits fails its pending requests with a
+//! JSON-RPC error (and every later one at once); one that does not answer within `--timeout`
+//! fails that request; a line that is not JSON-RPC fails the requests pending at that moment
+//! (their answers can no longer be trusted) and is reported on stderr. The proxy ends when the
+//! client closes its input: it waits for the pending answers, closes the downstream's input,
+//! and stops the downstream (SIGTERM, then SIGKILL) if it does not exit by itself.
+//!
+//! Threads, not an async runtime: one reads the client, one reads the downstream, one writes to
+//! the downstream (so a downstream that stops reading never blocks the client's side), and one
+//! fails requests past their deadline.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::rpc::{self, Head, Line, code};
+use crate::error::{Error, Result};
+use crate::store::StoreConfig;
+use crate::wrap::WrapOptions;
+
+/// How the proxy behaves.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// Text or structured content larger than this is stored.
+    pub max_inline: u64,
+    /// A downstream request unanswered this long gets an error.
+    pub timeout: Duration,
+    /// The downstream server's program and arguments.
+    pub command: Vec<OsString>,
+}
+
+/// What the proxy answers itself: spill's reading tools and `spill://` resources (the same
+/// ones `spill mcp` serves).
+pub trait Local: Send + Sync {
+    /// The tool definitions added to `tools/list`.
+    fn tools(&self) -> Vec<Value>;
+    /// The result of `tools/call` for one of [`Local::tools`], `None` for any other tool.
+    fn call_tool(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Option<std::result::Result<Value, (i64, String)>>;
+    /// The result of `resources/read` for a `spill://` URI.
+    fn read_resource(&self, params: &Value) -> std::result::Result<Value, (i64, String)>;
+}
+
+/// What a forwarded request is, for handling its response.
+#[derive(Debug, Clone)]
+enum Kind {
+    ToolsCall { tool: String },
+    ToolsList { first_page: bool },
+    Other,
+}
+
+struct Pending {
+    kind: Kind,
+    deadline: Instant,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<String, Pending>,
+    /// Requests the proxy failed itself: a late answer from the downstream is dropped.
+    failed: HashSet<String>,
+    /// Set when the downstream's output ended, with why.
+    gone: Option<String>,
+    /// Answers taken from `pending` and not yet written (a large result being stored).
+    answering: usize,
+}
+
+/// The client side's writer, one whole line at a time.
+struct Client {
+    out: Mutex<Box<dyn Write + Send>>,
+}
+
+impl Client {
+    fn send(&self, line: &[u8]) {
+        let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
+        // A client that has gone away reads nothing more: there is no one left to tell.
+        let _ = out
+            .write_all(line)
+            .and_then(|_| out.write_all(b"\n"))
+            .and_then(|_| out.flush());
+    }
+}
+
+struct Shared {
+    state: Mutex<State>,
+    client: Client,
+    opts: ProxyOptions,
+    store: StoreConfig,
+    local: Box<dyn Local>,
+    warn: Box<dyn Fn(&str) + Send + Sync>,
+    done: AtomicBool,
+}
+
+impl Shared {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fails every pending request with `code`/`message`.
+    fn fail_pending(&self, code: i64, message: &str) {
+        let ids: Vec<String> = {
+            let mut state = self.state();
+            let ids: Vec<String> = state.pending.drain().map(|(id, _)| id).collect();
+            state.failed.extend(ids.iter().cloned());
+            ids
+        };
+        for id in ids {
+            self.client.send(&rpc::error_reply(&id, code, message));
+        }
+    }
+}
+
+/// Runs the proxy until the client closes `client_in`. `warn` receives the messages meant for
+/// a person (stderr). Errors only when the downstream cannot be started.
+pub fn run(
+    store: StoreConfig,
+    opts: ProxyOptions,
+    local: Box<dyn Local>,
+    client_in: &mut dyn BufRead,
+    client_out: Box<dyn Write + Send>,
+    warn: Box<dyn Fn(&str) + Send + Sync>,
+) -> Result<()> {
+    let (program, args) = opts
+        .command
+        .split_first()
+        .ok_or_else(|| Error::Usage("mcp proxy: name the downstream server after --".into()))?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| {
+            Error::Usage(format!(
+                "mcp proxy: cannot start {}: {e}",
+                crate::diag::echo(&program.to_string_lossy())
+            ))
+        })?;
+    let child_in = child.stdin.take().expect("piped");
+    let child_out = child.stdout.take().expect("piped");
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State::default()),
+        client: Client {
+            out: Mutex::new(client_out),
+        },
+        opts,
+        store,
+        local,
+        warn,
+        done: AtomicBool::new(false),
+    });
+    let (to_downstream, queue) = mpsc::channel::<Vec<u8>>();
+    thread::spawn(move || write_downstream(child_in, queue));
+    let reader = {
+        let shared = Arc::clone(&shared);
+        thread::spawn(move || read_downstream(&shared, child_out))
+    };
+    {
+        let shared = Arc::clone(&shared);
+        thread::spawn(move || expire(&shared));
+    }
+    read_client(&shared, client_in, &to_downstream);
+    // The client is done sending: let the answers it is waiting for arrive (each bounded by
+    // --timeout), then close the downstream's input and see it exit.
+    loop {
+        let state = shared.state();
+        if state.pending.is_empty() && state.answering == 0 {
+            break;
+        }
+        drop(state);
+        thread::sleep(Duration::from_millis(10));
+    }
+    // From here the downstream's end of output is expected, not news.
+    shared.done.store(true, Ordering::SeqCst);
+    drop(to_downstream);
+    stop(&mut child);
+    // The reader ends at the downstream's end of output; a grandchild still holding that pipe
+    // open must not keep the proxy alive, so it is waited for only briefly.
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while !reader.is_finished() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+    Ok(())
+}
+
+/// Reads the client's messages to the end of its input.
+fn read_client(shared: &Shared, input: &mut dyn BufRead, to_downstream: &mpsc::Sender<Vec<u8>>) {
+    loop {
+        let line = match rpc::read_line(input) {
+            Ok(Line::Message(line)) => line,
+            Ok(Line::TooLong(n)) => {
+                (shared.warn)(&format!(
+                    "mcp proxy: skipped a client message of {n} bytes (longer than {} bytes)",
+                    rpc::MAX_LINE
+                ));
+                continue;
+            }
+            Ok(Line::End) | Err(_) => return,
+        };
+        let Some(head) = Head::parse(&line) else {
+            // Not ours to judge: the downstream answers it (with a parse error).
+            forward(shared, to_downstream, None, line);
+            continue;
+        };
+        if !head.is_request() {
+            forward(shared, to_downstream, None, line);
+            continue;
+        }
+        let id = rpc::id_key(head.id.expect("a request has an id"));
+        let method = head.method.as_deref().unwrap_or("");
+        let params: Value = head
+            .params
+            .and_then(|p| serde_json::from_str(p.get()).ok())
+            .unwrap_or(Value::Null);
+        let kind = match method {
+            "tools/call" => {
+                let tool = params["name"].as_str().unwrap_or("").to_string();
+                if let Some(answer) = shared.local.call_tool(&tool, &params["arguments"]) {
+                    reply(shared, &id, answer);
+                    continue;
+                }
+                Kind::ToolsCall { tool }
+            }
+            "resources/read" if params["uri"].as_str().is_some_and(super::is_spill_uri) => {
+                reply(shared, &id, shared.local.read_resource(&params));
+                continue;
+            }
+            "tools/list" => Kind::ToolsList {
+                first_page: params.get("cursor").is_none_or(Value::is_null),
+            },
+            _ => Kind::Other,
+        };
+        forward(shared, to_downstream, Some((id, kind)), line);
+    }
+}
+
+fn reply(shared: &Shared, id: &str, answer: std::result::Result<Value, (i64, String)>) {
+    let line = match answer {
+        Ok(result) => rpc::result_reply(id, &result),
+        Err((code, message)) => rpc::error_reply(id, code, &message),
+    };
+    shared.client.send(&line);
+}
+
+/// Sends a line to the downstream, remembering a request's kind for its answer.
+fn forward(
+    shared: &Shared,
+    to_downstream: &mpsc::Sender<Vec<u8>>,
+    request: Option<(String, Kind)>,
+    line: Vec<u8>,
+) {
+    let mut state = shared.state();
+    if let Some(why) = state.gone.clone() {
+        drop(state);
+        if let Some((id, _)) = request {
+            shared
+                .client
+                .send(&rpc::error_reply(&id, code::CONNECTION_CLOSED, &why));
+        }
+        return;
+    }
+    if let Some((id, kind)) = request {
+        state.failed.remove(&id);
+        let deadline = Instant::now() + shared.opts.timeout;
+        state.pending.insert(id, Pending { kind, deadline });
+    }
+    drop(state);
+    // A closed queue means the writer saw the downstream's input close: the reader reports it.
+    let _ = to_downstream.send(line);
+}
+
+fn write_downstream(mut input: std::process::ChildStdin, queue: mpsc::Receiver<Vec<u8>>) {
+    for mut line in queue {
+        line.push(b'\n');
+        if input.write_all(&line).and_then(|_| input.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Reads the downstream's messages until its output ends.
+fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
+    let mut output = BufReader::with_capacity(1 << 20, output);
+    loop {
+        let line = match rpc::read_line(&mut output) {
+            Ok(Line::Message(line)) => line,
+            Ok(Line::TooLong(n)) => {
+                garbage(
+                    shared,
+                    &format!("a line of {n} bytes (the limit is {})", rpc::MAX_LINE),
+                );
+                continue;
+            }
+            Ok(Line::End) | Err(_) => break,
+        };
+        let Some(head) = Head::parse(&line) else {
+            garbage(shared, &format!("\"{}\"", rpc::excerpt(&line)));
+            continue;
+        };
+        if !head.is_response() {
+            shared.client.send(&line);
+            continue;
+        }
+        let id = rpc::id_key(head.id.expect("a response has an id"));
+        let pending = {
+            let mut state = shared.state();
+            match state.pending.remove(&id) {
+                Some(p) => {
+                    state.answering += 1;
+                    Some(p.kind)
+                }
+                None if state.failed.remove(&id) => continue,
+                None => None,
+            }
+        };
+        let answered = pending.is_some();
+        let line = match pending {
+            Some(Kind::ToolsCall { tool }) if head.result.is_some() => {
+                tool_result(shared, line, &tool)
+            }
+            Some(Kind::ToolsList { first_page: true }) if head.result.is_some() => {
+                tools_list(shared, line)
+            }
+            _ => line,
+        };
+        shared.client.send(&line);
+        if answered {
+            shared.state().answering -= 1;
+        }
+    }
+    let why = "the downstream MCP server closed its output (it exited or crashed)".to_string();
+    shared.state().gone = Some(why.clone());
+    if !shared.done.load(Ordering::SeqCst) {
+        (shared.warn)(&format!("mcp proxy: {why}"));
+    }
+    shared.fail_pending(code::CONNECTION_CLOSED, &why);
+}
+
+fn garbage(shared: &Shared, what: &str) {
+    (shared.warn)(&format!(
+        "mcp proxy: the downstream wrote {what}, which is not a JSON-RPC message; the requests waiting for an answer get an error"
+    ));
+    shared.fail_pending(
+        code::INTERNAL_ERROR,
+        "the downstream MCP server wrote output that is not JSON-RPC, so its answer to this request is unknown",
+    );
+}
+
+/// A `tools/call` answer: small ones byte for byte, oversized parts stored.
+fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
+    if line.len() as u64 <= shared.opts.max_inline {
+        return line;
+    }
+    let opts = WrapOptions {
+        max_inline: shared.opts.max_inline,
+        label: Some(tool.to_string()),
+        ..WrapOptions::default()
+    };
+    match super::spill::replace(&line, &opts, &shared.store, true) {
+        Ok(Some(replaced)) => replaced,
+        Ok(None) => line,
+        Err(e) => {
+            (shared.warn)(&format!(
+                "mcp proxy: passed a result of {tool} through unchanged: {e}"
+            ));
+            line
+        }
+    }
+}
+
+/// The first page of `tools/list`, with spill's tools added and output schemas dropped.
+fn tools_list(shared: &Shared, line: Vec<u8>) -> Vec<u8> {
+    let Ok(mut message) = serde_json::from_slice::<Value>(&line) else {
+        return line;
+    };
+    let Some(tools) = message["result"]["tools"].as_array_mut() else {
+        return line;
+    };
+    for tool in tools.iter_mut() {
+        if let Some(tool) = tool.as_object_mut() {
+            tool.remove("outputSchema");
+        }
+    }
+    tools.extend(shared.local.tools());
+    serde_json::to_vec(&message).unwrap_or(line)
+}
+
+/// Fails requests past their deadline, until the proxy is done.
+fn expire(shared: &Shared) {
+    while !shared.done.load(Ordering::SeqCst) {
+        thread::sleep(Duration::from_millis(20));
+        let now = Instant::now();
+        let expired: Vec<String> = {
+            let mut state = shared.state();
+            let ids: Vec<String> = state
+                .pending
+                .iter()
+                .filter(|(_, p)| p.deadline <= now)
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in &ids {
+                state.pending.remove(id);
+                state.failed.insert(id.clone());
+            }
+            ids
+        };
+        for id in expired {
+            let message = format!(
+                "the downstream MCP server did not answer within {} (--timeout)",
+                crate::limits::human_duration(shared.opts.timeout)
+            );
+            shared
+                .client
+                .send(&rpc::error_reply(&id, code::REQUEST_TIMEOUT, &message));
+        }
+    }
+}
+
+/// Waits for the downstream to exit after its input closed: 2 s, then SIGTERM, then 2 s more,
+/// then SIGKILL.
+fn stop(child: &mut Child) {
+    let exited = |child: &mut Child, within: Duration| {
+        let deadline = Instant::now() + within;
+        loop {
+            match child.try_wait() {
+                Ok(Some(_)) | Err(_) => return true,
+                Ok(None) if Instant::now() >= deadline => return false,
+                Ok(None) => thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    };
+    if exited(child, Duration::from_secs(2)) {
+        return;
+    }
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+    }
+    if !exited(child, Duration::from_secs(2)) {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}

@@ -1,0 +1,501 @@
+//! spill's reading commands as MCP tools: `cat`, `shape`, `extract`, `search`, `ls`, each a call
+//! of the command's library function ([`crate::ops`]) in this process, with the command's
+//! arguments (flag names with `_` for `-`), defaults and bounds.
+//!
+//! A result's text is exactly what the command prints (stdout, then the footer and notices it
+//! writes on stderr); `structuredContent` is the command's JSON form, an object at the top level
+//! as MCP requires (`{"shape": …}`, `{"nodes": […]}`, the `search --json` object, the `ls
+//! --json` object, `{"text": …}` for `cat`), declared by an `outputSchema` built from spill's own
+//! schemas (`spill schema NAME`); a `resource_link` names the stored output read. A failed
+//! command is a result with `isError` and the `spill: …` message the command prints.
+//!
+//! Sources are refs only (`sp_` + 16 hex digits): the server's store is restricted, so no path,
+//! no `-` (stdin is the protocol) and no store flag can be named.
+
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+use crate::ops::{self, Report, schema::Schema};
+use crate::store::{Ref, StoreConfig};
+
+/// A tool's arguments, read one by one; anything left over is an unknown argument.
+struct Args {
+    map: Map<String, Value>,
+}
+
+impl Args {
+    fn new(arguments: &Value) -> Result<Args> {
+        match arguments {
+            Value::Null => Ok(Args { map: Map::new() }),
+            Value::Object(map) => Ok(Args { map: map.clone() }),
+            _ => Err(Error::Usage("the arguments must be an object".into())),
+        }
+    }
+
+    fn string(&mut self, name: &str) -> Result<Option<String>> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(Error::Usage(format!("{name}: expected a string"))),
+        }
+    }
+
+    fn required(&mut self, name: &str) -> Result<String> {
+        self.string(name)?
+            .ok_or_else(|| Error::Usage(format!("{name} is required")))
+    }
+
+    fn flag(&mut self, name: &str, default: bool) -> Result<bool> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(b),
+            Some(_) => Err(Error::Usage(format!("{name}: expected true or false"))),
+        }
+    }
+
+    /// A count: a whole number, or a string the command line would take (`1000`).
+    fn count<T: TryFrom<u64>>(&mut self, name: &str, default: T) -> Result<T> {
+        self.number(name, default, crate::limits::parse_count::<T>)
+    }
+
+    /// A size: bytes, or a string with a suffix (`16K`, `1MiB`).
+    fn size(&mut self, name: &str, default: u64) -> Result<u64> {
+        self.number(name, default, crate::limits::parse_size)
+    }
+
+    fn number<T>(
+        &mut self,
+        name: &str,
+        default: T,
+        parse: fn(&str) -> std::result::Result<T, String>,
+    ) -> Result<T> {
+        let text = match self.map.remove(name) {
+            None | Some(Value::Null) => return Ok(default),
+            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::String(s)) => s,
+            Some(_) => return Err(Error::Usage(format!("{name}: expected a number"))),
+        };
+        parse(&text).map_err(|why| Error::Usage(format!("{name}: {why}")))
+    }
+
+    fn strings(&mut self, name: &str) -> Result<Vec<String>> {
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s),
+                    _ => Err(Error::Usage(format!("{name}: expected strings"))),
+                })
+                .collect(),
+            Some(_) => Err(Error::Usage(format!(
+                "{name}: expected an array of strings"
+            ))),
+        }
+    }
+
+    /// The source: a ref, and nothing else.
+    fn source(&mut self) -> Result<String> {
+        let source = self.required("source")?;
+        if Ref::parse(&source).is_none() {
+            return Err(Error::Usage(format!(
+                "source {:?}: must be a ref (sp_ + 16 hex digits); paths and - are refused here",
+                crate::diag::echo(&source)
+            )));
+        }
+        Ok(source)
+    }
+
+    fn finish(self) -> Result<()> {
+        match self.map.keys().next() {
+            None => Ok(()),
+            Some(name) => Err(Error::Usage(format!(
+                "unknown argument {:?}",
+                crate::diag::echo(name)
+            ))),
+        }
+    }
+}
+
+/// The names of the tools, in the order they are listed.
+pub const NAMES: [&str; 5] = ["cat", "shape", "extract", "search", "ls"];
+
+/// The tool definitions (`tools/list` entries), each name with `prefix` in front (`spill_` in
+/// the proxy, nothing in `spill mcp`).
+pub fn definitions(prefix: &str) -> Vec<Value> {
+    NAMES.iter().map(|name| definition(prefix, name)).collect()
+}
+
+fn definition(prefix: &str, name: &str) -> Value {
+    let source = json!({"type": "string", "pattern": "^sp_[0-9a-f]{16}$",
+        "description": "The ref of a stored output (sp_ + 16 hex digits), as an envelope names it."});
+    let int = |default: u64, what: &str| json!({"type": ["integer", "string"], "default": default, "description": what});
+    let flag = |what: &str| json!({"type": "boolean", "default": false, "description": what});
+    let text = |what: &str| json!({"type": "string", "description": what});
+    let (description, properties, required, output) = match name {
+        "cat" => (
+            "Print part of a stored output, bounded and paged, as `spill cat REF` does: by default the first 200 lines or 16 KiB, whichever is smaller. The last line says what was shown and how to read on (`lines 1–200 of 48,213 · next: --lines 201:400` means lines: \"201:400\").",
+            json!({
+                "source": source,
+                "lines": text("Lines A:B, 1-based and inclusive; either side may be omitted (\"100:\", \":20\")."),
+                "bytes": text("Bytes A:B, 0-based and end-exclusive; either side may be omitted."),
+                "max_bytes": int(crate::limits::CAT_MAX_BYTES, "Cap on an explicit range in bytes (0: no limit)."),
+                "max_columns": int(crate::limits::CAT_MAX_COLUMNS as u64, "Lines longer than this many characters are cut with a marker, unless raw."),
+                "raw": flag("Print bytes exactly as stored (no cleaning of escape sequences, no line cutting)."),
+                "hex": flag("Print a hexdump -C style dump."),
+            }),
+            vec!["source"],
+            json!({"type": "object", "properties": {
+                "text": {"description": "What was printed (the page, without the footer).", "type": "string"},
+                "footer": {"description": "What was shown and the arguments that continue.", "type": "string"}},
+                "required": ["text"], "additionalProperties": false}),
+        ),
+        "shape" => (
+            "The structural skeleton of a stored JSON document or NDJSON stream, as `spill shape REF` prints it: one line of JSON within max_bytes. Text gets a line summary, binary its size. paths: one line per distinct path instead.",
+            json!({
+                "source": source,
+                "max_depth": int(4, "Container levels shown; deeper ones become \"object(12 keys)\" / \"array[300]\"."),
+                "max_bytes": int(1024, "The skeleton never exceeds this size (at least 256 bytes)."),
+                "paths": flag("One line per distinct path instead: `$.items[*].tags[*]  string  3812`."),
+                "skip_invalid": flag("NDJSON: skip and count lines that are not exactly one JSON value."),
+            }),
+            vec!["source"],
+            wrap_schema(Schema::Shape, "shape", Some(paths_schema())),
+        ),
+        "extract" => (
+            "Select parts of a stored JSON document with an RFC 9535 JSONPath query, bounded, as `spill extract REF QUERY` prints them: a singular query prints the value, any other an array. Every cut is a string starting with … that says how to continue.",
+            json!({
+                "source": source,
+                "query": text("An RFC 9535 JSONPath query, e.g. $.items[0:5] (a leading $ may be left out)."),
+                "nodes": flag("Print [{\"path\": …, \"value\": …}] with normalized paths."),
+                "raw": flag("Print selected strings without quotes, one per line."),
+                "compact": flag("Print JSON on one line."),
+                "offset": int(0, "Skip this many selected nodes."),
+                "max_items": int(crate::limits::EXTRACT_MAX_ITEMS as u64, "Elements or members shown per container, and nodes per list."),
+                "max_depth": int(crate::limits::EXTRACT_MAX_DEPTH as u64, "Container levels shown."),
+                "max_string": int(crate::limits::EXTRACT_MAX_STRING as u64, "Characters shown per string."),
+                "max_bytes": int(crate::limits::EXTRACT_MAX_BYTES, "The whole output stays within this size (0 lifts every bound)."),
+                "unbounded": flag("Lift every bound."),
+                "skip_invalid": flag("NDJSON: skip and count lines that are not exactly one JSON value."),
+            }),
+            vec!["source", "query"],
+            wrap_schema(Schema::Extract, "nodes", None),
+        ),
+        "search" => (
+            "Find occurrences of a regex (Rust syntax) in a stored output, counted exactly, a page at a time, as `spill search REF PATTERN` prints them: LINE:COLUMN:text per match, then `matches 21–40 of 342 · next: --offset 40`.",
+            json!({
+                "source": source,
+                "pattern": text("The regular expression; an invalid one is searched as a literal."),
+                "regexp": {"type": "array", "items": {"type": "string"}, "description": "More patterns (-e); any of them matches."},
+                "fixed_strings": flag("The patterns are literal strings."),
+                "ignore_case": flag("Match case-insensitively."),
+                "word": flag("Match whole words only."),
+                "context": int(0, "Lines before and after each match (-C)."),
+                "before_context": int(0, "Lines before each match (-B)."),
+                "after_context": int(0, "Lines after each match (-A)."),
+                "offset": int(0, "Skip this many matches (the footer's next: gives it)."),
+                "limit": int(crate::limits::SEARCH_LIMIT, "Show at most this many matches."),
+                "max_columns": int(crate::limits::SEARCH_MAX_COLUMNS as u64, "Longer lines are shown as a window around the match."),
+                "max_bytes": int(crate::limits::SEARCH_MAX_BYTES, "The page stays within this size (0: no limit)."),
+                "unbounded": flag("Lift max_bytes and max_columns."),
+                "count": flag("Print only the number of matches."),
+                "json": flag("Print the JSON form (as structuredContent holds it)."),
+                "paths": flag("Give each match the JSONPath of the value holding it."),
+                "skip_invalid": flag("With paths on NDJSON: skip lines that are not one JSON value."),
+                "raw": flag("Search the stored bytes as they are."),
+            }),
+            vec!["source"],
+            object_schema(Schema::Search),
+        ),
+        _ => (
+            "List the stored outputs of this scope (ref, size, kind, age, label, summary), newest first, as `spill ls` does.",
+            json!({}),
+            vec![],
+            object_schema(Schema::Ls),
+        ),
+    };
+    json!({
+        "name": format!("{prefix}{name}"),
+        "title": format!("spill {name}"),
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties, "required": required, "additionalProperties": false},
+        "outputSchema": output,
+        "annotations": {"title": format!("spill {name}"), "readOnlyHint": true, "destructiveHint": false,
+                        "idempotentHint": true, "openWorldHint": false},
+    })
+}
+
+fn schema_value(which: Schema) -> Value {
+    serde_json::from_str(ops::schema::schema(which)).expect("the schemas are valid JSON")
+}
+
+/// A schema whose top level is already an object (or a choice of objects): said so at the top.
+fn object_schema(which: Schema) -> Value {
+    let mut schema = schema_value(which);
+    schema["type"] = json!("object");
+    schema
+}
+
+/// `{"KEY": <spill's schema>}`, its `$defs` moved to the top so that `#/$defs/…` still resolve;
+/// `also` is a second, optional property (shape's `paths`).
+fn wrap_schema(which: Schema, key: &str, also: Option<(&str, Value)>) -> Value {
+    let mut inner = schema_value(which);
+    let inner_map = inner.as_object_mut().expect("a schema is an object");
+    let defs = inner_map.remove("$defs");
+    let schema = inner_map.remove("$schema");
+    // `minContains: 0` (extract: at most one continuation string) is a 2020-12 keyword; a
+    // draft-07 validator (the TypeScript SDK's) reads the bare `contains` as "at least one".
+    for keyword in ["contains", "minContains", "maxContains"] {
+        inner_map.remove(keyword);
+    }
+    let mut properties = Map::new();
+    properties.insert(key.to_string(), inner);
+    let mut required = vec![key.to_string()];
+    if let Some((name, value)) = also {
+        properties.insert(name.to_string(), value);
+        required.clear();
+    }
+    let mut out =
+        json!({"type": "object", "properties": properties, "additionalProperties": false});
+    if !required.is_empty() {
+        out["required"] = json!(required);
+    }
+    if let Some(schema) = schema {
+        out["$schema"] = schema;
+    }
+    if let Some(defs) = defs {
+        out["$defs"] = defs;
+    }
+    out
+}
+
+fn paths_schema() -> (&'static str, Value) {
+    (
+        "paths",
+        json!({"description": "With paths: one entry per distinct path.", "type": "array", "items": {
+            "type": "object", "properties": {
+                "path": {"type": "string"}, "types": {"type": "string"}, "count": {"type": "integer", "minimum": 0}},
+            "required": ["path", "types", "count"], "additionalProperties": false}}),
+    )
+}
+
+/// Calls the tool `name` (without its prefix); `None` when there is no such tool.
+pub fn call(store: &StoreConfig, name: &str, arguments: &Value) -> Option<Value> {
+    let answer = match name {
+        "cat" => cat(store, arguments),
+        "shape" => shape(store, arguments),
+        "extract" => extract(store, arguments),
+        "search" => search(store, arguments),
+        "ls" => ls(store, arguments),
+        _ => return None,
+    };
+    Some(answer.unwrap_or_else(|e| failure(&e)))
+}
+
+/// A failed command: the message it prints, as an error result.
+pub fn failure(e: &Error) -> Value {
+    let mut text = format!("spill: {e}\n");
+    if let Error::Query { query, offset, .. } = e {
+        text.push_str(&crate::diag::caret_lines(query, *offset));
+    }
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+/// A result: the text the command prints, its structured form, a link to the stored output.
+fn result(store: &StoreConfig, source: Option<&str>, text: String, structured: Value) -> Value {
+    let mut content = vec![json!({"type": "text", "text": text})];
+    if let Some(source) = source
+        && let Some(link) = super::resources::link(store, source)
+    {
+        content.push(link);
+    }
+    json!({"content": content, "structuredContent": structured, "isError": false})
+}
+
+/// Runs a writing command into a buffer: the text it prints, and its report.
+fn capture(
+    run: impl FnOnce(&mut dyn std::io::Write) -> Result<Report>,
+) -> Result<(String, Report)> {
+    let mut out = Vec::new();
+    let report = run(&mut out)?;
+    let mut text = String::from_utf8_lossy(&out).into_owned();
+    text.push_str(&report.trailer());
+    Ok((text, report))
+}
+
+fn cat(store: &StoreConfig, arguments: &Value) -> Result<Value> {
+    let mut args = Args::new(arguments)?;
+    let defaults = ops::cat::Request::default();
+    let req = ops::cat::Request {
+        source: args.source()?,
+        lines: args.string("lines")?,
+        bytes: args.string("bytes")?,
+        max_bytes: args.size("max_bytes", defaults.max_bytes)?,
+        max_columns: args.count("max_columns", defaults.max_columns)?,
+        raw: args.flag("raw", false)?,
+        hex: args.flag("hex", false)?,
+        escape_terminal: false,
+    };
+    args.finish()?;
+    let mut out = Vec::new();
+    let report = ops::cat::run(store, &req, &mut out)?;
+    let page = String::from_utf8_lossy(&out).into_owned();
+    let mut structured = json!({"text": page});
+    if let Some(footer) = &report.footer {
+        structured["footer"] = json!(footer);
+    }
+    let text = page + &report.trailer();
+    Ok(result(store, Some(&req.source), text, structured))
+}
+
+fn shape(store: &StoreConfig, arguments: &Value) -> Result<Value> {
+    let mut args = Args::new(arguments)?;
+    let defaults = ops::shape::Request::default();
+    let req = ops::shape::Request {
+        source: args.source()?,
+        max_depth: args.count("max_depth", defaults.max_depth)?,
+        max_bytes: args.size("max_bytes", defaults.max_bytes)?,
+        paths: args.flag("paths", false)?,
+        skip_invalid: args.flag("skip_invalid", false)?,
+    };
+    args.finish()?;
+    let (text, _) = capture(|out| ops::shape::run(store, &req, out))?;
+    let printed = text.lines().take_while(|l| !l.starts_with("spill: "));
+    let structured = if req.paths {
+        let rows: Vec<Value> = printed
+            .filter_map(|line| {
+                let mut cols = line.rsplitn(3, "  ");
+                let count: u64 = cols.next()?.parse().ok()?;
+                let types = cols.next()?;
+                let path = cols.next()?;
+                Some(json!({"path": path, "types": types, "count": count}))
+            })
+            .collect();
+        json!({"paths": rows})
+    } else {
+        let line = printed.into_iter().next().unwrap_or("null");
+        json!({"shape": serde_json::from_str::<Value>(line).unwrap_or(Value::Null)})
+    };
+    Ok(result(store, Some(&req.source), text, structured))
+}
+
+fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
+    let mut args = Args::new(arguments)?;
+    let defaults = ops::extract::Request::default();
+    let source = args.source()?;
+    let query = args.required("query")?;
+    let nodes = args.flag("nodes", false)?;
+    let raw = args.flag("raw", false)?;
+    if nodes && raw {
+        return Err(Error::Usage("nodes and raw cannot be used together".into()));
+    }
+    let req = ops::extract::Request {
+        source,
+        query: Some(query),
+        from_file: None,
+        mode: match (nodes, raw) {
+            (true, _) => crate::extract::Mode::Nodes,
+            (_, true) => crate::extract::Mode::Raw,
+            _ => crate::extract::Mode::Values,
+        },
+        compact: args.flag("compact", false)?,
+        offset: args.count("offset", 0)?,
+        max_items: args.count("max_items", defaults.max_items)?,
+        max_depth: args.count("max_depth", defaults.max_depth)?,
+        max_string: args.count("max_string", defaults.max_string)?,
+        max_bytes: args.size("max_bytes", defaults.max_bytes)?,
+        unbounded: args.flag("unbounded", false)?,
+        skip_invalid: args.flag("skip_invalid", false)?,
+    };
+    args.finish()?;
+    let (text, _) = capture(|out| ops::extract::run(store, &req, out))?;
+    // The structured form is the --nodes one, with the same bounds.
+    let nodes_req = ops::extract::Request {
+        mode: crate::extract::Mode::Nodes,
+        compact: true,
+        ..req.clone()
+    };
+    let mut out = Vec::new();
+    ops::extract::run(store, &nodes_req, &mut out)?;
+    let nodes: Value = serde_json::from_slice(&out).unwrap_or_else(|_| json!([]));
+    Ok(result(
+        store,
+        Some(&req.source),
+        text,
+        json!({"nodes": nodes}),
+    ))
+}
+
+fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
+    let mut args = Args::new(arguments)?;
+    let defaults = ops::search::Request::default();
+    let source = args.source()?;
+    let mut patterns: Vec<String> = args.string("pattern")?.into_iter().collect();
+    patterns.extend(args.strings("regexp")?);
+    if patterns.is_empty() {
+        return Err(Error::Usage("pattern is required (or regexp)".into()));
+    }
+    let context: usize = args.count("context", 0)?;
+    let before = args.map.contains_key("before_context");
+    let after = args.map.contains_key("after_context");
+    let mut req = ops::search::Request {
+        source,
+        patterns,
+        fixed_strings: args.flag("fixed_strings", false)?,
+        ignore_case: args.flag("ignore_case", false)?,
+        word: args.flag("word", false)?,
+        before_context: if before {
+            args.count("before_context", 0)?
+        } else {
+            context
+        },
+        after_context: if after {
+            args.count("after_context", 0)?
+        } else {
+            context
+        },
+        offset: args.count("offset", 0)?,
+        limit: args.count("limit", defaults.limit)?,
+        max_columns: args.count("max_columns", defaults.max_columns)?,
+        max_bytes: args.size("max_bytes", defaults.max_bytes)?,
+        unbounded: args.flag("unbounded", false)?,
+        count: args.flag("count", false)?,
+        json: args.flag("json", false)?,
+        paths: args.flag("paths", false)?,
+        skip_invalid: args.flag("skip_invalid", false)?,
+        raw: args.flag("raw", false)?,
+        ..defaults
+    };
+    args.finish()?;
+    let (text, _) = capture(|out| ops::search::run(store, &req, out))?;
+    let structured = if req.json {
+        first_json(&text)
+    } else {
+        req.json = true;
+        let (json_text, _) = capture(|out| ops::search::run(store, &req, out))?;
+        first_json(&json_text)
+    };
+    Ok(result(store, Some(&req.source), text, structured))
+}
+
+/// The JSON object on the first line of a command's output.
+fn first_json(text: &str) -> Value {
+    text.lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| json!({}))
+}
+
+fn ls(store: &StoreConfig, arguments: &Value) -> Result<Value> {
+    Args::new(arguments)?.finish()?;
+    let listing = ops::ls::run(store, &ops::ls::Request::default())?;
+    let mut out = Vec::new();
+    ops::ls::write_text(&listing, false, false, &mut out)?;
+    let structured = serde_json::to_value(&listing).expect("ls output serialises");
+    Ok(result(
+        store,
+        None,
+        String::from_utf8_lossy(&out).into_owned(),
+        structured,
+    ))
+}

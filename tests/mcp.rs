@@ -1,0 +1,534 @@
+//! `spill mcp` and `spill mcp proxy` through the real binary, speaking newline-delimited
+//! JSON-RPC on stdio: the proxy in front of a small Python MCP server (`tests/mcp/downstream.py`,
+//! standard library only), and the server on its own. The SDK clients and the real npm servers
+//! are exercised by `tests/mcp/run.sh` (run by CI), which needs the network for its first install.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::common::Sandbox;
+
+fn downstream() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py")
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn call(id: u64, tool: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments}})
+    .to_string()
+}
+
+fn request(id: u64, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn script(lines: &[String]) -> Vec<u8> {
+    let mut all = vec![INIT.to_string(), INITIALIZED.to_string()];
+    all.extend(lines.iter().cloned());
+    (all.join("\n") + "\n").into_bytes()
+}
+
+/// The proxy's output lines (raw), in order.
+struct Transcript {
+    lines: Vec<Vec<u8>>,
+    stderr: String,
+}
+
+impl Transcript {
+    fn by_id(&self, id: u64) -> Value {
+        self.raw_by_id(id)
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .unwrap_or_else(|| panic!("no answer to {id}; stderr:\n{}", self.stderr))
+    }
+
+    fn raw_by_id(&self, id: u64) -> Option<&Vec<u8>> {
+        self.lines
+            .iter()
+            .find(|l| serde_json::from_slice::<Value>(l).is_ok_and(|v| v["id"] == json!(id)))
+    }
+}
+
+fn split(stdout: &[u8]) -> Vec<Vec<u8>> {
+    stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+fn proxy(sb: &Sandbox, mode: &str, extra: &[&str], lines: &[String]) -> Transcript {
+    let ds = downstream();
+    let mut args = vec!["mcp", "proxy"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "python3", ds.to_str().unwrap(), mode]);
+    let run = sb
+        .cmd(&args)
+        .env("SPILL_SCOPE", "proxy-test")
+        .stdin(script(lines))
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+/// The downstream alone, fed the same lines: what a client sees without the proxy.
+fn direct(mode: &str, lines: &[String]) -> Vec<Vec<u8>> {
+    let output = std::process::Command::new("python3")
+        .arg(downstream())
+        .arg(mode)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(&script(lines))?;
+            child.wait_with_output()
+        })
+        .expect("python3 runs the downstream");
+    split(&output.stdout)
+}
+
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "text")
+        .map(|b| b["text"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn link_of(result: &Value) -> Value {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "resource_link")
+        .cloned()
+        .unwrap_or_else(|| panic!("no resource_link in {result}"))
+}
+
+#[test]
+fn proxy_passes_small_messages_through_byte_for_byte() {
+    let sb = Sandbox::new();
+    let lines = [
+        call(1, "small", json!({})),
+        request(2, "prompts/list", json!({})),
+        r#"{"jsonrpc":"2.0","method":"notifications/ping-me"}"#.to_string(),
+    ];
+    let through = proxy(&sb, "normal", &[], &lines);
+    let alone = direct("normal", &lines);
+    assert_eq!(through.lines, alone, "stderr: {}", through.stderr);
+    // A downstream that exits because its input closed is no news.
+    assert!(
+        !through.stderr.contains("closed its output"),
+        "{}",
+        through.stderr
+    );
+}
+
+#[test]
+fn proxy_stores_an_oversized_text_result_and_the_ref_reads_it_back() {
+    let sb = Sandbox::new();
+    let t = proxy(&sb, "normal", &[], &[call(1, "text", json!({"n": 5000}))]);
+    let result = &t.by_id(1)["result"];
+    let envelope: Value = serde_json::from_str(&text_of(result)).unwrap();
+    assert_eq!(envelope["spilled"], true, "{result}");
+    assert!(
+        envelope.get("path").is_none(),
+        "restricted: no path in {envelope}"
+    );
+    let reference = envelope["ref"].as_str().unwrap();
+    let link = link_of(result);
+    assert_eq!(link["uri"], format!("spill://proxy-test/{reference}"));
+    assert_eq!(link["mimeType"], "text/plain");
+    // The stored bytes are the tool's text exactly.
+    let original = direct("normal", &[call(1, "text", json!({"n": 5000}))]);
+    let original: Value = serde_json::from_slice(original.last().unwrap()).unwrap();
+    let stored = sb
+        .cmd(&[
+            "cat",
+            reference,
+            "--raw",
+            "--bytes",
+            "0:",
+            "--max-bytes",
+            "0",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    stored.status(0);
+    assert_eq!(
+        stored.out(),
+        original["result"]["content"][0]["text"].as_str().unwrap()
+    );
+    let found = sb
+        .cmd(&["search", reference, "-F", "MARKER"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    assert!(found.out().starts_with("2501:1:MARKER"), "{}", found.out());
+}
+
+#[test]
+fn proxy_keeps_structured_content_json_with_its_numbers_exact() {
+    let sb = Sandbox::new();
+    let t = proxy(
+        &sb,
+        "normal",
+        &[],
+        &[call(1, "structured", json!({"n": 400}))],
+    );
+    let result = &t.by_id(1)["result"];
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["spilled"], true, "{result}");
+    assert_eq!(structured["mimeType"], "application/json");
+    let reference = structured["ref"].as_str().unwrap();
+    let item = sb
+        .cmd(&["extract", reference, "$.items[399].big", "--compact"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    item.status(0);
+    assert_eq!(item.out(), "12345678901234567890123\n");
+}
+
+#[test]
+fn proxy_frames_a_line_larger_than_an_sdk_transport_takes() {
+    // rmcp's stdio codec stops at 16 MiB; the proxy's framing has no such cap.
+    let sb = Sandbox::new();
+    let n = 20 << 20;
+    let t = proxy(&sb, "normal", &[], &[call(1, "blob", json!({"n": n}))]);
+    let envelope: Value = serde_json::from_str(&text_of(&t.by_id(1)["result"])).unwrap();
+    assert_eq!(envelope["sizeBytes"], n, "{envelope}");
+}
+
+#[test]
+fn proxy_respects_max_inline() {
+    let sb = Sandbox::new();
+    let lines = [call(1, "text", json!({"n": 100}))];
+    let small = proxy(&sb, "normal", &[], &lines);
+    assert_eq!(small.lines, direct("normal", &lines));
+    let tight = proxy(&sb, "normal", &["--max-inline", "100"], &lines);
+    let envelope: Value = serde_json::from_str(&text_of(&tight.by_id(1)["result"])).unwrap();
+    assert_eq!(envelope["spilled"], true);
+}
+
+#[test]
+fn proxy_adds_spill_tools_and_drops_output_schemas() {
+    let sb = Sandbox::new();
+    let t = proxy(&sb, "normal", &[], &[request(1, "tools/list", json!({}))]);
+    let tools = t.by_id(1)["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "small",
+            "text",
+            "structured",
+            "blob",
+            "spill_cat",
+            "spill_shape",
+            "spill_extract",
+            "spill_search",
+            "spill_ls"
+        ]
+    );
+    assert!(tools[2].get("outputSchema").is_none());
+    assert_eq!(tools[7]["annotations"]["readOnlyHint"], true);
+}
+
+#[test]
+fn proxy_answers_spill_tools_and_resources_itself() {
+    let sb = Sandbox::new();
+    let first = proxy(&sb, "normal", &[], &[call(1, "text", json!({"n": 5000}))]);
+    let envelope: Value = serde_json::from_str(&text_of(&first.by_id(1)["result"])).unwrap();
+    let reference = envelope["ref"].as_str().unwrap();
+    // A downstream that would crash on any tools/call: these never reach it.
+    let t = proxy(
+        &sb,
+        "crash",
+        &[],
+        &[
+            call(
+                1,
+                "spill_search",
+                json!({"source": reference, "pattern": "MARKER", "fixed_strings": true}),
+            ),
+            request(
+                2,
+                "resources/read",
+                json!({"uri": format!("spill://proxy-test/{reference}?lines=2501:2501")}),
+            ),
+            request(
+                3,
+                "resources/read",
+                json!({"uri": "spill://proxy-test/sp_0000000000000000"}),
+            ),
+        ],
+    );
+    let found = &t.by_id(1)["result"];
+    assert_eq!(
+        text_of(found),
+        "2501:1:MARKER: the line in the middle\nmatches 1–1 of 1\n"
+    );
+    assert_eq!(found["structuredContent"]["totalMatches"], 1);
+    let read = &t.by_id(2)["result"]["contents"][0];
+    assert_eq!(read["text"], "MARKER: the line in the middle\n");
+    let unknown = &t.by_id(3)["error"];
+    assert_eq!(unknown["code"], -32002, "{unknown}");
+}
+
+#[test]
+fn a_crashed_downstream_gives_json_rpc_errors_not_a_hang() {
+    let sb = Sandbox::new();
+    let t = proxy(
+        &sb,
+        "crash",
+        &[],
+        &[
+            call(1, "small", json!({})),
+            request(2, "tools/list", json!({})),
+        ],
+    );
+    assert_eq!(t.by_id(1)["error"]["code"], -32000, "{}", t.stderr);
+    assert_eq!(t.by_id(2)["error"]["code"], -32000);
+    assert!(t.stderr.contains("closed its output"), "{}", t.stderr);
+}
+
+#[test]
+fn a_hung_downstream_times_out() {
+    let sb = Sandbox::new();
+    let t = proxy(
+        &sb,
+        "hang",
+        &["--timeout", "1s"],
+        &[call(1, "small", json!({}))],
+    );
+    let error = &t.by_id(1)["error"];
+    assert_eq!(error["code"], -32001, "{error}");
+    assert!(error["message"].as_str().unwrap().contains("--timeout"));
+}
+
+#[test]
+fn garbage_from_the_downstream_fails_the_waiting_request() {
+    let sb = Sandbox::new();
+    let t = proxy(&sb, "garbage", &[], &[call(1, "small", json!({}))]);
+    assert_eq!(t.by_id(1)["error"]["code"], -32603);
+    assert!(t.stderr.contains("not a JSON-RPC message"), "{}", t.stderr);
+}
+
+#[test]
+fn the_proxy_exits_when_its_input_closes_and_stops_a_downstream_that_does_not() {
+    let sb = Sandbox::new();
+    let ds = downstream();
+    let mut child = sb
+        .cmd(&[
+            "mcp",
+            "proxy",
+            "--",
+            "python3",
+            ds.to_str().unwrap(),
+            "deaf",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .spawn_piped();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&script(&[])).unwrap();
+    }
+    // Far beyond the proxy's 2 s + 2 s stopping sequence: a hang guard, not a timing check.
+    assert!(
+        crate::common::exits_within(&mut child, std::time::Duration::from_secs(60)),
+        "the proxy did not exit after its input closed"
+    );
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn a_proxy_without_a_scope_makes_one_and_says_so() {
+    let sb = Sandbox::new();
+    let ds = downstream();
+    let run = sb
+        .cmd(&["mcp", "proxy", "--", "python3", ds.to_str().unwrap()])
+        .stdin(script(&[]))
+        .run();
+    run.status(0);
+    assert!(run.stderr.contains("in scope mcp-"), "{}", run.stderr);
+}
+
+#[test]
+fn a_downstream_that_cannot_start_is_an_error() {
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&["mcp", "proxy", "--", "/nonexistent/server"])
+        .env("SPILL_SCOPE", "s")
+        .run();
+    run.status(2);
+    assert!(run.stderr.contains("cannot start"), "{}", run.stderr);
+}
+
+/// `spill mcp` on its own, driven with raw JSON-RPC lines.
+fn server(sb: &Sandbox, extra: &[&str], lines: &[String]) -> Transcript {
+    let mut args = vec!["mcp"];
+    args.extend_from_slice(extra);
+    let run = sb
+        .cmd(&args)
+        .env("SPILL_SCOPE", "srv")
+        .stdin(script(lines))
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+fn store_text(sb: &Sandbox, scope: &str, rows: usize) -> String {
+    let text: String = (1..=rows)
+        .map(|i| format!("line {i} of the stored output\n"))
+        .collect();
+    let run = sb
+        .cmd(&["wrap"])
+        .env("SPILL_SCOPE", scope)
+        .stdin(text)
+        .run();
+    run.status(0);
+    run.json()["ref"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_server_names_itself_and_negotiates_the_current_revision() {
+    let sb = Sandbox::new();
+    let t = server(&sb, &[], &[]);
+    let init = &t.by_id(0)["result"];
+    assert_eq!(init["serverInfo"]["name"], "spill");
+    assert_eq!(init["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert!(
+        init["capabilities"]["tools"].is_object() && init["capabilities"]["resources"].is_object()
+    );
+}
+
+#[test]
+fn the_server_tools_print_what_the_commands_print() {
+    let sb = Sandbox::new();
+    let reference = store_text(&sb, "srv", 3000);
+    let t = server(
+        &sb,
+        &[],
+        &[
+            call(1, "cat", json!({"source": reference, "lines": "10:11"})),
+            call(
+                2,
+                "search",
+                json!({"source": reference, "pattern": "line 2999 ", "fixed_strings": true}),
+            ),
+            call(3, "cat", json!({"source": "/etc/passwd"})),
+            request(4, "tools/list", json!({})),
+        ],
+    );
+    let cat = sb
+        .cmd(&["cat", &reference, "--lines", "10:11", "--footer", "stdout"])
+        .env("SPILL_SCOPE", "srv")
+        .run();
+    let result = &t.by_id(1)["result"];
+    assert_eq!(result["content"][0]["text"].as_str().unwrap(), cat.out());
+    assert_eq!(link_of(result)["uri"], format!("spill://srv/{reference}"));
+    let search = &t.by_id(2)["result"];
+    assert_eq!(search["structuredContent"]["totalMatches"], 1);
+    let refused = &t.by_id(3)["result"];
+    assert_eq!(refused["isError"], true);
+    assert!(text_of(refused).contains("must be a ref"), "{refused}");
+    let tools = t.by_id(4)["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["cat", "shape", "extract", "search", "ls"]);
+    assert!(tools.iter().all(|t| t["outputSchema"]["type"] == "object"));
+}
+
+#[test]
+fn the_server_pages_resources_and_bounds_reads() {
+    let sb = Sandbox::new();
+    let refs: Vec<String> = (0..3).map(|i| store_text(&sb, "srv", 1000 + i)).collect();
+    let t = server(
+        &sb,
+        &["--page-size", "2"],
+        &[request(1, "resources/list", json!({}))],
+    );
+    let page = &t.by_id(1)["result"];
+    assert_eq!(page["resources"].as_array().unwrap().len(), 2);
+    let cursor = page["nextCursor"].as_str().unwrap().to_string();
+    let t = server(
+        &sb,
+        &["--page-size", "2"],
+        &[
+            request(1, "resources/list", json!({"cursor": cursor})),
+            request(
+                2,
+                "resources/read",
+                json!({"uri": format!("spill://srv/{}", refs[0])}),
+            ),
+            request(
+                3,
+                "resources/read",
+                json!({"uri": "spill://srv/sp_0000000000000000"}),
+            ),
+            request(
+                4,
+                "resources/read",
+                json!({"uri": format!("spill://other/{}", refs[0])}),
+            ),
+        ],
+    );
+    let rest = t.by_id(1)["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(rest.len(), 1);
+    assert!(t.by_id(1)["result"].get("nextCursor").is_none());
+    let read = &t.by_id(2)["result"]["contents"][0];
+    // The default page of cat: 200 lines or 16 KiB, whichever is smaller.
+    assert_eq!(read["text"].as_str().unwrap().lines().count(), 200);
+    assert!(
+        read["_meta"]["spill/footer"]
+            .as_str()
+            .unwrap()
+            .contains("next: --lines 201:400")
+    );
+    assert_eq!(t.by_id(3)["error"]["code"], -32002);
+    assert_eq!(t.by_id(4)["error"]["code"], -32002);
+}
+
+#[test]
+fn the_run_tool_exists_only_with_allow_run_and_never_in_restricted_mode() {
+    let sb = Sandbox::new();
+    let t = server(
+        &sb,
+        &["--allow-run"],
+        &[call(1, "run", json!({"command": "echo hello"}))],
+    );
+    assert_eq!(text_of(&t.by_id(1)["result"]), "hello\n");
+    let t = server(
+        &sb,
+        &[],
+        &[call(1, "run", json!({"command": "echo hello"}))],
+    );
+    assert!(t.by_id(1).get("error").is_some());
+    let refused = sb
+        .cmd(&["mcp", "--allow-run"])
+        .env("SPILL_RESTRICTED", "1")
+        .stdin(script(&[]))
+        .run();
+    refused.status(2);
+    assert!(
+        refused.stderr.contains("restricted mode"),
+        "{}",
+        refused.stderr
+    );
+}

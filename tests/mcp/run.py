@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""`spill mcp` and `spill mcp proxy` driven by the real MCP SDK clients and in front of real MCP
+servers: the Python SDK (PyPI `mcp`) and the TypeScript SDK (`@modelcontextprotocol/sdk`) as
+clients, `@modelcontextprotocol/server-filesystem` and `@modelcontextprotocol/server-everything`
+as downstream servers, each at the version pinned below.
+
+Installs the pins into a cache directory once (a venv for Python, an npm prefix for the rest)
+and reuses them. Every check prints PASS or FAIL; any FAIL exits 1.
+
+Usage: tests/mcp/run.py [--spill PATH] [--cache DIR] [--keep]
+Needs: python3 (with venv), node and npm. Network: PyPI and the npm registry, for the first
+install only; everything else runs on this machine.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PYTHON_SDK = ("mcp", "2.3.0")
+NPM = [
+    ("@modelcontextprotocol/sdk", "1.32.2"),
+    ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
+    ("@modelcontextprotocol/server-everything", "2026.8.31"),
+]
+
+
+def install(cache):
+    venv = cache / f"py-{PYTHON_SDK[0]}-{PYTHON_SDK[1]}"
+    python = venv / "bin" / "python"
+    if not (venv / ".installed").exists():
+        print(f"installing {PYTHON_SDK[0]}=={PYTHON_SDK[1]} into {venv}")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"{PYTHON_SDK[0]}=={PYTHON_SDK[1]}"], check=True)
+        (venv / ".installed").write_text("")
+    key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in NPM)
+    prefix = cache / f"npm-{key}"
+    if not (prefix / ".installed").exists():
+        print(f"installing {', '.join(f'{n}@{v}' for n, v in NPM)} into {prefix}")
+        prefix.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix),
+                        *[f"{n}@{v}" for n, v in NPM]], check=True)
+        (prefix / ".installed").write_text("")
+    return python, prefix / "node_modules"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
+    parser.add_argument("--cache", default=os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-mcp"))
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    repo = HERE.parent.parent
+    if args.spill:
+        spill = Path(args.spill).resolve()
+    else:
+        subprocess.run(["cargo", "build", "--locked", "--quiet"], cwd=repo, check=True)
+        spill = repo / "target" / "debug" / "spill"
+    for tool in ("npm", "node"):
+        if shutil.which(tool) is None:
+            sys.exit(f"mcp tests: {tool} is not on PATH")
+    python, node_modules = install(Path(args.cache))
+    work = Path(tempfile.mkdtemp(prefix="spill-mcp-"))
+    status = 0
+    try:
+        for name, command in [
+            ("python", [str(python), str(HERE / "py_client.py"), str(spill), str(work / "py")]),
+            ("typescript", ["node", str(HERE / "ts_client.mjs"), str(node_modules), str(spill), str(work / "ts")]),
+        ]:
+            (work / command[-1]).mkdir(parents=True, exist_ok=True)
+            print(f"== {name} SDK client", flush=True)
+            done = subprocess.run(command, timeout=600)
+            status |= done.returncode != 0
+    finally:
+        if args.keep:
+            print(f"work directory kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    print("mcp tests: all checks passed" if not status else "mcp tests: some checks failed")
+    return 1 if status else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
