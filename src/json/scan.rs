@@ -20,6 +20,9 @@ struct Masks {
     backslash: u64,
     open: u64,
     close: u64,
+    /// Line breaks: only [`skip_record_line`] reads them (the other loops never do, so the
+    /// compiler drops their computation there).
+    newline: u64,
 }
 
 /// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
@@ -285,6 +288,92 @@ macro_rules! counting_loop {
     }};
 }
 
+/// Like `container_loop` from depth 0, but also notes whether a line break (inside a string or
+/// not) lies between `$at` and the closing bracket: returns `(end, newline)`.
+macro_rules! line_loop {
+    ($doc:expr, $at:expr, $classify:expr) => {{
+        let doc: &[u8] = $doc;
+        let mut pos: usize = $at;
+        let mut depth: u32 = 0;
+        let mut newline = 0u64;
+        let mut prev_escaped = 0u64;
+        let mut prev_in_string = 0u64;
+        loop {
+            let m = if pos + 64 <= doc.len() {
+                $classify(doc[pos..pos + 64].as_ptr())
+            } else if pos < doc.len() {
+                let mut tail = [b' '; 64];
+                tail[..doc.len() - pos].copy_from_slice(&doc[pos..]);
+                $classify(tail.as_ptr())
+            } else {
+                return None;
+            };
+            let escaped = escaped_mask(m.backslash, &mut prev_escaped);
+            let quotes = m.quote & !escaped;
+            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            prev_in_string = ((in_string as i64) >> 63) as u64;
+            let opens = m.open & !in_string;
+            let closes = m.close & !in_string;
+            if closes.count_ones() < depth {
+                depth = depth + opens.count_ones() - closes.count_ones();
+            } else {
+                let mut bits = opens | closes;
+                while bits != 0 {
+                    let i = bits.trailing_zeros();
+                    if (opens >> i) & 1 == 1 {
+                        depth += 1;
+                    } else {
+                        depth -= 1;
+                        if depth == 0 {
+                            // The bytes up to and including the bracket (bits 0..=i).
+                            let upto = (1u64 << i) | ((1u64 << i) - 1);
+                            return Some((pos + i as usize + 1, (newline | m.newline & upto) != 0));
+                        }
+                    }
+                    bits &= bits - 1;
+                }
+            }
+            newline |= m.newline;
+            pos += 64;
+        }
+    }};
+}
+
+/// Skips the object or array starting at `doc[at]` like [`skip_value`] and tells whether a
+/// line break lies inside it: an NDJSON record on one line is found in one pass, without a
+/// separate search for its line's end. `None` if it never closes.
+#[inline]
+pub(crate) fn skip_record_line(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected at run time.
+            return unsafe { skip_line_avx2(doc, at) };
+        }
+        skip_line_sse2(doc, at)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        skip_line_scalar(doc, at)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn skip_line_avx2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    line_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+}
+
+#[cfg(target_arch = "x86_64")]
+fn skip_line_sse2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    line_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn skip_line_scalar(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    line_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+}
+
 /// Counts the members or elements of the container starting at `doc[at]` at skipping speed;
 /// returns the offset after it and the count. Lenient like [`skip_value`]: a trailing comma
 /// counts as another element.
@@ -398,6 +487,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
         backslash: 0,
         open: 0,
         close: 0,
+        newline: 0,
     };
     for (i, &b) in block.iter().enumerate() {
         let bit = 1u64 << i;
@@ -407,6 +497,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
             b'\\' => m.backslash |= bit,
             b'{' | b'[' => m.open |= bit,
             b'}' | b']' => m.close |= bit,
+            b'\n' => m.newline |= bit,
             _ => {}
         }
     }
@@ -439,6 +530,7 @@ unsafe fn classify_avx2(p: *const u8) -> Masks {
         backslash: mask(lo, b'\\') | mask(hi, b'\\') << 32,
         open: mask(lo_f, 0x7b) | mask(hi_f, 0x7b) << 32,
         close: mask(lo_f, 0x7d) | mask(hi_f, 0x7d) << 32,
+        newline: mask(lo, b'\n') | mask(hi, b'\n') << 32,
     }
 }
 
@@ -454,6 +546,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
         backslash: 0,
         open: 0,
         close: 0,
+        newline: 0,
     };
     // SAFETY: the caller guarantees 64 readable bytes; SSE2 is baseline on x86-64.
     unsafe {
@@ -470,6 +563,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
             m.backslash |= mask(v, b'\\');
             m.open |= mask(f, 0x7b);
             m.close |= mask(f, 0x7d);
+            m.newline |= mask(v, b'\n');
         }
     }
     m
@@ -585,6 +679,37 @@ mod tests {
         assert_eq!(close_containers(doc, after_id, 2), Some(items_end));
         assert_eq!(close_containers(doc, root_end, 0), Some(root_end));
         assert_eq!(close_containers(&doc[..root_end - 1], after_id, 3), None);
+    }
+
+    #[test]
+    fn a_record_line_skip_sees_line_breaks_up_to_its_end() {
+        let mut cases: Vec<(String, usize, bool)> = Vec::new();
+        for pad in [0usize, 1, 30, 62, 63, 64, 65, 130] {
+            let body = format!("{{\"a\":\"{}\",\"b\":[1]}}", "x".repeat(pad));
+            let n = body.len();
+            cases.push((format!("{body}\n{{}}"), n, false));
+            cases.push((format!("{body}"), n, false));
+            let spread = body.replacen(',', ",\n", 1);
+            cases.push((format!("{spread}\n"), n + 1, true));
+            let in_string = body.replacen('x', "\n", 1);
+            cases.push((in_string.clone(), n, pad > 0));
+        }
+        for (doc, end, newline) in &cases {
+            let d = doc.as_bytes();
+            let mut got = vec![skip_record_line(d, 0), skip_line_scalar(d, 0)];
+            #[cfg(target_arch = "x86_64")]
+            {
+                got.push(skip_line_sse2(d, 0));
+                if std::is_x86_feature_detected!("avx2") {
+                    got.push(unsafe { skip_line_avx2(d, 0) });
+                }
+            }
+            for g in got {
+                assert_eq!(g, Some((*end, *newline)), "{doc:?}");
+            }
+            assert_eq!(skip_container(d, 0), Some(*end), "{doc:?}");
+        }
+        assert_eq!(skip_record_line(b"[1,\n2", 0), None);
     }
 
     #[test]
