@@ -197,7 +197,12 @@ pub fn validate(doc: &[u8]) -> Result<(), SyntaxError> {
 /// Checks the one value that starts at `at` (leading whitespace allowed) and returns the offset
 /// just past it. Used to check a value found by lenient navigation before printing it.
 pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
-    walk_value(doc, at, &mut Ignore) // Ignore never stops
+    match doc.get(at) {
+        // A scalar (the renderer checks one per value it prints) needs no parser: the same
+        // checks and messages as the walk's, without its stack.
+        Some(&b) if !matches!(b, b'{' | b'[') && !is_ws(b) => scalar_end(doc, at),
+        _ => walk_value(doc, at, &mut Ignore), // Ignore never stops
+    }
 }
 
 /// The offset just past the scalar (string, number, `true`, `false` or `null`) that starts at
@@ -1080,6 +1085,30 @@ mod tests {
 
     #[test]
     fn validate_value_returns_the_end() {
+        // A scalar is checked like the walk checks it: same end, same error.
+        for doc in [
+            &b"12,"[..],
+            b"-0.5e+3]",
+            b"\"a\\u00e9\"",
+            b"true ",
+            b"null",
+            b"01",
+            b"1.",
+            b"\"a\tb\"",
+            b"\"\xff\"",
+            b"tru",
+            b"NaN",
+            b"]",
+            b"x",
+            b"\"abc",
+        ] {
+            assert_eq!(
+                validate_value(doc, 0),
+                walk_value(doc, 0, &mut Ignore),
+                "{:?}",
+                String::from_utf8_lossy(doc)
+            );
+        }
         assert_eq!(validate_value(b"[ {\"a\":[1]} , 2]", 2).unwrap(), 11);
         assert!(validate_value(b"[{\"a\" 1}]", 1).is_err());
     }
