@@ -1177,20 +1177,23 @@ fn a_record_found_in_one_pass_keeps_the_line_rule() {
     let long = "x".repeat(70);
     // CRLF, spaces after a record, a scalar record and no line break at the end: all records.
     let doc = format!("{{\"a\":\"{long}\"}}\r\n[1,2]  \n\n7\n{{\"a\":3}}");
-    let r = s.run(&["extract", "-", "$[*]", "--compact"], &doc);
+    let r = s.run(&["extract", "-", "$[*]", "--compact"], doc.as_str());
     r.status(0);
     assert_eq!(
         r.out(),
         format!("[{{\"a\":\"{long}\"}},[1,2],7,{{\"a\":3}}]\n")
     );
-    assert_eq!(s.run(&["extract", "-", "$[3].a"], &doc).out(), "3\n");
+    assert_eq!(
+        s.run(&["extract", "-", "$[3].a"], doc.as_str()).out(),
+        "3\n"
+    );
     // A line break inside a record's string, or between its tokens, past the first block:
     // the record is not one line, and the error names the line it starts on.
     for broken in [
         format!("{{}}\n{{\"a\":\"{long}\nrest\"}}\n{{\"a\":1}}\n"),
         format!("{{}}\n{{\"a\":\"{long}\",\n\"b\":1}}\n{{\"a\":1}}\n"),
     ] {
-        let r = s.run(&["extract", "-", "$[2]"], &broken);
+        let r = s.run(&["extract", "-", "$[2]"], broken.as_str());
         r.status(2);
         assert!(
             r.stderr.contains("line 2 is not one JSON value"),
@@ -1199,10 +1202,13 @@ fn a_record_found_in_one_pass_keeps_the_line_rule() {
         );
     }
     // Two records on a line are still one line that is not one value.
-    let r = s.run(&["extract", "-", "$[1]"], "{\"a\":0}{\"a\":1}\n{\"a\":2}\n");
+    let r = s.run(
+        &["extract", "-", "$[2]"],
+        "{\"a\":0}\n{\"a\":1}{\"a\":2}\n{\"a\":3}\n",
+    );
     r.status(2);
     assert!(
-        r.stderr.contains("line 1 is not one JSON value"),
+        r.stderr.contains("line 2 is not one JSON value"),
         "{}",
         r.stderr
     );
