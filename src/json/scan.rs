@@ -20,8 +20,7 @@ struct Masks {
     backslash: u64,
     open: u64,
     close: u64,
-    /// Line breaks: only [`skip_record_line`] reads them (the other loops never do, so the
-    /// compiler drops their computation there).
+    /// Line breaks: only [`skip_record_line`] reads them (see `container_loop`).
     newline: u64,
 }
 
@@ -185,12 +184,16 @@ fn prefix_xor(mut x: u64) -> u64 {
 }
 
 /// The block loop, written once and expanded per instruction set so each copy inlines its
-/// classifier (a closure or trait call would not inherit `target_feature`).
+/// classifier (a closure or trait call would not inherit `target_feature`). At the closing
+/// bracket it returns `Some($finish(end, newline))`, `newline` telling whether a line break
+/// lies between `$at` and the bracket; a `$finish` that ignores it leaves the line-break
+/// masks unused, and the compiler drops them from that copy.
 macro_rules! container_loop {
-    ($doc:expr, $at:expr, $depth:expr, $classify:expr) => {{
+    ($doc:expr, $at:expr, $depth:expr, $classify:expr, $finish:expr) => {{
         let doc: &[u8] = $doc;
         let mut pos: usize = $at;
         let mut depth: u32 = $depth;
+        let mut newline = 0u64;
         let mut prev_escaped = 0u64;
         let mut prev_in_string = 0u64;
         loop {
@@ -222,12 +225,16 @@ macro_rules! container_loop {
                     } else {
                         depth -= 1;
                         if depth == 0 {
-                            return Some(pos + i as usize + 1);
+                            // The bytes up to and including the bracket (bits 0..=i).
+                            let upto = (1u64 << i) | ((1u64 << i) - 1);
+                            let seen = (newline | m.newline & upto) != 0;
+                            return Some($finish(pos + i as usize + 1, seen));
                         }
                     }
                     bits &= bits - 1;
                 }
             }
+            newline |= m.newline;
             pos += 64;
         }
     }};
@@ -288,57 +295,6 @@ macro_rules! counting_loop {
     }};
 }
 
-/// Like `container_loop` from depth 0, but also notes whether a line break (inside a string or
-/// not) lies between `$at` and the closing bracket: returns `(end, newline)`.
-macro_rules! line_loop {
-    ($doc:expr, $at:expr, $classify:expr) => {{
-        let doc: &[u8] = $doc;
-        let mut pos: usize = $at;
-        let mut depth: u32 = 0;
-        let mut newline = 0u64;
-        let mut prev_escaped = 0u64;
-        let mut prev_in_string = 0u64;
-        loop {
-            let m = if pos + 64 <= doc.len() {
-                $classify(doc[pos..pos + 64].as_ptr())
-            } else if pos < doc.len() {
-                let mut tail = [b' '; 64];
-                tail[..doc.len() - pos].copy_from_slice(&doc[pos..]);
-                $classify(tail.as_ptr())
-            } else {
-                return None;
-            };
-            let escaped = escaped_mask(m.backslash, &mut prev_escaped);
-            let quotes = m.quote & !escaped;
-            let in_string = prefix_xor(quotes) ^ prev_in_string;
-            prev_in_string = ((in_string as i64) >> 63) as u64;
-            let opens = m.open & !in_string;
-            let closes = m.close & !in_string;
-            if closes.count_ones() < depth {
-                depth = depth + opens.count_ones() - closes.count_ones();
-            } else {
-                let mut bits = opens | closes;
-                while bits != 0 {
-                    let i = bits.trailing_zeros();
-                    if (opens >> i) & 1 == 1 {
-                        depth += 1;
-                    } else {
-                        depth -= 1;
-                        if depth == 0 {
-                            // The bytes up to and including the bracket (bits 0..=i).
-                            let upto = (1u64 << i) | ((1u64 << i) - 1);
-                            return Some((pos + i as usize + 1, (newline | m.newline & upto) != 0));
-                        }
-                    }
-                    bits &= bits - 1;
-                }
-            }
-            newline |= m.newline;
-            pos += 64;
-        }
-    }};
-}
-
 /// Skips the object or array starting at `doc[at]` like [`skip_value`] and tells whether a
 /// line break lies inside it: an NDJSON record on one line is found in one pass, without a
 /// separate search for its line's end. `None` if it never closes.
@@ -361,17 +317,35 @@ pub(crate) fn skip_record_line(doc: &[u8], at: usize) -> Option<(usize, bool)> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn skip_line_avx2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
-    line_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_avx2(p) },
+        |end, newline| (end, newline)
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
 fn skip_line_sse2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
-    line_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_sse2(p) },
+        |end, newline| (end, newline)
+    )
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn skip_line_scalar(doc: &[u8], at: usize) -> Option<(usize, bool)> {
-    line_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_scalar(p) },
+        |end, newline| (end, newline)
+    )
 }
 
 /// Counts the members or elements of the container starting at `doc[at]` at skipping speed;
@@ -461,18 +435,28 @@ fn scan_to_depth_zero(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn skip_container_avx2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) })
+    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) }, |end, _| {
+        end
+    })
 }
 
 #[cfg(target_arch = "x86_64")]
 fn skip_container_sse2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) })
+    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) }, |end, _| {
+        end
+    })
 }
 
 /// The portable fallback (and the oracle the SIMD classifiers are tested against).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn skip_container_scalar(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_scalar(p) })
+    container_loop!(
+        doc,
+        at,
+        depth,
+        |p| unsafe { classify_scalar(p) },
+        |end, _| end
+    )
 }
 
 /// # Safety
