@@ -672,7 +672,7 @@ mod tests {
             let body = format!("{{\"a\":\"{}\",\"b\":[1]}}", "x".repeat(pad));
             let n = body.len();
             cases.push((format!("{body}\n{{}}"), n, false));
-            cases.push((format!("{body}"), n, false));
+            cases.push((body.clone(), n, false));
             let spread = body.replacen(',', ",\n", 1);
             cases.push((format!("{spread}\n"), n + 1, true));
             let in_string = body.replacen('x', "\n", 1);
