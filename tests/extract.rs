@@ -1163,6 +1163,51 @@ fn an_ndjson_record_is_a_line_and_an_index_never_shifts() {
     assert_eq!(r.out(), "4:2:$[2]:{\"a\":3}\n");
 }
 
+/// Records are found by one skip that also notes line breaks (a line that is one object or
+/// array) and every other line by its end: both keep the line rule, across 64-byte blocks.
+#[test]
+fn a_record_found_in_one_pass_keeps_the_line_rule() {
+    let s = Sandbox::new();
+    let long = "x".repeat(70);
+    // CRLF, spaces after a record, a scalar record and no line break at the end: all records.
+    let doc = format!("{{\"a\":\"{long}\"}}\r\n[1,2]  \n\n7\n{{\"a\":3}}");
+    let r = s.run(&["extract", "-", "$[*]", "--compact"], doc.as_str());
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        format!("[{{\"a\":\"{long}\"}},[1,2],7,{{\"a\":3}}]\n")
+    );
+    assert_eq!(
+        s.run(&["extract", "-", "$[3].a"], doc.as_str()).out(),
+        "3\n"
+    );
+    // A line break inside a record's string, or between its tokens, past the first block:
+    // the record is not one line, and the error names the line it starts on.
+    for broken in [
+        format!("{{}}\n{{\"a\":\"{long}\nrest\"}}\n{{\"a\":1}}\n"),
+        format!("{{}}\n{{\"a\":\"{long}\",\n\"b\":1}}\n{{\"a\":1}}\n"),
+    ] {
+        let r = s.run(&["extract", "-", "$[2]"], broken.as_str());
+        r.status(2);
+        assert!(
+            r.stderr.contains("line 2 is not one JSON value"),
+            "{}",
+            r.stderr
+        );
+    }
+    // Two records on a line are still one line that is not one value.
+    let r = s.run(
+        &["extract", "-", "$[2]"],
+        "{\"a\":0}\n{\"a\":1}{\"a\":2}\n{\"a\":3}\n",
+    );
+    r.status(2);
+    assert!(
+        r.stderr.contains("line 2 is not one JSON value"),
+        "{}",
+        r.stderr
+    );
+}
+
 #[test]
 fn a_large_log_mixed_with_stderr_keeps_every_index() {
     let s = Sandbox::new();

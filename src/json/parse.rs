@@ -197,7 +197,12 @@ pub fn validate(doc: &[u8]) -> Result<(), SyntaxError> {
 /// Checks the one value that starts at `at` (leading whitespace allowed) and returns the offset
 /// just past it. Used to check a value found by lenient navigation before printing it.
 pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
-    walk_value(doc, at, &mut Ignore) // Ignore never stops
+    match doc.get(at) {
+        // A scalar (the renderer checks one per value it prints) needs no parser: the same
+        // checks and messages as the walk's, without its stack.
+        Some(&b) if !matches!(b, b'{' | b'[') && !is_ws(b) => scalar_end(doc, at),
+        _ => walk_value(doc, at, &mut Ignore), // Ignore never stops
+    }
 }
 
 /// The offset just past the scalar (string, number, `true`, `false` or `null`) that starts at
@@ -207,16 +212,19 @@ pub fn validate_value(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
 /// part of a value. An error for anything else at `at`.
 #[inline]
 pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
-    let mut p = Parser::new(doc, at);
     match doc.get(at) {
-        Some(b'"') => p.string(at),
-        Some(b'-' | b'0'..=b'9') => p.number(at).map(|_| p.pos),
-        Some(b't') => p.literal(at, b"true").map(|()| p.pos),
-        Some(b'f') => p.literal(at, b"false").map(|()| p.pos),
-        Some(b'n') => p.literal(at, b"null").map(|()| p.pos),
-        Some(b'N' | b'I') => Err(p.err(at, "NaN and Infinity are not JSON numbers")),
-        Some(_) => Err(p.err(at, "expected a JSON value")),
-        None => Err(p.err(at, "unexpected end of input: expected a JSON value")),
+        Some(b'"') => string_at(doc, at),
+        Some(b'-' | b'0'..=b'9') => number_at(doc, at).map(|(_, end)| end),
+        Some(b't') => literal_at(doc, at, b"true"),
+        Some(b'f') => literal_at(doc, at, b"false"),
+        Some(b'n') => literal_at(doc, at, b"null"),
+        Some(b'N' | b'I') => Err(error_at(doc, at, "NaN and Infinity are not JSON numbers")),
+        Some(_) => Err(error_at(doc, at, "expected a JSON value")),
+        None => Err(error_at(
+            doc,
+            at,
+            "unexpected end of input: expected a JSON value",
+        )),
     }
 }
 
@@ -225,7 +233,7 @@ pub(crate) fn scalar_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
 /// dispatch on the first byte.
 #[inline(always)]
 pub(crate) fn string_end(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
-    Parser::new(doc, at).string(at)
+    string_at(doc, at)
 }
 
 /// Walks the one value that starts at `at` (leading whitespace allowed), calling the visitor
@@ -658,124 +666,166 @@ impl<'a> Parser<'a> {
     /// Checks the string opening at `at`; returns the offset after its closing quote.
     #[inline(always)]
     fn string(&mut self, at: usize) -> Result<usize, SyntaxError> {
-        let doc = self.doc;
-        let mut i = at + 1;
-        let mut non_ascii = false;
-        loop {
-            let (j, na) = find_string_special(doc, i);
-            non_ascii |= na;
-            match doc.get(j) {
-                Some(b'"') => {
-                    if non_ascii && let Err(e) = std::str::from_utf8(&doc[at + 1..j]) {
-                        return Err(self.err(at + 1 + e.valid_up_to(), "invalid UTF-8 in a string"));
-                    }
-                    self.pos = j + 1;
-                    return Ok(j + 1);
-                }
-                Some(b'\\') => {
-                    i = self.escape(j)?;
-                }
-                Some(_) => {
-                    return Err(self.err(j, "control character in a string (must be escaped)"));
-                }
-                None => return Err(self.err(at, "unterminated string")),
-            }
-        }
-    }
-
-    /// Checks the escape at `at` (a backslash); returns the offset after it.
-    fn escape(&self, at: usize) -> Result<usize, SyntaxError> {
-        match self.doc.get(at + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
-            Some(b'u') => {
-                let hex = self.doc.get(at + 2..at + 6);
-                if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                    Ok(at + 6)
-                } else {
-                    Err(self.err(at, "invalid \\u escape (needs 4 hex digits)"))
-                }
-            }
-            Some(_) => Err(self.err(at, "invalid escape in a string")),
-            None => Err(self.err(at, "unterminated string")),
-        }
+        let end = string_at(self.doc, at)?;
+        self.pos = end;
+        Ok(end)
     }
 
     /// Checks the number at `at`; leaves `pos` after it.
     #[inline(always)]
     fn number(&mut self, at: usize) -> Result<Scalar, SyntaxError> {
-        let doc = self.doc;
-        let digits = |mut i: usize| {
-            // Eight bytes at a time (timestamps and ids are long): a byte is a digit when its
-            // high nibble is 3 and stays 3 after adding 6. A carry out of a byte at 0xFA or
-            // above only disturbs later bytes, and that byte is not a digit anyway.
-            const LOW: u64 = 0x0101_0101_0101_0101;
-            while let Some(w) = doc.get(i..i + 8) {
-                let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
-                let not_digit = ((w & (0xF0 * LOW)) ^ (0x30 * LOW))
-                    | ((w.wrapping_add(0x06 * LOW) & (0xF0 * LOW)) ^ (0x30 * LOW));
-                if not_digit != 0 {
-                    return i + (not_digit.trailing_zeros() / 8) as usize;
-                }
-                i += 8;
-            }
-            while i < doc.len() && doc[i].is_ascii_digit() {
-                i += 1;
-            }
-            i
-        };
-        let bad = |s: &Self| Err(s.err(at, "invalid number"));
-        let mut i = at;
-        if doc[i] == b'-' {
-            i += 1;
-        }
-        match doc.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => i = digits(i + 1),
-            _ => return bad(self),
-        }
-        let mut kind = Scalar::Integer;
-        if doc.get(i) == Some(&b'.') {
-            kind = Scalar::Number;
-            let j = digits(i + 1);
-            if j == i + 1 {
-                return bad(self);
-            }
-            i = j;
-        }
-        if matches!(doc.get(i), Some(b'e' | b'E')) {
-            kind = Scalar::Number;
-            i += 1;
-            if matches!(doc.get(i), Some(b'+' | b'-')) {
-                i += 1;
-            }
-            let j = digits(i);
-            if j == i {
-                return bad(self);
-            }
-            i = j;
-        }
-        if doc
-            .get(i)
-            .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'.')
-        {
-            return bad(self);
-        }
-        self.pos = i;
+        let (kind, end) = number_at(self.doc, at)?;
+        self.pos = end;
         Ok(kind)
     }
 
-    /// Inlined so that `word` is a constant and the comparison is a load, not a `memcmp` call.
+    /// Checks the literal `word` at `at`; leaves `pos` after it.
     #[inline(always)]
     fn literal(&mut self, at: usize, word: &[u8]) -> Result<(), SyntaxError> {
-        let end = at + word.len();
-        if self.doc.get(at..end) != Some(word)
-            || self.doc.get(end).is_some_and(u8::is_ascii_alphanumeric)
-        {
-            return Err(self.err(at, "invalid literal (expected true, false or null)"));
-        }
-        self.pos = end;
+        self.pos = literal_at(self.doc, at, word)?;
         Ok(())
     }
+}
+
+// The scalar checks are free functions over the document and an offset, so that
+// [`scalar_end`] and [`string_end`] (called for every scalar and key the navigation passes)
+// need no parser state: building a `Parser` there was a tenth of an NDJSON query's
+// instructions.
+
+/// The error at `at`, kept out of the hot loops (it computes line and column).
+#[cold]
+#[inline(never)]
+fn error_at(doc: &[u8], at: usize, msg: &str) -> SyntaxError {
+    SyntaxError::new(doc, at, msg)
+}
+
+/// Checks the string whose opening quote is `doc[at]`; returns the offset after its closing
+/// quote.
+#[inline(always)]
+fn string_at(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    let mut i = at + 1;
+    let mut non_ascii = false;
+    loop {
+        let (j, na) = find_string_special(doc, i);
+        non_ascii |= na;
+        match doc.get(j) {
+            Some(b'"') => {
+                if non_ascii && let Err(e) = std::str::from_utf8(&doc[at + 1..j]) {
+                    return Err(error_at(
+                        doc,
+                        at + 1 + e.valid_up_to(),
+                        "invalid UTF-8 in a string",
+                    ));
+                }
+                return Ok(j + 1);
+            }
+            Some(b'\\') => {
+                i = escape_at(doc, j)?;
+            }
+            Some(_) => {
+                return Err(error_at(
+                    doc,
+                    j,
+                    "control character in a string (must be escaped)",
+                ));
+            }
+            None => return Err(error_at(doc, at, "unterminated string")),
+        }
+    }
+}
+
+/// Checks the escape at `at` (a backslash); returns the offset after it.
+fn escape_at(doc: &[u8], at: usize) -> Result<usize, SyntaxError> {
+    match doc.get(at + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
+        Some(b'u') => {
+            let hex = doc.get(at + 2..at + 6);
+            if hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                Ok(at + 6)
+            } else {
+                Err(error_at(doc, at, "invalid \\u escape (needs 4 hex digits)"))
+            }
+        }
+        Some(_) => Err(error_at(doc, at, "invalid escape in a string")),
+        None => Err(error_at(doc, at, "unterminated string")),
+    }
+}
+
+/// Checks the number at `at`; returns its kind and the offset after it.
+#[inline(always)]
+fn number_at(doc: &[u8], at: usize) -> Result<(Scalar, usize), SyntaxError> {
+    let digits = |mut i: usize| {
+        // Eight bytes at a time (timestamps and ids are long): a byte is a digit when its
+        // high nibble is 3 and stays 3 after adding 6. A carry out of a byte at 0xFA or
+        // above only disturbs later bytes, and that byte is not a digit anyway.
+        const LOW: u64 = 0x0101_0101_0101_0101;
+        while let Some(w) = doc.get(i..i + 8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            let not_digit = ((w & (0xF0 * LOW)) ^ (0x30 * LOW))
+                | ((w.wrapping_add(0x06 * LOW) & (0xF0 * LOW)) ^ (0x30 * LOW));
+            if not_digit != 0 {
+                return i + (not_digit.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+        while i < doc.len() && doc[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let bad = || Err(error_at(doc, at, "invalid number"));
+    let mut i = at;
+    if doc[i] == b'-' {
+        i += 1;
+    }
+    match doc.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = digits(i + 1),
+        _ => return bad(),
+    }
+    let mut kind = Scalar::Integer;
+    if doc.get(i) == Some(&b'.') {
+        kind = Scalar::Number;
+        let j = digits(i + 1);
+        if j == i + 1 {
+            return bad();
+        }
+        i = j;
+    }
+    if matches!(doc.get(i), Some(b'e' | b'E')) {
+        kind = Scalar::Number;
+        i += 1;
+        if matches!(doc.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let j = digits(i);
+        if j == i {
+            return bad();
+        }
+        i = j;
+    }
+    if doc
+        .get(i)
+        .is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'.')
+    {
+        return bad();
+    }
+    Ok((kind, i))
+}
+
+/// Checks the literal `word` at `at`; returns the offset after it. Inlined so that `word` is a
+/// constant and the comparison is a load, not a `memcmp` call.
+#[inline(always)]
+fn literal_at(doc: &[u8], at: usize, word: &[u8]) -> Result<usize, SyntaxError> {
+    let end = at + word.len();
+    if doc.get(at..end) != Some(word) || doc.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+        return Err(error_at(
+            doc,
+            at,
+            "invalid literal (expected true, false or null)",
+        ));
+    }
+    Ok(end)
 }
 
 #[cfg(test)]
@@ -1035,6 +1085,30 @@ mod tests {
 
     #[test]
     fn validate_value_returns_the_end() {
+        // A scalar is checked like the walk checks it: same end, same error.
+        for doc in [
+            &b"12,"[..],
+            b"-0.5e+3]",
+            b"\"a\\u00e9\"",
+            b"true ",
+            b"null",
+            b"01",
+            b"1.",
+            b"\"a\tb\"",
+            b"\"\xff\"",
+            b"tru",
+            b"NaN",
+            b"]",
+            b"x",
+            b"\"abc",
+        ] {
+            assert_eq!(
+                validate_value(doc, 0),
+                walk_value(doc, 0, &mut Ignore),
+                "{:?}",
+                String::from_utf8_lossy(doc)
+            );
+        }
         assert_eq!(validate_value(b"[ {\"a\":[1]} , 2]", 2).unwrap(), 11);
         assert!(validate_value(b"[{\"a\" 1}]", 1).is_err());
     }

@@ -10,7 +10,7 @@
 
 use super::SyntaxError;
 use super::parse::{bom_len, validate_value};
-use super::scan::{skip_value, skip_ws_run};
+use super::scan::{skip_record_line, skip_value, skip_ws_run};
 
 /// Whether a source is read as one JSON document or as NDJSON records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +110,22 @@ fn record_in(
     Err(SyntaxError::new(doc, error.offset as usize, &message))
 }
 
+/// The usual record, found in one pass: a line that starts with an object or array which closes
+/// on that line, followed by its line break or the end of `doc`. Returns the record's offset
+/// and the next line's; `None` for any other line, which [`record_in`] then reads (the answer
+/// is the same: this only spares the separate search for the line's end).
+#[inline]
+fn one_line_container(doc: &[u8], from: usize) -> Option<(usize, usize)> {
+    if !matches!(doc.get(from), Some(b'{' | b'[')) {
+        return None;
+    }
+    match skip_record_line(doc, from)? {
+        (end, false) if end == doc.len() => Some((from, end)),
+        (end, false) if doc[end] == b'\n' => Some((from, end + 1)),
+        _ => None,
+    }
+}
+
 /// The records of an NDJSON source from offset `from` (a line start) on, each checked strictly,
 /// with the lines that are not one value skipped and counted when `skip_invalid` is set.
 #[derive(Debug, Clone)]
@@ -139,6 +155,12 @@ impl Iterator for RecordLines<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         while self.pos < self.doc.len() {
             let from = self.pos;
+            if !self.skip_invalid
+                && let Some((start, next)) = one_line_container(self.doc, from)
+            {
+                self.pos = next;
+                return Some(Ok(start));
+            }
             let end = line_end(self.doc, from);
             self.pos = (end + 1).min(self.doc.len());
             match record_in(self.doc, from, end, self.skip_invalid) {
@@ -184,6 +206,41 @@ mod tests {
         assert_eq!(starts(b"{} {}\n[1]\n", true).unwrap(), (vec![6], 1));
         assert_eq!(starts(b"{\n}\n[1]\n", true).unwrap(), (vec![4], 2));
         assert_eq!(starts(b"[2024-01-02]\n[1]", true).unwrap(), (vec![13], 1));
+    }
+
+    /// The one-pass path for the usual line agrees with reading every line by its end.
+    #[test]
+    fn the_one_pass_record_agrees_with_the_line_reader() {
+        let reference = |doc: &[u8]| -> Result<Vec<usize>, SyntaxError> {
+            let (mut from, mut v) = (0, Vec::new());
+            while from < doc.len() {
+                if let Some((start, _)) = line_record(doc, from, false)? {
+                    v.push(start);
+                }
+                from = (line_end(doc, from) + 1).min(doc.len());
+            }
+            Ok(v)
+        };
+        let docs: &[&[u8]] = &[
+            b"{\"a\":1}\n[2]\n",
+            b"{\"a\":1} \n[2]\t\r\n{}",
+            b"{\"a\":1}\r\n{}\n\n\n[]",
+            b"{}{}\n[1]\n",
+            b"{\n}\n[1]\n",
+            b"[1]x\n{}\n",
+            b"{\"a\":\"b\nc\"}\n{}\n",
+            b"{\"a\":[1,2]\n",
+            b"[1,2]]\n{}\n",
+            b"{} \n 3\n{}",
+        ];
+        for doc in docs {
+            let got = starts(doc, false).map(|(v, _)| v);
+            match (got, reference(doc)) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{:?}", String::from_utf8_lossy(doc)),
+                (Err(a), Err(b)) => assert_eq!(a, b, "{:?}", String::from_utf8_lossy(doc)),
+                (a, b) => panic!("{:?}: {a:?} vs {b:?}", String::from_utf8_lossy(doc)),
+            }
+        }
     }
 
     #[test]

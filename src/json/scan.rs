@@ -20,6 +20,8 @@ struct Masks {
     backslash: u64,
     open: u64,
     close: u64,
+    /// Line breaks: only [`skip_record_line`] reads them (see `container_loop`).
+    newline: u64,
 }
 
 /// Returns the offset just past the JSON value that starts at `at` (no leading whitespace).
@@ -210,12 +212,16 @@ fn prefix_xor(mut x: u64) -> u64 {
 }
 
 /// The block loop, written once and expanded per instruction set so each copy inlines its
-/// classifier (a closure or trait call would not inherit `target_feature`).
+/// classifier (a closure or trait call would not inherit `target_feature`). At the closing
+/// bracket it returns `Some($finish(end, newline))`, `newline` telling whether a line break
+/// lies between `$at` and the bracket; a `$finish` that ignores it leaves the line-break
+/// masks unused, and the compiler drops them from that copy.
 macro_rules! container_loop {
-    ($doc:expr, $at:expr, $depth:expr, $classify:expr) => {{
+    ($doc:expr, $at:expr, $depth:expr, $classify:expr, $finish:expr) => {{
         let doc: &[u8] = $doc;
         let mut pos: usize = $at;
         let mut depth: u32 = $depth;
+        let mut newline = 0u64;
         let mut prev_escaped = 0u64;
         let mut prev_in_string = 0u64;
         loop {
@@ -247,12 +253,16 @@ macro_rules! container_loop {
                     } else {
                         depth -= 1;
                         if depth == 0 {
-                            return Some(pos + i as usize + 1);
+                            // The bytes up to and including the bracket (bits 0..=i).
+                            let upto = (1u64 << i) | ((1u64 << i) - 1);
+                            let seen = (newline | m.newline & upto) != 0;
+                            return Some($finish(pos + i as usize + 1, seen));
                         }
                     }
                     bits &= bits - 1;
                 }
             }
+            newline |= m.newline;
             pos += 64;
         }
     }};
@@ -311,6 +321,59 @@ macro_rules! counting_loop {
             pos += 64;
         }
     }};
+}
+
+/// Skips the object or array starting at `doc[at]` like [`skip_value`] and tells whether a
+/// line break lies inside it: an NDJSON record on one line is found in one pass, without a
+/// separate search for its line's end. `None` if it never closes.
+#[inline]
+pub(crate) fn skip_record_line(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: AVX2 was detected at run time.
+            return unsafe { skip_line_avx2(doc, at) };
+        }
+        skip_line_sse2(doc, at)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        skip_line_scalar(doc, at)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn skip_line_avx2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_avx2(p) },
+        |end, newline| (end, newline)
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+fn skip_line_sse2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_sse2(p) },
+        |end, newline| (end, newline)
+    )
+}
+
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn skip_line_scalar(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_scalar(p) },
+        |end, newline| (end, newline)
+    )
 }
 
 /// Counts the members or elements of the container starting at `doc[at]` at skipping speed;
@@ -400,18 +463,28 @@ fn scan_to_depth_zero(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn skip_container_avx2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) })
+    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) }, |end, _| {
+        end
+    })
 }
 
 #[cfg(target_arch = "x86_64")]
 fn skip_container_sse2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) })
+    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) }, |end, _| {
+        end
+    })
 }
 
 /// The portable fallback (and the oracle the SIMD classifiers are tested against).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn skip_container_scalar(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_scalar(p) })
+    container_loop!(
+        doc,
+        at,
+        depth,
+        |p| unsafe { classify_scalar(p) },
+        |end, _| end
+    )
 }
 
 /// # Safety
@@ -426,6 +499,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
         backslash: 0,
         open: 0,
         close: 0,
+        newline: 0,
     };
     for (i, &b) in block.iter().enumerate() {
         let bit = 1u64 << i;
@@ -435,6 +509,7 @@ unsafe fn classify_scalar(p: *const u8) -> Masks {
             b'\\' => m.backslash |= bit,
             b'{' | b'[' => m.open |= bit,
             b'}' | b']' => m.close |= bit,
+            b'\n' => m.newline |= bit,
             _ => {}
         }
     }
@@ -467,6 +542,7 @@ unsafe fn classify_avx2(p: *const u8) -> Masks {
         backslash: mask(lo, b'\\') | mask(hi, b'\\') << 32,
         open: mask(lo_f, 0x7b) | mask(hi_f, 0x7b) << 32,
         close: mask(lo_f, 0x7d) | mask(hi_f, 0x7d) << 32,
+        newline: mask(lo, b'\n') | mask(hi, b'\n') << 32,
     }
 }
 
@@ -482,6 +558,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
         backslash: 0,
         open: 0,
         close: 0,
+        newline: 0,
     };
     // SAFETY: the caller guarantees 64 readable bytes; SSE2 is baseline on x86-64.
     unsafe {
@@ -498,6 +575,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
             m.backslash |= mask(v, b'\\');
             m.open |= mask(f, 0x7b);
             m.close |= mask(f, 0x7d);
+            m.newline |= mask(v, b'\n');
         }
     }
     m
@@ -613,6 +691,37 @@ mod tests {
         assert_eq!(close_containers(doc, after_id, 2), Some(items_end));
         assert_eq!(close_containers(doc, root_end, 0), Some(root_end));
         assert_eq!(close_containers(&doc[..root_end - 1], after_id, 3), None);
+    }
+
+    #[test]
+    fn a_record_line_skip_sees_line_breaks_up_to_its_end() {
+        let mut cases: Vec<(String, usize, bool)> = Vec::new();
+        for pad in [0usize, 1, 30, 62, 63, 64, 65, 130] {
+            let body = format!("{{\"a\":\"{}\",\"b\":[1]}}", "x".repeat(pad));
+            let n = body.len();
+            cases.push((format!("{body}\n{{}}"), n, false));
+            cases.push((body.clone(), n, false));
+            let spread = body.replacen(',', ",\n", 1);
+            cases.push((format!("{spread}\n"), n + 1, true));
+            let in_string = body.replacen('x', "\n", 1);
+            cases.push((in_string.clone(), n, pad > 0));
+        }
+        for (doc, end, newline) in &cases {
+            let d = doc.as_bytes();
+            let mut got = vec![skip_record_line(d, 0), skip_line_scalar(d, 0)];
+            #[cfg(target_arch = "x86_64")]
+            {
+                got.push(skip_line_sse2(d, 0));
+                if std::is_x86_feature_detected!("avx2") {
+                    got.push(unsafe { skip_line_avx2(d, 0) });
+                }
+            }
+            for g in got {
+                assert_eq!(g, Some((*end, *newline)), "{doc:?}");
+            }
+            assert_eq!(skip_container(d, 0), Some(*end), "{doc:?}");
+        }
+        assert_eq!(skip_record_line(b"[1,\n2", 0), None);
     }
 
     #[test]
