@@ -237,7 +237,13 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
             Some(mut input) => wrap::capture(&mut input, &opts, &store, &stop)?,
             None => wrap::capture(&mut std::io::stdin().lock(), &opts, &store, &stop)?,
         };
-        print(captured, &opts, format, None, store.restricted)?;
+        print(
+            captured,
+            &opts,
+            format,
+            None,
+            store.restricted || store.is_remote(),
+        )?;
         return Ok(Outcome::Found);
     }
     run_command(&args, &opts, format, &store)
@@ -357,7 +363,13 @@ fn run_command(
         s.interrupted |= SIGNAL.load(Ordering::SeqCst) != 0;
     }
     // CMD's status is the result, also when our stdout is a closed pipe.
-    match print(captured, opts, format, Some(code), store.restricted) {
+    match print(
+        captured,
+        opts,
+        format,
+        Some(code),
+        store.restricted || store.is_remote(),
+    ) {
         Ok(()) => {}
         Err(e) if e.is_broken_pipe() => {}
         Err(e) => diag::error(&e),
