@@ -95,13 +95,17 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema hook init help"
+            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --help --version wrap shape extract search cat ls rm gc schema hook init help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -133,7 +137,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__cat)
-            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,6 +164,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -191,7 +199,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__extract)
-            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +241,10 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --scope)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -261,13 +273,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__gc)
-            opts="-h --dry-run --all-scopes --json --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --dry-run --all-scopes --json --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -481,13 +497,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help claude-code"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --help claude-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -519,13 +539,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --help claude-code"
+            opts="-h --project --user --dry-run --uninstall --dir --store --scope --ttl --quota --max-file --color --help claude-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -557,13 +581,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__ls)
-            opts="-h --json --all-scopes --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --json --all-scopes --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -595,13 +623,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__rm)
-            opts="-h --all --json --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --all --json --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -633,13 +665,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --scope --ttl --quota --max-file --color --help envelope shape extract search ls rm gc"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --help envelope shape extract search ls rm gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -671,7 +707,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --scope --ttl --quota --max-file --color --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -733,6 +769,10 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --scope)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -761,7 +801,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__shape)
-            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -780,6 +820,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -811,7 +855,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --scope --ttl --quota --max-file --color --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --store --scope --ttl --quota --max-file --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -854,6 +898,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

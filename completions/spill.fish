@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_spill_global_optspecs
-    string join \n dir= scope= ttl= quota= max-file= color= h/help V/version
+    string join \n dir= store= scope= ttl= quota= max-file= color= h/help V/version
 end
 
 function __fish_spill_needs_command
@@ -25,6 +25,7 @@ function __fish_spill_using_subcommand
 end
 
 complete -c spill -n "__fish_spill_needs_command" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_needs_command" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_needs_command" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_needs_command" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_needs_command" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -57,6 +58,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn -d 'The turn t
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn-budget -d 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l timeout -d 'With CMD: kill it after this long and exit 124, like timeout(1)' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -70,6 +72,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand shape" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -89,6 +92,7 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'Th
 complete -c spill -n "__fish_spill_using_subcommand extract" -l footer -d 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -113,6 +117,7 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l max-bytes -d 'The
 complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand search" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -137,6 +142,7 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Line
 complete -c spill -n "__fish_spill_using_subcommand cat" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand cat" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -148,6 +154,7 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes 
 complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
 complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand ls" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -159,6 +166,7 @@ complete -c spill -n "__fish_spill_using_subcommand ls" -l json -d 'Print one JS
 complete -c spill -n "__fish_spill_using_subcommand ls" -l all-scopes -d 'List every scope of the root, not only the current one'
 complete -c spill -n "__fish_spill_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand rm" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand rm" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -170,6 +178,7 @@ complete -c spill -n "__fish_spill_using_subcommand rm" -l all -d 'Remove every 
 complete -c spill -n "__fish_spill_using_subcommand rm" -l json -d 'Print one JSON object instead of lines'
 complete -c spill -n "__fish_spill_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand gc" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand gc" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -182,6 +191,7 @@ complete -c spill -n "__fish_spill_using_subcommand gc" -l all-scopes -d 'Expire
 complete -c spill -n "__fish_spill_using_subcommand gc" -l json -d 'Print one JSON object instead of lines'
 complete -c spill -n "__fish_spill_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand schema" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand schema" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -191,6 +201,7 @@ always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand hook" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand hook" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -200,6 +211,7 @@ always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand hook" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand init" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand init" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
