@@ -657,7 +657,10 @@ fn gc_and_rm_all_remove_incomplete_entries_and_stale_temporary_files() {
 fn an_object_store_needs_the_s3_feature() {
     let sb = Sandbox::new();
     for command in [vec!["ls"], vec!["cat", "sp_0123456789abcdef"], vec!["gc"]] {
-        let run = sb.cmd(&command).env("SPILL_STORE", "s3://bucket/prefix").run();
+        let run = sb
+            .cmd(&command)
+            .env("SPILL_STORE", "s3://bucket/prefix")
+            .run();
         run.status(2);
         assert!(run.stderr.contains("--features s3"), "{}", run.stderr);
     }
@@ -669,7 +672,11 @@ fn an_object_store_needs_the_s3_feature() {
         .json();
     assert_eq!(env["spilled"], false, "{env}");
     assert!(env["error"].as_str().unwrap().contains("s3"), "{env}");
-    assert!(!sb.store_root().exists(), "nothing was stored locally instead");
+    assert!(
+        !sb.store_root().exists(),
+        "nothing was stored locally instead"
+    );
     let run = sb.cmd(&["ls", "--store", "/tmp/somewhere"]).run();
     run.status(2);
+    assert!(run.stderr.contains("not an s3:// URL"), "{}", run.stderr);
 }

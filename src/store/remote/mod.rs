@@ -190,6 +190,8 @@ pub fn not_built() -> Error {
 /// becomes the local cache (bounded by `SPILL_S3_CACHE_QUOTA`, default the local quota's
 /// default), and the quota given (`--quota`, `SPILL_QUOTA`) becomes the object store's.
 pub fn configure(config: &mut super::StoreConfig, url: &str) -> Result<()> {
+    // A value that is not an object store URL at all says so first, with or without the feature.
+    parse_url(url)?;
     #[cfg(not(feature = "s3"))]
     {
         let _ = (config, url);

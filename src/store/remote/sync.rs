@@ -252,12 +252,7 @@ pub fn entries(store: &Store, remote: &RemoteConfig) -> Result<Vec<Entry>> {
             last_access: record.modified,
         });
     }
-    entries.sort_by(|a, b| {
-        b.meta
-            .created
-            .total_cmp(&a.meta.created)
-            .then(a.reference.cmp(&b.reference))
-    });
+    meta::sort_newest_first(&mut entries);
     Ok(entries)
 }
 
