@@ -37,10 +37,10 @@ pub fn lookup(text: &str, profile: &str, key: &str) -> Option<String> {
             in_section = name == profile;
             continue;
         }
-        if let (true, Some((k, v))) = (in_section, line.split_once('=')) {
-            if k.trim() == key {
-                return Some(v.trim().to_string());
-            }
+        if let (true, Some((k, v))) = (in_section, line.split_once('='))
+            && k.trim() == key
+        {
+            return Some(v.trim().to_string());
         }
     }
     None
