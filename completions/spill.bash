@@ -122,13 +122,17 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp help"
+            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -164,7 +168,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__cat)
-            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -191,6 +195,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -226,7 +234,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__extract)
-            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-f -r -h --from-file --nodes --raw --compact --offset --max-items --max-depth --max-string --max-bytes --unbounded --skip-invalid --footer --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -268,6 +276,10 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --scope)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -300,13 +312,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__gc)
-            opts="-h --dry-run --all-scopes --json --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --dry-run --all-scopes --json --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -566,13 +582,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -608,13 +628,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --dir --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
+            opts="-h --project --user --dry-run --uninstall --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -650,13 +674,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__ls)
-            opts="-h --json --all-scopes --complete --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --json --all-scopes --complete --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -692,7 +720,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__mcp)
-            opts="-h --allow-run --page-size --dir --scope --ttl --quota --max-file --color --paging --help proxy help"
+            opts="-h --allow-run --page-size --dir --store --scope --ttl --quota --max-file --color --paging --help proxy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +731,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -780,7 +812,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__mcp__subcmd__proxy)
-            opts="-h --max-inline --timeout --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --max-inline --timeout --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +827,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -830,13 +866,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__rm)
-            opts="-h --all --json --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --all --json --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -872,13 +912,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help envelope shape extract search ls rm gc"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help envelope shape extract search ls rm gc"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -914,7 +958,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -976,6 +1020,10 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --scope)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1008,7 +1056,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__shape)
-            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --depth --max-depth --max-bytes --paths --skip-invalid --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1027,6 +1075,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1062,13 +1114,17 @@ _spill() {
             return 0
             ;;
         spill__subcmd__view)
-            opts="-h --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1104,7 +1160,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1147,6 +1203,10 @@ _spill() {
                     return 0
                     ;;
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

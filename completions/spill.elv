@@ -19,6 +19,7 @@ set edit:completion:arg-completer[spill] = {|@words|
     var completions = [
         &'spill'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -55,6 +56,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --turn-budget 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]'
             cand --timeout 'With CMD: kill it after this long and exit 124, like timeout(1)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -71,6 +73,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --depth 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`'
             cand --max-bytes 'The skeleton never exceeds this size (at least 256 bytes)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -92,6 +95,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-bytes 'The whole output stays within this size, at least 128 bytes (0 lifts every bound) [default: 16KiB]'
             cand --footer 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -122,6 +126,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-bytes 'The page''s rows (numbers and text of matches and context lines) stay within this size; a page that reaches it ends early and `next:` continues (0: no limit)'
             cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -150,6 +155,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-columns 'Lines longer than this many characters are cut with a marker, unless --raw (0: no limit; --max-bytes still bounds the page)'
             cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -163,6 +169,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;ls'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -177,6 +184,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;rm'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -190,6 +198,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;gc'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -204,6 +213,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;schema'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -215,6 +225,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;view'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -226,6 +237,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;hook'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -237,6 +249,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;init'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -253,6 +266,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;mcp'= {
             cand --page-size 'Resources listed per `resources/list` page (the rest follow by cursor)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
@@ -269,6 +283,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-inline 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]'
             cand --timeout 'A request the downstream has not answered after this long gets an error'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
             cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
             cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'

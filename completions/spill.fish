@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_spill_global_optspecs
-    string join \n dir= scope= ttl= quota= max-file= color= paging= h/help V/version
+    string join \n dir= store= scope= ttl= quota= max-file= color= paging= h/help V/version
 end
 
 function __fish_spill_needs_command
@@ -25,6 +25,7 @@ function __fish_spill_using_subcommand
 end
 
 complete -c spill -n "__fish_spill_needs_command" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_needs_command" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_needs_command" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_needs_command" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_needs_command" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -62,6 +63,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn -d 'The turn t
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn-budget -d 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l timeout -d 'With CMD: kill it after this long and exit 124, like timeout(1)' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -78,6 +80,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-bytes -d 'The skeleton never exceeds this size (at least 256 bytes)' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand shape" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -100,6 +103,7 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l max-bytes -d 'Th
 complete -c spill -n "__fish_spill_using_subcommand extract" -l footer -d 'Where the notice about cuts goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand extract" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -127,6 +131,7 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l max-bytes -d 'The
 complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand search" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -154,6 +159,7 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Line
 complete -c spill -n "__fish_spill_using_subcommand cat" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand cat" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -168,6 +174,7 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l raw -d 'Print bytes 
 complete -c spill -n "__fish_spill_using_subcommand cat" -l hex -d 'Print a hexdump -C style dump'
 complete -c spill -n "__fish_spill_using_subcommand cat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand ls" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand ls" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -183,6 +190,7 @@ complete -c spill -n "__fish_spill_using_subcommand ls" -l all-scopes -d 'List e
 complete -c spill -n "__fish_spill_using_subcommand ls" -l complete -d 'For shell completion: one `REF<TAB>LABEL` line per entry (the label, or the summary when there is none, on one line of at most 60 characters)'
 complete -c spill -n "__fish_spill_using_subcommand ls" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand rm" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand rm" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -197,6 +205,7 @@ complete -c spill -n "__fish_spill_using_subcommand rm" -l all -d 'Remove every 
 complete -c spill -n "__fish_spill_using_subcommand rm" -l json -d 'Print one JSON object instead of lines'
 complete -c spill -n "__fish_spill_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand gc" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand gc" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -212,6 +221,7 @@ complete -c spill -n "__fish_spill_using_subcommand gc" -l all-scopes -d 'Expire
 complete -c spill -n "__fish_spill_using_subcommand gc" -l json -d 'Print one JSON object instead of lines'
 complete -c spill -n "__fish_spill_using_subcommand gc" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand schema" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand schema" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -224,6 +234,7 @@ always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand view" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand view" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -236,6 +247,7 @@ always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand view" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand hook" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand hook" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -248,6 +260,7 @@ always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand hook" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand init" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand init" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -265,6 +278,7 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remov
 complete -c spill -n "__fish_spill_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l page-size -d 'Resources listed per `resources/list` page (the rest follow by cursor)' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
@@ -282,6 +296,7 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_sub
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-inline -d 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l timeout -d 'A request the downstream has not answered after this long gets an error' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r

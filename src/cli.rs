@@ -95,6 +95,9 @@ pub struct Global {
     /// Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>].
     #[arg(long, global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE].
+    #[arg(long, global = true, value_name = "URL", conflicts_with = "dir")]
+    pub store: Option<String>,
     /// Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default].
     #[arg(long, global = true, value_name = "NAME")]
     pub scope: Option<String>,

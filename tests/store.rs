@@ -648,3 +648,35 @@ fn gc_and_rm_all_remove_incomplete_entries_and_stale_temporary_files() {
     s.run(&["rm", "--all"], "").status(0);
     assert_eq!(entry_files(&dir), Vec::<String>::new());
 }
+
+/// README "A store shared across machines": a binary built without the `s3` feature refuses an
+/// s3:// store with the install line that enables it; `wrap` still keeps nothing it cannot
+/// store and says why (the degraded envelope). Another scheme is not a store URL.
+#[cfg(not(feature = "s3"))]
+#[test]
+fn an_object_store_needs_the_s3_feature() {
+    let sb = Sandbox::new();
+    for command in [vec!["ls"], vec!["cat", "sp_0123456789abcdef"], vec!["gc"]] {
+        let run = sb
+            .cmd(&command)
+            .env("SPILL_STORE", "s3://bucket/prefix")
+            .run();
+        run.status(2);
+        assert!(run.stderr.contains("--features s3"), "{}", run.stderr);
+    }
+    let env = sb
+        .cmd(&["wrap", "--store", "s3://bucket/prefix"])
+        .stdin(lines_of_text(5_000))
+        .run()
+        .status(0)
+        .json();
+    assert_eq!(env["spilled"], false, "{env}");
+    assert!(env["error"].as_str().unwrap().contains("s3"), "{env}");
+    assert!(
+        !sb.store_root().exists(),
+        "nothing was stored locally instead"
+    );
+    let run = sb.cmd(&["ls", "--store", "/tmp/somewhere"]).run();
+    run.status(2);
+    assert!(run.stderr.contains("not an s3:// URL"), "{}", run.stderr);
+}

@@ -176,6 +176,7 @@ pub fn check_store_flags(global: &Global) -> Result<()> {
     if restricted() {
         let given = [
             ("--dir", global.dir.is_some()),
+            ("--store", global.store.is_some()),
             ("--scope", global.scope.is_some()),
             ("--ttl", global.ttl.is_some()),
             ("--quota", global.quota.is_some()),
@@ -246,6 +247,13 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
         }
     };
     config.max_file = max_file.min(config.quota);
+    let store_url = match &global.store {
+        Some(url) => Some(url.clone()),
+        None => env_text("SPILL_STORE")?,
+    };
+    if let Some(url) = store_url {
+        crate::store::remote::configure(&mut config, &url)?;
+    }
     Ok(config)
 }
 

@@ -111,7 +111,14 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         }
         let (captured, warnings) = wrap::capture_stdin(&opts, &store)?;
         warn(&warnings);
-        print(captured, &opts, format, None, store.restricted)?;
+        // A remote entry's envelope names no local path, as in restricted mode.
+        print(
+            captured,
+            &opts,
+            format,
+            None,
+            store.restricted || store.is_remote(),
+        )?;
         return Ok(Outcome::Found);
     }
     run_command(&args, &opts, format, &store)
@@ -178,7 +185,13 @@ fn run_command(
     warn(&ran.warnings);
     let code = ran.code();
     // CMD's status is the result, also when our stdout is a closed pipe.
-    match print(ran.capture, opts, format, Some(code), store.restricted) {
+    match print(
+        ran.capture,
+        opts,
+        format,
+        Some(code),
+        store.restricted || store.is_remote(),
+    ) {
         Ok(()) => {}
         Err(e) if e.is_broken_pipe() => {}
         Err(e) => diag::error(&e),

@@ -173,7 +173,7 @@ impl Store {
     /// The scope names to visit: all of them, or only the current one if it exists.
     fn visit_scopes(&self, all: bool) -> Result<Vec<String>> {
         if all {
-            return self.scopes();
+            return self.local_scopes();
         }
         Ok(if check_dir(self.scope_dir(), "scope directory")? {
             vec![self.config().scope.clone()]
@@ -250,7 +250,7 @@ impl Store {
     /// Bytes held by the whole root: payloads, and temporary files (being written or stale),
     /// which take the same disk.
     pub fn usage(&self) -> Result<u64> {
-        let scopes = self.scopes()?;
+        let scopes = self.local_scopes()?;
         let temps: u64 = self.temps(&scopes).iter().map(|t| t.2).sum();
         Ok(self.held(&scopes).iter().map(|h| h.size).sum::<u64>() + temps)
     }
@@ -277,7 +277,7 @@ impl Store {
                 crate::limits::group_digits(quota)
             )));
         }
-        let scopes = self.scopes()?;
+        let scopes = self.local_scopes()?;
         let own = incoming_temp
             .file_name()
             .map(|n| n.to_string_lossy().into_owned());
@@ -390,7 +390,7 @@ impl Store {
         if opened.and_then(|f| f.set_modified(now)).is_err() {
             return;
         }
-        if let Ok(scopes) = self.scopes() {
+        if let Ok(scopes) = self.local_scopes() {
             let _ = self.expire(&scopes, false, lock);
             let dirs = std::iter::once((String::new(), self.root().to_path_buf()))
                 .chain(scopes.iter().map(|s| (s.clone(), self.root().join(s))));
@@ -438,6 +438,10 @@ impl Store {
     /// evicting least-recently-used entries of any scope (of the current one only with
     /// [`GcOptions::scope_only`]), and prunes tombstones.
     pub fn gc(&self, opts: GcOptions) -> Result<GcReport> {
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config().remote {
+            return super::remote::sync::gc(self, remote, opts);
+        }
         if !check_dir(self.root(), "root")? {
             return Ok(GcReport::default());
         }
@@ -446,7 +450,7 @@ impl Store {
         // The scopes whose usage counts and whose entries may be evicted.
         let pool = match opts.scope_only {
             true => scopes.clone(),
-            false => self.scopes()?,
+            false => self.local_scopes()?,
         };
         let mut removals = self.expire(&scopes, opts.dry_run, &lock)?;
         let dirs: Vec<(String, PathBuf)> = scopes

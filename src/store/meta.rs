@@ -137,11 +137,16 @@ pub(super) fn list(scope: &str, dir: &Path) -> Result<Vec<Entry>> {
             last_access,
         });
     }
+    sort_newest_first(&mut entries);
+    Ok(entries)
+}
+
+/// The order of every listing: newest created first, ties by ref.
+pub(super) fn sort_newest_first(entries: &mut [Entry]) {
     entries.sort_by(|a, b| {
         b.meta
             .created
             .total_cmp(&a.meta.created)
             .then(a.reference.cmp(&b.reference))
     });
-    Ok(entries)
 }

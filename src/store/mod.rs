@@ -21,6 +21,7 @@ mod files;
 mod lifecycle;
 pub mod meta;
 mod reference;
+pub mod remote;
 pub mod shorthand;
 pub mod turn;
 mod write;
@@ -59,6 +60,9 @@ pub struct StoreConfig {
     pub quota: u64,
     /// Payloads larger than this are stored capped.
     pub max_file: u64,
+    /// An object store behind this one (`s3://`): the root is then its local cache.
+    #[cfg(feature = "s3")]
+    pub remote: Option<remote::RemoteConfig>,
 }
 
 impl StoreConfig {
@@ -80,7 +84,17 @@ impl StoreConfig {
             ttl: limits::TTL,
             quota: limits::QUOTA,
             max_file: limits::MAX_FILE,
+            #[cfg(feature = "s3")]
+            remote: None,
         }
+    }
+
+    /// True when entries live in an object store (their envelopes then name no local path).
+    pub fn is_remote(&self) -> bool {
+        #[cfg(feature = "s3")]
+        return self.remote.is_some();
+        #[cfg(not(feature = "s3"))]
+        false
     }
 }
 
@@ -232,6 +246,10 @@ impl Store {
     /// never followed, and nothing is touched through it; a payload without its record is an
     /// interrupted write and reads as nothing (`spill gc` removes it).
     pub fn open(&self, r: &Ref) -> Result<(fs::File, PathBuf)> {
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config.remote {
+            remote::sync::prepare_read(self, remote, r)?;
+        }
         let path = self.payload_path(r);
         if !self.check()? {
             return Err(Error::UnknownRef(r.to_string()));
@@ -383,6 +401,10 @@ impl Store {
         // Only now: a reader that finds no payload always finds the tombstone of a removed one.
         let _ = fs::remove_file(self.tombstone_path(&r));
         drop(lock);
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config.remote {
+            remote::sync::upload(self, remote, &r, meta)?;
+        }
         Ok(Published {
             reference: r,
             repaired,
@@ -409,6 +431,10 @@ impl Store {
 
     /// Every entry of this scope, newest created first (ties by ref).
     pub fn entries(&self) -> Result<Vec<Entry>> {
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config.remote {
+            return remote::sync::entries(self, remote);
+        }
         if !self.check()? {
             return Ok(Vec::new());
         }
@@ -417,6 +443,15 @@ impl Store {
 
     /// Every scope directory name under the root (for `--all-scopes`).
     pub fn scopes(&self) -> Result<Vec<String>> {
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config.remote {
+            return remote::sync::scopes(remote);
+        }
+        self.local_scopes()
+    }
+
+    /// Every scope directory name under the local root (for an object store: its cache's).
+    fn local_scopes(&self) -> Result<Vec<String>> {
         if !check_dir(&self.config.root, "root")? {
             return Ok(Vec::new());
         }
@@ -432,6 +467,14 @@ impl Store {
         Ok(names)
     }
 
+    /// The local store alone: for an object store, its cache without the remote behind it.
+    #[cfg(feature = "s3")]
+    pub fn local(&self) -> Store {
+        let mut config = self.config.clone();
+        config.remote = None;
+        Store::new(config)
+    }
+
     /// A view of another scope under the same root.
     pub fn with_scope(&self, scope: &str) -> Store {
         let mut config = self.config.clone();
@@ -442,6 +485,10 @@ impl Store {
     /// Removes an entry and leaves a tombstone saying `how` it went (`removed`, `expired`,
     /// `evicted`). Returns false when the ref was not stored.
     pub fn remove(&self, r: &Ref, how: &str) -> Result<bool> {
+        #[cfg(feature = "s3")]
+        if let Some(remote) = &self.config.remote {
+            return remote::sync::remove(self, remote, r, how);
+        }
         if !self.check()? {
             return Ok(false);
         }
