@@ -154,7 +154,7 @@ pub fn skip_ws_run(doc: &[u8], from: usize) -> usize {
 /// The first offset at or after `i` that is not JSON whitespace (or `doc.len()`): the one
 /// whitespace rule of the engine's readers. Minified JSON has no whitespace and pretty JSON
 /// mostly one byte (`": "`), so the first two bytes are tested alone; only a longer run (an
-/// indentation) is scanned with [`skip_ws_run`].
+/// indentation) is scanned with `skip_ws_run`.
 #[inline(always)]
 pub fn skip_ws(doc: &[u8], i: usize) -> usize {
     // Every byte that can follow whitespace in JSON is above b' ': one compare settles the
