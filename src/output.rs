@@ -182,13 +182,7 @@ pub fn start_pager(paging: Paging, restricted: bool) {
     };
     let mut command = Command::new("sh");
     command.arg("-c").arg(&line).stdin(Stdio::piped());
-    // As git: less gets -FRX and lv -c unless the user set their own.
-    if std::env::var_os("LESS").is_none() {
-        command.env("LESS", "FRX");
-    }
-    if std::env::var_os("LV").is_none() {
-        command.env("LV", "-c");
-    }
+    pager_env(&mut command);
     let Ok(mut child) = command.spawn() else {
         return;
     };
@@ -200,6 +194,16 @@ pub fn start_pager(paging: Paging, restricted: bool) {
         *slot = Some(Pager { child, stdin });
         PAGING.store(true, Ordering::Relaxed);
         PAGING_TERMINAL.store(terminal, Ordering::Relaxed);
+    }
+}
+
+/// As git does: less gets `-FRX` and lv `-c` unless the user set their own (`LESS`, `LV`).
+pub fn pager_env(command: &mut Command) {
+    if std::env::var_os("LESS").is_none() {
+        command.env("LESS", "FRX");
+    }
+    if std::env::var_os("LV").is_none() {
+        command.env("LV", "-c");
     }
 }
 

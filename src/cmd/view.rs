@@ -93,8 +93,6 @@ fn viewer_command(line: &str, path: &PathBuf) -> Command {
         .arg(format!("{line} \"$1\""))
         .arg("spill-view")
         .arg(path);
-    if std::env::var_os("LESS").is_none() {
-        command.env("LESS", "FRX");
-    }
+    crate::output::pager_env(&mut command);
     command
 }
