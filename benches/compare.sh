@@ -15,6 +15,10 @@
 #   --smoke   1M data, each command run once, no hyperfine/jq/jaq needed or installed;
 #             exits 1 if any spill command fails (for CI)
 #   SPILL_BIN=PATH in the environment times that binary instead of this tree's release build
+#   SPILL_BASE=PATH also times that binary (say, the release build of an older commit) as "base"
+#             in every workload it supports, in the same hyperfine invocations: the table gains
+#             a "base / anchor" column and each base row gives spill / base (before/after tables
+#             from one sitting)
 #
 # Each workload runs spill and its anchors in the same hyperfine invocation, and the whole
 # invocation is repeated --rounds times so that spill and the anchor alternate through the
@@ -36,7 +40,7 @@ while [ $# -gt 0 ]; do
     --skip) SKIP=,$2,; shift 2 ;;
     --static) STATIC=1; shift ;;
     --smoke) SMOKE=1; SIZE=1M; shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -145,6 +149,15 @@ median() {
 fmt_time() { awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'; }
 fmt_kib() { awk -v k="$1" 'BEGIN { if (k == "" || k == 0) print "–"; else if (k < 10240) printf "%.1f MiB", k / 1024; else printf "%.0f MiB", k / 1024 }'; }
 
+# Whether $SPILL_BASE has the subcommand a spill command line runs ("$SPILL hook codex < …" asks
+# `hook codex --help`; a second word that is a path, a variable or a flag is not a subcommand).
+base_supports() {
+    local rest=${1#*"$SPILL" } sub sub2
+    read -r sub sub2 _ <<<"$rest"
+    case "$sub2" in /* | -* | \$* | \<* | \>* | \|* | "") sub2="" ;; esac
+    "$SPILL_BASE" "$sub" $sub2 --help >/dev/null 2>&1
+}
+
 # workload NAME RUNS SPILL_CMD [PREPARE] -- ANCHOR_NAME ANCHOR_CMD ...
 # The anchors that need a missing tool are left out.
 workload() {
@@ -152,6 +165,9 @@ workload() {
     shift 5
     if [ -n "$ONLY" ] && ! [[ $name =~ $ONLY ]]; then return; fi
     local names=(spill) cmds=("$spill_cmd")
+    if [ -n "${SPILL_BASE:-}" ] && base_supports "$spill_cmd"; then
+        names+=(base); cmds+=("${spill_cmd//$SPILL/$SPILL_BASE}")
+    fi
     while [ $# -gt 0 ]; do
         local tool=${2%% *}
         if have "$tool" && [[ $SKIP != *,$1,* ]]; then names+=("$1"); cmds+=("$2"); fi
@@ -197,11 +213,15 @@ workload() {
             return
         fi
     done
-    local i spill_median
+    local i spill_median base_median=""
     spill_median=$(median "$dir" 0)
+    [ "${names[1]:-}" = base ] && base_median=$(median "$dir" 1)
     for i in "${!cmds[@]}"; do
-        local m rss heap="" ratio=""
+        local m rss heap="" ratio="" base_ratio=""
         m=$(median "$dir" "$i")
+        if [ -n "$base_median" ] && [ "$i" -gt 1 ]; then
+            base_ratio=$(awk -v a="$base_median" -v b="$m" 'BEGIN { printf "%.3f", a / b }')
+        fi
         [ -n "$prepare" ] && bash -c "$prepare"
         rss=$(peak_rss "${cmds[$i]}")
         if [ "$i" = 0 ]; then
@@ -211,8 +231,8 @@ workload() {
             ratio=$(awk -v a="$spill_median" -v b="$m" 'BEGIN { printf "%.3f", a / b }')
         fi
         # "-" for empty fields: read would merge adjacent tabs.
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${names[$i]}" "$m" "${ratio:--}" "${rss:--}" "${heap:--}" >>"$SUMMARY"
-        say "   ${names[$i]}: $(fmt_time "$m")${ratio:+  (spill/${names[$i]} = $ratio)}  rss $(fmt_kib "$rss")${heap:+  heap $(fmt_kib "$heap")}"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "${names[$i]}" "$m" "${ratio:--}" "${rss:--}" "${heap:--}" "${base_ratio:--}" >>"$SUMMARY"
+        say "   ${names[$i]}: $(fmt_time "$m")${ratio:+  (spill/${names[$i]} = $ratio)}${base_ratio:+  (base/${names[$i]} = $base_ratio)}  rss $(fmt_kib "$rss")${heap:+  heap $(fmt_kib "$heap")}"
     done
 }
 
@@ -321,13 +341,23 @@ fi
 {
     printf '\n%s data, %s, %s cores, %s\n\n' "$SIZE" "$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)" \
         "$(nproc)" "$(date -u '+%Y-%m-%d %H:%M UTC')"
-    printf '| workload | command | median | spill / anchor | peak RSS | spill heap |\n'
-    printf '|---|---|---|---|---|---|\n'
-    while IFS=$'\t' read -r name who m ratio rss heap; do
+    if [ -n "${SPILL_BASE:-}" ]; then
+        printf '| workload | command | median | spill / anchor | base / anchor | peak RSS | spill heap |\n'
+        printf '|---|---|---|---|---|---|---|\n'
+    else
+        printf '| workload | command | median | spill / anchor | peak RSS | spill heap |\n'
+        printf '|---|---|---|---|---|---|\n'
+    fi
+    while IFS=$'\t' read -r name who m ratio rss heap base_ratio; do
         if [ "$who" = FAILED ]; then printf '| %s | FAILED | | | | |\n' "$name"; continue; fi
         [ "$ratio" = - ] && ratio="" || ratio="$ratio×"
         [ "$heap" = - ] && heap="" || heap=$(fmt_kib "$heap")
-        printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$who" "$(fmt_time "$m")" "$ratio" "$(fmt_kib "${rss#-}")" "$heap"
+        if [ -n "${SPILL_BASE:-}" ]; then
+            [ "$base_ratio" = - ] && base_ratio="" || base_ratio="$base_ratio×"
+            printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$who" "$(fmt_time "$m")" "$ratio" "$base_ratio" "$(fmt_kib "${rss#-}")" "$heap"
+        else
+            printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$who" "$(fmt_time "$m")" "$ratio" "$(fmt_kib "${rss#-}")" "$heap"
+        fi
     done <"$SUMMARY"
 } | tee "$OUT/table.md"
 exit $FAILED
