@@ -818,24 +818,37 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     limits::parse_duration(text)
 }
 
-/// Parses a `spill wrap …` or `spill hook …` command line without building the other commands'
-/// definitions.
+/// Parses a command line with only the definition of the command it names.
 ///
-/// Both run once per shell command a harness sends, so their start-up is on every call's path,
-/// and clap builds the whole command tree before it parses: with every command defined, that
-/// was a third of `wrap`'s start-up (335 k of 1.06 M instructions). This parser knows only the
-/// global options and that one command's, so it accepts no line the full definition would read
-/// differently: it returns `None` for anything that is not a valid line of those two commands
-/// (help, version, a usage error, another command), and the caller parses that with [`Cli`] as
-/// always, so every message and help text stays the full definition's.
-pub fn parse_per_call(args: &[std::ffi::OsString]) -> Option<Cli> {
+/// clap builds the whole command tree before it parses, and that grows with every command and
+/// option added: with thirteen commands it was a third of `wrap`'s start-up (335 k of 1.06 M
+/// instructions), and `wrap` and `hook` run once per shell command a harness sends. This
+/// parser builds the global options and the one command the first argument names, so it
+/// accepts no line the full definition would read differently: it returns `None` for anything
+/// that is not a valid line of that command (help, version, a usage error, options before the
+/// command, `help`), and the caller parses that with [`Cli`] as always, so every message and
+/// help text stays the full definition's.
+pub fn parse_one_command(args: &[std::ffi::OsString]) -> Option<Cli> {
     use clap::FromArgMatches;
     let name = args.get(1)?.to_str()?;
-    let command = match name {
-        "wrap" => WrapArgs::augment_args(clap::Command::new("wrap")),
-        "hook" => HookArgs::augment_args(clap::Command::new("hook")),
+    type Augment = fn(clap::Command) -> clap::Command;
+    let (name, augment): (&'static str, Augment) = match name {
+        "wrap" => ("wrap", WrapArgs::augment_args),
+        "shape" => ("shape", ShapeArgs::augment_args),
+        "extract" => ("extract", ExtractArgs::augment_args),
+        "search" => ("search", SearchArgs::augment_args),
+        "cat" => ("cat", CatArgs::augment_args),
+        "ls" => ("ls", LsArgs::augment_args),
+        "rm" => ("rm", RmArgs::augment_args),
+        "gc" => ("gc", GcArgs::augment_args),
+        "schema" => ("schema", SchemaArgs::augment_args),
+        "view" => ("view", ViewArgs::augment_args),
+        "hook" => ("hook", HookArgs::augment_args),
+        "init" => ("init", InitArgs::augment_args),
+        "mcp" => ("mcp", McpArgs::augment_args),
         _ => return None,
     };
+    let command = augment(clap::Command::new(name));
     let matches = Global::augment_args(clap::Command::new("spill"))
         .subcommand(command)
         .try_get_matches_from(args)
@@ -857,7 +870,7 @@ mod tests {
     }
 
     #[test]
-    fn the_per_call_parser_reads_every_wrap_and_hook_line_as_the_full_definition_does() {
+    fn the_one_command_parser_reads_every_line_as_the_full_definition_does() {
         for line in [
             "spill wrap",
             "spill wrap -- cargo test --locked",
@@ -869,15 +882,31 @@ mod tests {
             "spill hook claude-code",
             "spill hook codex --scope s1",
             "spill hook gemini --dir /tmp/s",
+            "spill shape sp_0 --depth 2 --max-bytes 2K",
+            "spill extract data.json $..id --unbounded --compact",
+            "spill extract sp_0 $[0] -r --skip-invalid",
+            "spill search sp_0 -i error -C 2 --offset 20 --count",
+            "spill search sp_0 -F a.b --paths --raw",
+            "spill cat @1 --lines 1:20",
+            "spill cat sp_0 --bytes 0:100 --raw",
+            "spill ls --json",
+            "spill rm sp_0",
+            "spill gc --dry-run",
+            "spill schema envelope",
+            "spill view sp_0",
+            "spill init codex --dry-run",
+            "spill init claude-code --uninstall",
+            "spill mcp",
+            "spill mcp proxy --timeout 30m -- ./server --stdio",
         ] {
             let full = super::Cli::try_parse_from(words(line)).expect(line);
-            let fast = super::parse_per_call(&words(line)).expect(line);
+            let fast = super::parse_one_command(&words(line)).expect(line);
             assert_eq!(format!("{full:?}"), format!("{fast:?}"), "{line}");
         }
     }
 
     #[test]
-    fn the_per_call_parser_leaves_everything_else_to_the_full_definition() {
+    fn the_one_command_parser_leaves_everything_else_to_the_full_definition() {
         for line in [
             "spill",
             "spill wrap --help",
@@ -888,16 +917,19 @@ mod tests {
             "spill wrap --dir /a --store s3://b/p",
             "spill wrap --max-inline lots",
             "spill --dir /tmp/s wrap",
-            "spill shape sp_0",
             "spill wrapx",
             "spill hook",
             "spill hook nobody",
             "spill hook --help",
-            "spill init claude-code",
+            "spill help",
+            "spill help wrap",
+            "spill extract",
+            "spill cat sp_0 --lines",
+            "spill mcp proxy",
             // valid, but options before the command are the full definition's to read
             "spill --scope s1 hook gemini",
         ] {
-            assert!(super::parse_per_call(&words(line)).is_none(), "{line}");
+            assert!(super::parse_one_command(&words(line)).is_none(), "{line}");
         }
     }
 }

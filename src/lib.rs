@@ -171,8 +171,9 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
     let args: Vec<OsString> = args.into_iter().collect();
     // Read first: restricted mode hides paths from every message, including the parser's.
     cmd::restricted();
-    // `wrap` and `hook` (once per shell command) first, without the other commands' definitions.
-    let parsed = cli::parse_per_call(&args).map_or_else(|| cli::Cli::try_parse_from(&args), Ok);
+    // With only the named command's definition first: `wrap` and `hook` run once per shell
+    // command, and clap builds every definition it is given before it parses.
+    let parsed = cli::parse_one_command(&args).map_or_else(|| cli::Cli::try_parse_from(&args), Ok);
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
