@@ -19,6 +19,9 @@
 #             in every workload it supports, in the same hyperfine invocations: the table gains
 #             a "base / anchor" column and each base row gives spill / base (before/after tables
 #             from one sitting)
+#   The s3 workloads (last; never with --smoke) need python3: moto and awscli, pinned, go into a
+#   venv under ~/.cache/spill-bench-s3, and spill is built with --features s3 into target/s3
+#   unless $SPILL (or SPILL_S3_BIN=PATH) already supports s3:// stores
 #
 # Each workload runs spill and its anchors in the same hyperfine invocation, and the whole
 # invocation is repeated --rounds times so that spill and the anchor alternate through the
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
     --skip) SKIP=,$2,; shift 2 ;;
     --static) STATIC=1; shift ;;
     --smoke) SMOKE=1; SIZE=1M; shift ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -332,6 +335,77 @@ if supports search; then
     workload search-page-log 10 "$SPILL search $BUILD error -C 2" "" -- \
         rg "rg -n -C2 error $BUILD"
 else say "(search: not in this build yet)"; fi
+
+# ---- the object store (s3://) ---------------------------------------------------------------
+# `wrap` of the build log into a bucket of a local moto server against `aws s3 cp -` of it to
+# the same server, and `search --count` on the remote entry with a cold cache (downloaded and
+# verified each run) and a warm one, against the same search on a local store's entry.
+s3_wanted() {
+    local n
+    for n in s3-wrap-text s3-search-count-cold s3-search-count-warm; do
+        if [ -z "$ONLY" ] || [[ $n =~ $ONLY ]]; then return 0; fi
+    done
+    return 1
+}
+supports_s3() {
+    ! SPILL_S3_ENDPOINT=http://127.0.0.1:1 SPILL_S3_TIMEOUT=1s "$1" ls --store s3://spill-probe/x 2>&1 |
+        grep -q "built without the .s3. feature"
+}
+if [ $SMOKE = 0 ] && s3_wanted && have python3; then
+    MOTO_VERSION=5.2.5 AWSCLI_VERSION=1.46.2
+    s3_venv=$HOME/.cache/spill-bench-s3/venv
+    if [ "$(cat "$s3_venv/versions" 2>/dev/null)" != "$MOTO_VERSION $AWSCLI_VERSION" ]; then
+        python3 -m venv "$s3_venv" >&2 &&
+            "$s3_venv/bin/pip" install --quiet --disable-pip-version-check \
+                "moto[server]==$MOTO_VERSION" "awscli==$AWSCLI_VERSION" >&2 &&
+            echo "$MOTO_VERSION $AWSCLI_VERSION" >"$s3_venv/versions"
+    fi
+    S3_SPILL=${SPILL_S3_BIN:-$SPILL}
+    if ! supports_s3 "$S3_SPILL"; then
+        say "building spill (release, --features s3) into target/s3…"
+        cargo build --release --quiet --bin spill --features s3 --target-dir "$ROOT/target/s3" >&2
+        S3_SPILL=$ROOT/target/s3/release/spill
+    fi
+    if [ -x "$s3_venv/bin/moto_server" ] && [ -x "$s3_venv/bin/aws" ] && supports_s3 "$S3_SPILL"; then
+        s3_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        "$s3_venv/bin/moto_server" -H 127.0.0.1 -p "$s3_port" >"$WORK/moto.log" 2>&1 &
+        s3_moto=$!
+        trap 'kill $s3_moto 2>/dev/null || true' EXIT
+        # moto checks no signature without IAM set up; the AWS variables only satisfy the clients.
+        export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench AWS_DEFAULT_REGION=us-east-1
+        export SPILL_S3_ENDPOINT=http://127.0.0.1:$s3_port SPILL_S3_CACHE=$WORK/s3-cache
+        for _ in $(seq 1 100); do
+            python3 -c "import socket; socket.create_connection(('127.0.0.1', $s3_port), 1)" 2>/dev/null && break
+            sleep 0.2
+        done
+        AWS="$s3_venv/bin/aws --endpoint-url $SPILL_S3_ENDPOINT"
+        $AWS s3 mb s3://spill-bench >/dev/null
+        S3_ARGS="--quota 64G --max-file 64G"
+        empty_bucket="$AWS s3 rm --quiet --recursive s3://spill-bench/ >/dev/null; rm -rf $WORK/s3-cache"
+        workload s3-wrap-text 3 "cat $BUILD | $S3_SPILL wrap --store s3://spill-bench/w $S3_ARGS > /dev/null" \
+            "$empty_bucket; rm -rf $STORE" -- \
+            "aws-s3-cp" "cat $BUILD | $AWS s3 cp - s3://spill-bench/cp/build.log" \
+            "wrap-local" "cat $BUILD | $S3_SPILL wrap $STORE_ARGS > /dev/null"
+        # One entry in each store, then the same search on both.
+        bash -c "$empty_bucket; rm -rf $STORE"
+        s3_ref=$($S3_SPILL wrap --store s3://spill-bench/r $S3_ARGS <"$BUILD" | sed -n 's/.*"ref": *"\(sp_[0-9a-f]*\)".*/\1/p' | head -1)
+        $S3_SPILL wrap $STORE_ARGS <"$BUILD" >/dev/null
+        if [ -n "$s3_ref" ]; then
+            workload s3-search-count-cold 3 "$S3_SPILL search --store s3://spill-bench/r $s3_ref error --count" \
+                "rm -rf $WORK/s3-cache" -- \
+                "local-store" "$S3_SPILL search $STORE_ARGS $s3_ref error --count"
+            workload s3-search-count-warm 10 "$S3_SPILL search --store s3://spill-bench/r $s3_ref error --count" "" -- \
+                "local-store" "$S3_SPILL search $STORE_ARGS $s3_ref error --count"
+        else
+            say "   FAILED: wrap into the object store gave no ref"; FAILED=1
+        fi
+        kill $s3_moto 2>/dev/null || true
+        rm -rf "$WORK/s3-cache" "$STORE"
+        unset SPILL_S3_ENDPOINT SPILL_S3_CACHE AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_DEFAULT_REGION
+    else
+        say "(s3: moto, awscli or a spill with --features s3 is missing; left out)"
+    fi
+fi
 
 # ---- table ----------------------------------------------------------------------------------
 if [ $SMOKE = 1 ]; then

@@ -82,7 +82,8 @@ pub enum Need<'a> {
 pub type Enough<'a> = Box<dyn FnMut(&[u8]) -> bool + 'a>;
 
 impl Need<'_> {
-    fn enough(&mut self, chunk: &[u8]) -> bool {
+    /// Tells the next chunk read; true once the request has what it needs.
+    pub fn enough(&mut self, chunk: &[u8]) -> bool {
         match self {
             Need::All => false,
             Need::Until(f) => f(chunk),

@@ -21,10 +21,6 @@ const CLI_FILES: &[&str] = &[
 const KNOWN_VIOLATIONS: &[(&str, &str)] = &[
     // the default store root (`${TMPDIR:-/tmp}/spill-<uid>`) is still resolved in the library
     ("store/mod.rs", "std::env::var_os(\"TMPDIR\")"),
-    // the s3 store's settings (SPILL_S3_*, AWS profile paths) are still read in the library,
-    // through cmd's environment helpers; they belong in src/cmd/ (#19)
-    ("store/remote/mod.rs", "crate::cmd::env_"),
-    ("store/remote/profile.rs", "crate::cmd::env_text"),
 ];
 
 /// What a library file must not contain, and why.

@@ -9,6 +9,7 @@ pub mod init;
 pub mod ls;
 pub mod mcp;
 pub mod rm;
+mod s3;
 pub mod schema;
 pub mod search;
 pub mod shape;
@@ -252,7 +253,9 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
         None => env_text("SPILL_STORE")?,
     };
     if let Some(url) = store_url {
-        crate::store::remote::configure(&mut config, &url)?;
+        crate::store::remote::parse_url(&url)?;
+        let settings = s3::settings(StoreConfig::default_root())?;
+        crate::store::remote::configure(&mut config, &url, &settings)?;
     }
     Ok(config)
 }

@@ -21,7 +21,7 @@ pub type RpcError = (i64, String);
 /// The `resource_link` content block for a ref of the scope, `None` for any other source.
 pub fn link(store: &StoreConfig, source: &str) -> Option<Value> {
     let reference = Ref::parse(source)?;
-    let meta = Store::new(store.clone()).meta(&reference)?;
+    let meta = Store::new(store.clone()).record(&reference)?;
     Some(json!({
         "type": "resource_link",
         "uri": super::uri(&store.scope, source),
@@ -135,7 +135,7 @@ pub fn read(store: &StoreConfig, uri: &str) -> Result<Value, RpcError> {
         other => internal(other),
     })?;
     let mime = Store::new(store.clone())
-        .meta(&Ref::parse(&parsed.reference).expect("checked"))
+        .record(&Ref::parse(&parsed.reference).expect("checked"))
         .map(|m| m.mime_type)
         .unwrap_or_else(|| "application/octet-stream".into());
     let mut contents = match String::from_utf8(out) {

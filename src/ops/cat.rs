@@ -137,30 +137,26 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
         .as_deref()
         .map(|spec| parse_span("--bytes", spec))
         .transpose()?;
-    let need = match (lines, byte_span) {
-        (Some(span), _) => lines_need(span, max_bytes),
-        (None, Some(span)) => bytes_need(span, max_bytes),
-        // The default page (and the hex one, 3,200 bytes) needs at most 16 KiB and one byte.
-        (None, None) => bytes_need(
-            Span {
-                start: Some(0),
-                end: Some(limits::CAT_BYTES),
-            },
-            u64::MAX,
-        ),
-    };
-    let input = crate::source::open_with(&req.source, store, need)?;
+    let held = open(store, req, lines, byte_span, max_bytes)?;
+    let (input, frame) = (&held.input, held.frame);
     let on_terminal = req.escape_terminal;
-    let hex = req.hex || (on_terminal && !req.raw && text::is_binary(&input));
+    let binary = || held.binary.unwrap_or_else(|| text::is_binary(input));
+    let hex = req.hex || (on_terminal && !req.raw && binary());
     // Lines as the envelope shows them (same numbers); a dump or --raw is of the stored bytes.
     let cleaned = (!hex && !req.raw)
-        .then(|| text::clean::view(&input))
+        .then(|| text::clean::view(input))
         .flatten();
-    let bytes: &[u8] = cleaned.as_deref().unwrap_or(&input);
+    let bytes: &[u8] = cleaned.as_deref().unwrap_or(input);
+    // A local source is held whole; a window (see `open`) is a part of the source.
+    let frame = frame.unwrap_or(Frame {
+        offset: 0,
+        line: 1,
+        total: bytes.len() as u64,
+    });
     let sel = if let Some(span) = lines {
-        select_lines(bytes, span, max_bytes)
+        select_lines(bytes, span, max_bytes, frame)
     } else if let Some(span) = byte_span {
-        select_bytes(bytes, span, max_bytes)
+        select_bytes(bytes, span, max_bytes, frame)
     } else if hex {
         // 200 dump rows, the hex twin of the 200-line default.
         select_bytes(
@@ -170,16 +166,18 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
                 end: Some(limits::CAT_LINES * 16),
             },
             u64::MAX,
+            frame,
         )
     } else {
-        select_default(bytes)
+        select_default(bytes, frame)
     };
     let chunk = &bytes[sel.from..sel.to];
+    let (from, to) = (frame.offset + sel.from as u64, frame.offset + sel.to as u64);
     let written = if hex {
         if chunk.is_empty() {
             Ok(())
         } else {
-            write_all(out, hex::dump(chunk, sel.from as u64).as_bytes())
+            write_all(out, hex::dump(chunk, from).as_bytes())
         }
     } else if req.raw {
         write_all(out, chunk)
@@ -190,25 +188,23 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     // the change is the error to report.
     input.check_unchanged()?;
     written?;
-    let total = bytes.len() as u64;
+    let total = frame.total;
+    let total_lines = || held.lines.unwrap_or_else(|| text::count_lines(bytes));
     let mut report = Report::new(Outcome::Found);
     if sel.from < sel.to {
         // A stream read only as far as the range needed: its length is not known.
         let of = if input.partial { "of at least " } else { "of " };
         let mut footer = match sel.lines {
-            Some((a, b)) => {
-                let total_lines = text::count_lines(bytes);
-                format!(
-                    "lines {}–{} {of}{}",
-                    group_digits(a),
-                    group_digits(b),
-                    group_digits(total_lines)
-                )
-            }
+            Some((a, b)) => format!(
+                "lines {}–{} {of}{}",
+                group_digits(a),
+                group_digits(b),
+                group_digits(total_lines())
+            ),
             None => format!(
                 "bytes {}–{} {of}{}",
-                group_digits(sel.from as u64),
-                group_digits(sel.to as u64),
+                group_digits(from),
+                group_digits(to),
                 group_digits(total)
             ),
         };
@@ -222,15 +218,153 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     } else if total > 0 {
         report.notices.push(Notice::NothingInRange {
             bytes: total,
-            lines: lines.map(|_| text::count_lines(bytes)),
+            lines: lines.map(|_| total_lines()),
         });
     }
     Ok(report)
 }
 
-/// What a `--bytes` range needs of a stream: its end (capped by `--max-bytes`) and one byte
-/// more, to know whether anything follows.
-fn bytes_need(span: Span, max_bytes: u64) -> Need<'static> {
+/// Where the bytes `cat` holds lie in the whole source, when it holds only a part (a window
+/// of an object store's payload read by ranges).
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    /// The offset of the first byte held.
+    offset: u64,
+    /// The 1-based line that starts at the first byte held (a window starts at a line start,
+    /// at or before the first line selected; for a `--bytes` window this is unused).
+    line: u64,
+    /// The whole source's length.
+    total: u64,
+}
+
+/// An opened source: its bytes, and for a window, where they lie and what the source's
+/// line index says of the whole.
+struct Held {
+    input: crate::source::Input,
+    frame: Option<Frame>,
+    /// The whole source's line count, when known without counting the bytes held.
+    lines: Option<u64>,
+    /// Whether the whole source looks binary, likewise.
+    binary: Option<bool>,
+}
+
+/// What a request needs of a source read from `base` (`(offset, line)`: a line start and its
+/// number, or `(offset, 0)` for a `--bytes` read; `(0, 1)` from the start).
+fn need_from(
+    lines: Option<Span>,
+    byte_span: Option<Span>,
+    max_bytes: u64,
+    base: (u64, u64),
+) -> Need<'static> {
+    match (lines, byte_span) {
+        (Some(span), _) => lines_need(span, max_bytes, base),
+        (None, Some(span)) => bytes_need(span, max_bytes, base.0),
+        // The default page (and the hex one, 3,200 bytes) needs at most 16 KiB and one byte.
+        (None, None) => bytes_need(
+            Span {
+                start: Some(0),
+                end: Some(limits::CAT_BYTES),
+            },
+            u64::MAX,
+            0,
+        ),
+    }
+}
+
+/// Opens the source as far as the request needs it: a stream up to what it selects, a file or
+/// a local entry mapped, and an object store's entry by ranged reads of what it selects
+/// (`open_remote`).
+fn open(
+    store: &StoreConfig,
+    req: &Request,
+    lines: Option<Span>,
+    byte_span: Option<Span>,
+    max_bytes: u64,
+) -> Result<Held> {
+    #[cfg(feature = "s3")]
+    if store.remote.is_some()
+        && let crate::source::SourceSpec::Ref(r) = crate::source::resolve(&req.source, store)?
+    {
+        return open_remote(store, req, &r, lines, byte_span, max_bytes);
+    }
+    let need = need_from(lines, byte_span, max_bytes, (0, 1));
+    Ok(Held {
+        input: crate::source::open_with(&req.source, store, need)?,
+        frame: None,
+        lines: None,
+        binary: None,
+    })
+}
+
+/// Opens an object store's entry (README "A store shared across machines"): by ranged reads of
+/// the window the request selects, from the line index's start before its first line; through
+/// the cache when the cache holds it, when it is small, when the request is not bounded by
+/// `--max-bytes` (at most [`MAX_WINDOW`](crate::store::remote::window::MAX_WINDOW)), or when
+/// the cleaned view is shown (its offsets are not the stored bytes').
+#[cfg(feature = "s3")]
+fn open_remote(
+    store: &StoreConfig,
+    req: &Request,
+    r: &crate::store::Ref,
+    lines: Option<Span>,
+    byte_span: Option<Span>,
+    max_bytes: u64,
+) -> Result<Held> {
+    use crate::store::remote::window::{self, Opened};
+    let remote = store.remote.as_ref().expect("checked by the caller");
+    let entry = crate::store::Store::new(store.clone());
+    let mut local = store.clone();
+    local.remote = None;
+    let cached = |local: &StoreConfig| -> Result<Held> {
+        let need = need_from(lines, byte_span, max_bytes, (0, 1));
+        Ok(Held {
+            input: crate::source::open_with(&r.to_string(), local, need)?,
+            frame: None,
+            lines: None,
+            binary: None,
+        })
+    };
+    let ranged = match window::open(&entry, remote, r)? {
+        Opened::Cached => return cached(&local),
+        Opened::Ranged(ranged) => ranged,
+    };
+    let index = ranged.index();
+    let bounded = lines.is_none() && byte_span.is_none() || max_bytes <= window::MAX_WINDOW;
+    let stored_view = req.raw || req.hex || req.escape_terminal && index.binary;
+    if !bounded || index.dirty && !stored_view {
+        ranged.download(&entry, remote)?;
+        return cached(&local);
+    }
+    let base = match (lines, byte_span) {
+        (Some(span), _) => index.start_before(span.start.unwrap_or(1)),
+        (None, Some(span)) => (span.start.unwrap_or(0).min(index.size), 0),
+        (None, None) => (0, 1),
+    };
+    // Past this the request needs nothing (and a byte to know whether more follows): the
+    // chunks are cut there. A line window's first line starts within a block of `base`.
+    let end = match (lines, byte_span) {
+        (Some(_), _) => base.0 + window::BLOCK + max_bytes,
+        (None, Some(span)) => span.end.unwrap_or(u64::MAX).min(base.0 + max_bytes),
+        (None, None) => limits::CAT_BYTES,
+    }
+    .saturating_add(1);
+    let mut need = need_from(lines, byte_span, max_bytes, base);
+    let data = ranged.read(base.0, end, |chunk| need.enough(chunk))?;
+    Ok(Held {
+        input: crate::source::Input::from_vec(data),
+        frame: Some(Frame {
+            offset: base.0,
+            line: base.1,
+            total: index.size,
+        }),
+        lines: Some(index.lines),
+        binary: Some(index.binary),
+    })
+}
+
+/// What a `--bytes` range needs of a stream read from `offset`: its end (capped by
+/// `--max-bytes`) and one byte more, to know whether anything follows.
+fn bytes_need(span: Span, max_bytes: u64, offset: u64) -> Need<'static> {
     let from = span.start.unwrap_or(0);
     let Some(to) = span.end.map_or(
         (max_bytes != u64::MAX).then(|| from.saturating_add(max_bytes)),
@@ -238,22 +372,23 @@ fn bytes_need(span: Span, max_bytes: u64) -> Need<'static> {
     ) else {
         return Need::All;
     };
-    let mut read = 0u64;
+    let mut read = offset;
     Need::Until(Box::new(move |chunk: &[u8]| {
         read += chunk.len() as u64;
         read > to
     }))
 }
 
-/// What a `--lines` range needs of a stream: the end of its last line and one byte more, or
+/// What a `--lines` range needs of a stream read from the start of line `line` at `offset`
+/// (at or before the range's first line): the end of its last line and one byte more, or
 /// `--max-bytes` past the start of its first line, whichever comes first.
-fn lines_need(span: Span, max_bytes: u64) -> Need<'static> {
+fn lines_need(span: Span, max_bytes: u64, (offset, line): (u64, u64)) -> Need<'static> {
     let first = span.start.unwrap_or(1).max(1);
     if span.end.is_none() && max_bytes == u64::MAX {
         return Need::All;
     }
-    let (mut read, mut breaks) = (0u64, 0u64);
-    let mut start = (first == 1).then_some(0u64);
+    let (mut read, mut breaks) = (offset, line - 1);
+    let mut start = (first == line).then_some(offset);
     let mut end = None;
     Need::Until(Box::new(move |chunk: &[u8]| {
         for nl in memchr::memchr_iter(b'\n', chunk) {
@@ -276,12 +411,13 @@ fn lines_need(span: Span, max_bytes: u64) -> Need<'static> {
 const CLEANED: &str = "escape sequences and \\r frames removed (--raw: as stored)";
 
 /// The default page: the first 200 lines or 16 KiB, whichever is smaller, cut at a line end.
-fn select_default(bytes: &[u8]) -> Selection {
-    let limit = (limits::CAT_BYTES as usize).min(bytes.len());
+/// `bytes` start the source and hold its first 16 KiB and a byte, or all of it.
+fn select_default(bytes: &[u8], frame: Frame) -> Selection {
+    let limit = (limits::CAT_BYTES.min(frame.total) as usize).min(bytes.len());
     let end_200 = text::line_start(bytes, limits::CAT_LINES + 1).unwrap_or(bytes.len());
     if end_200 <= limit {
         let shown = text::count_lines(&bytes[..end_200]);
-        let next = (end_200 < bytes.len())
+        let next = ((end_200 as u64) < frame.total)
             .then(|| format!("--lines {}:{}", shown + 1, shown + limits::CAT_LINES));
         return Selection {
             from: 0,
@@ -318,9 +454,12 @@ fn select_default(bytes: &[u8]) -> Selection {
     }
 }
 
-fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
+/// `bytes` start at line `frame.line`, at or before the range's first line, and hold the
+/// range's lines and a byte more, or `--max-bytes` past its first line's start and a byte
+/// more, or the rest of the source. Offsets in the selection are of `bytes`.
+fn select_lines(bytes: &[u8], span: Span, max_bytes: u64, frame: Frame) -> Selection {
     let first = span.start.unwrap_or(1).max(1);
-    let Some(from) = text::line_start(bytes, first) else {
+    let Some(from) = text::line_start(bytes, first - frame.line + 1) else {
         return Selection {
             from: bytes.len(),
             to: bytes.len(),
@@ -328,6 +467,8 @@ fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
             next: None,
         };
     };
+    // Whether the source goes on past `at` (an offset of `bytes`).
+    let more = |at: usize| frame.offset + (at as u64) < frame.total;
     let wanted_end = match span.end {
         Some(last) if last < first => from,
         Some(last) => {
@@ -341,7 +482,7 @@ fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
     if wanted_end <= cap_end {
         let shown = text::count_lines(&bytes[from..wanted_end]);
         let last = first + shown.saturating_sub(1);
-        let next = (span.end.is_some() && wanted_end < bytes.len() && shown > 0).then(|| {
+        let next = (span.end.is_some() && more(wanted_end) && shown > 0).then(|| {
             let width = span.end.unwrap_or(first) - first + 1;
             format!("--lines {}:{}", last + 1, last + width)
         });
@@ -368,18 +509,21 @@ fn select_lines(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
         }
         None => {
             let to = text::floor_char_boundary(bytes, cap_end);
+            let at = frame.offset + to as u64;
             Selection {
                 from,
                 to,
                 lines: None,
-                next: Some(format!("--bytes {to}:{}", to as u64 + max_bytes)),
+                next: Some(format!("--bytes {at}:{}", at + max_bytes)),
             }
         }
     }
 }
 
-fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
-    let len = bytes.len() as u64;
+/// `bytes` start at `frame.offset`, at or before the range's start (clamped to the source's
+/// end), and hold the range and a byte more, or the rest of the source.
+fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64, frame: Frame) -> Selection {
+    let len = frame.total;
     let from = span.start.unwrap_or(0).min(len);
     let wanted = span.end.unwrap_or(len).min(len).max(from);
     let to = wanted.min(from.saturating_add(max_bytes));
@@ -387,9 +531,10 @@ fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64) -> Selection {
         let width = if to < wanted { max_bytes } else { to - from };
         format!("--bytes {to}:{}", to + width)
     });
+    let held = |at: u64| ((at - frame.offset) as usize).min(bytes.len());
     Selection {
-        from: from as usize,
-        to: to as usize,
+        from: held(from),
+        to: held(to),
         lines: None,
         next,
     }
@@ -468,6 +613,108 @@ mod tests {
         assert!(parse_span("--lines", "a:b").is_err());
     }
 
+    /// The frame of a source held whole.
+    fn whole(bytes: &[u8]) -> Frame {
+        Frame {
+            offset: 0,
+            line: 1,
+            total: bytes.len() as u64,
+        }
+    }
+
+    /// Reads `bytes` from `offset` in 100-byte chunks until `need` has enough, as a ranged read
+    /// of an object store's payload does.
+    fn window<'a>(bytes: &'a [u8], offset: usize, mut need: Need<'_>) -> &'a [u8] {
+        let mut at = offset;
+        while at < bytes.len() {
+            let to = (at + 100).min(bytes.len());
+            let done = need.enough(&bytes[at..to]);
+            at = to;
+            if done {
+                break;
+            }
+        }
+        &bytes[offset..at]
+    }
+
+    #[test]
+    fn a_window_selects_what_the_whole_source_selects() {
+        let text: Vec<u8> = (1..=3000u32)
+            .flat_map(|i| format!("{i} {}\n", "x".repeat((i % 37) as usize)).into_bytes())
+            .collect();
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', &text).map(|i| i + 1))
+            .collect();
+        let total = text.len() as u64;
+        let same = |a: &Selection, b: &Selection, offset: usize, what: &str| {
+            assert_eq!(
+                (offset + a.from, offset + a.to, a.lines, a.next.as_deref()),
+                (b.from, b.to, b.lines, b.next.as_deref()),
+                "{what}"
+            );
+        };
+        for (first, last, max) in [
+            (1, Some(200), u64::MAX),
+            (1500, Some(1700), u64::MAX),
+            (1500, None, 2000),
+            (2990, Some(3100), 1 << 20),
+            (2999, None, 10),
+            (3001, Some(3005), 100),
+        ] {
+            let span = Span {
+                start: Some(first),
+                end: last,
+            };
+            let expected = select_lines(&text, span, max, whole(&text));
+            // Any line start at or before the first line will do.
+            for base_line in [1, first.saturating_sub(7).max(1), first.min(3000)] {
+                let offset = starts[base_line as usize - 1];
+                let need = lines_need(span, max, (offset as u64, base_line));
+                let held = window(&text, offset, need);
+                let frame = Frame {
+                    offset: offset as u64,
+                    line: base_line,
+                    total,
+                };
+                let got = select_lines(held, span, max, frame);
+                same(
+                    &got,
+                    &expected,
+                    offset,
+                    &format!("{span:?} from line {base_line}"),
+                );
+            }
+        }
+        for (from, to, max) in [
+            (0, Some(10), u64::MAX),
+            (5000, None, 300),
+            (total - 5, None, 300),
+        ] {
+            let span = Span {
+                start: Some(from),
+                end: to,
+            };
+            let expected = select_bytes(&text, span, max, whole(&text));
+            let held = window(&text, from as usize, bytes_need(span, max, from));
+            let frame = Frame {
+                offset: from,
+                line: 0,
+                total,
+            };
+            let got = select_bytes(held, span, max, frame);
+            same(&got, &expected, from as usize, &format!("{span:?}"));
+        }
+        let head = window(&text, 0, need_from(None, None, u64::MAX, (0, 1)));
+        assert!(head.len() < text.len());
+        let got = select_default(head, whole(&text));
+        same(
+            &got,
+            &select_default(&text, whole(&text)),
+            0,
+            "the default page",
+        );
+    }
+
     #[test]
     fn line_ranges_are_inclusive_and_say_what_comes_next() {
         let t = b"1\n2\n3\n4\n5\n";
@@ -478,6 +725,7 @@ mod tests {
                 end: Some(3),
             },
             u64::MAX,
+            whole(t),
         );
         assert_eq!(&t[s.from..s.to], b"2\n3\n");
         assert_eq!(s.lines, Some((2, 3)));
@@ -489,6 +737,7 @@ mod tests {
                 end: None,
             },
             u64::MAX,
+            whole(t),
         );
         assert_eq!(s.from, s.to);
         let s = select_lines(
@@ -498,6 +747,7 @@ mod tests {
                 end: None,
             },
             4,
+            whole(t),
         );
         assert_eq!(&t[s.from..s.to], b"2\n3\n");
         assert_eq!(s.next.as_deref(), Some("--lines 4:"));
@@ -513,6 +763,7 @@ mod tests {
                 end: Some(5),
             },
             u64::MAX,
+            whole(t),
         );
         assert_eq!(&t[s.from..s.to], b"234");
         assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
@@ -523,6 +774,7 @@ mod tests {
                 end: None,
             },
             3,
+            whole(t),
         );
         assert_eq!(&t[s.from..s.to], b"234");
         assert_eq!(s.next.as_deref(), Some("--bytes 5:8"));
@@ -533,6 +785,7 @@ mod tests {
                 end: None,
             },
             3,
+            whole(t),
         );
         assert_eq!(s.from, s.to);
     }
@@ -542,11 +795,11 @@ mod tests {
         let many: Vec<u8> = (1..=500)
             .flat_map(|i| format!("{i}\n").into_bytes())
             .collect();
-        let s = select_default(&many);
+        let s = select_default(&many, whole(&many));
         assert_eq!(s.lines, Some((1, 200)));
         assert_eq!(s.next.as_deref(), Some("--lines 201:400"));
         let giant = vec![b'x'; 40_000];
-        let s = select_default(&giant);
+        let s = select_default(&giant, whole(&giant));
         assert_eq!(s.to, 16384);
         assert_eq!(s.next.as_deref(), Some("--bytes 16384:32768"));
     }

@@ -429,6 +429,19 @@ impl Store {
             .and_then(|b| serde_json::from_slice(&b).ok())
     }
 
+    /// The metadata record of a ref wherever the store keeps it: for an object store, the
+    /// remote record when the cache holds none (an entry `cat` read by ranges is not cached).
+    pub fn record(&self, r: &Ref) -> Option<Meta> {
+        let local = self.meta(r);
+        #[cfg(feature = "s3")]
+        if local.is_none()
+            && let Some(remote) = &self.config.remote
+        {
+            return remote::sync::record(self, remote, r);
+        }
+        local
+    }
+
     /// Every entry of this scope, newest created first (ties by ref).
     pub fn entries(&self) -> Result<Vec<Entry>> {
         #[cfg(feature = "s3")]

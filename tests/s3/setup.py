@@ -21,9 +21,11 @@ everything = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}
 only_scope_a = {"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow",
-     "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"],
+     "Action": ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+                "s3:ListMultipartUploadParts"],
      "Resource": f"arn:aws:s3:::{bucket}/shared/scope-a/*"},
-    {"Effect": "Allow", "Action": "s3:ListBucket", "Resource": f"arn:aws:s3:::{bucket}",
+    {"Effect": "Allow", "Action": ["s3:ListBucket", "s3:ListBucketMultipartUploads"],
+     "Resource": f"arn:aws:s3:::{bucket}",
      "Condition": {"StringLike": {"s3:prefix": "shared/scope-a/*"}}}]}
 
 for name, policy in [("a", everything), ("b", everything), ("scoped", only_scope_a)]:

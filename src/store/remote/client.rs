@@ -7,7 +7,7 @@ use std::io::Read;
 use std::time::Duration;
 
 use rusty_s3::actions::{
-    CompleteMultipartUpload, CreateMultipartUpload, ListObjectsV2, S3Action, UploadPart,
+    CompleteMultipartUpload, CreateMultipartUpload, ListObjectsV2, ListParts, S3Action, UploadPart,
 };
 use rusty_s3::{Bucket, UrlStyle};
 
@@ -43,6 +43,8 @@ pub struct Reply {
     pub hash: Option<String>,
     /// The `ETag` header.
     pub etag: Option<String>,
+    /// The object's whole size, from the `Content-Range` of a ranged reply.
+    pub total: Option<u64>,
     body: ureq::Body,
 }
 
@@ -60,6 +62,17 @@ impl Reply {
             .read_to_string()
             .map_err(|e| transport("read a reply", &e, Duration::ZERO))
     }
+}
+
+/// A multipart upload in progress (ListMultipartUploads).
+#[derive(Debug, Clone)]
+pub struct Upload {
+    /// The key it will complete to.
+    pub key: String,
+    /// Its upload id.
+    pub id: String,
+    /// When it was started, seconds since the Unix epoch (0 when the listing does not say).
+    pub initiated: f64,
 }
 
 /// One object of a listing.
@@ -144,12 +157,15 @@ impl Client {
         let last_modified = header("last-modified").and_then(|t| http_date(&t));
         let hash = header(HASH_HEADER);
         let etag = header("etag");
+        let total = header("content-range")
+            .and_then(|v| v.rsplit_once('/').and_then(|(_, t)| t.trim().parse().ok()));
         let status = response.status().as_u16();
         Ok(Reply {
             status,
             last_modified,
             hash,
             etag,
+            total,
             body: response.into_body(),
         })
     }
@@ -162,6 +178,25 @@ impl Client {
         match reply.status {
             200 => Ok(Some(reply)),
             404 => Ok(None),
+            _ => Err(refused("read", reply)),
+        }
+    }
+
+    /// GET bytes `from..to` (end-exclusive, within the object) of an object with a `Range`
+    /// header; `None` when it does not exist. A server that answers with the whole object
+    /// (HTTP 200) is refused: reading on would transfer all of it.
+    pub fn get_range(&self, key: &str, from: u64, to: u64) -> Result<Option<Reply>> {
+        let url = self.bucket.get_object(None, key).sign(SIGNED_FOR);
+        let range = format!("bytes={from}-{}", to.saturating_sub(1));
+        let headers = [("range", range.as_str())];
+        let request = self.signed(self.agent.get(url.as_str()), "GET", &url, &headers);
+        let reply = self.reply("read", request.call())?;
+        match reply.status {
+            206 => Ok(Some(reply)),
+            404 => Ok(None),
+            200 => Err(Error::Store(
+                "the object store answered a ranged read with the whole object (it ignores HTTP Range)".into(),
+            )),
             _ => Err(refused("read", reply)),
         }
     }
@@ -226,16 +261,120 @@ impl Client {
         let id = upload.upload_id().to_string();
         let result = self.send_parts(key, &id, data);
         if result.is_err() {
-            // Best effort: an upload never completed leaves no object under the key either way.
-            let url = self
-                .bucket
-                .abort_multipart_upload(None, key, &id)
-                .sign(SIGNED_FOR);
-            let _ = self
-                .signed(self.agent.delete(url.as_str()), "DELETE", &url, &[])
-                .call();
+            // Best effort: an upload never completed leaves no object under the key either way,
+            // and `gc` aborts one this could not (the store down mid-upload).
+            let _ = self.abort(key, &id);
         }
         result
+    }
+
+    /// Aborts a multipart upload: its parts are dropped (aborting one that is gone succeeds).
+    pub fn abort(&self, key: &str, id: &str) -> Result<()> {
+        let url = self
+            .bucket
+            .abort_multipart_upload(None, key, id)
+            .sign(SIGNED_FOR);
+        let reply = self.reply(
+            "abort an upload",
+            self.signed(self.agent.delete(url.as_str()), "DELETE", &url, &[])
+                .call(),
+        )?;
+        match reply.status {
+            200 | 204 | 404 => Ok(()),
+            _ => Err(refused("abort an upload", reply)),
+        }
+    }
+
+    /// Every multipart upload in progress under `prefix` (ListMultipartUploads, following
+    /// its markers).
+    pub fn uploads(&self, prefix: &str) -> Result<Vec<Upload>> {
+        let mut uploads = Vec::new();
+        let mut markers: Option<(String, String)> = None;
+        loop {
+            let mut url = self.bucket.base_url().clone();
+            {
+                let mut query = url.query_pairs_mut();
+                query
+                    .append_pair("uploads", "")
+                    .append_pair("prefix", prefix);
+                if let Some((key, id)) = &markers {
+                    query
+                        .append_pair("key-marker", key)
+                        .append_pair("upload-id-marker", id);
+                }
+            }
+            let reply = self.reply(
+                "list uploads",
+                self.signed(self.agent.get(url.as_str()), "GET", &url, &[])
+                    .call(),
+            )?;
+            if reply.status != 200 {
+                return Err(refused("list uploads", reply));
+            }
+            let body = reply.text(64 << 20)?;
+            for upload in xml_elements(&body, "Upload") {
+                let (Some(key), Some(id)) = (xml_text(upload, "Key"), xml_text(upload, "UploadId"))
+                else {
+                    continue;
+                };
+                let initiated = xml_text(upload, "Initiated")
+                    .as_deref()
+                    .and_then(iso_date)
+                    .unwrap_or(0.0);
+                uploads.push(Upload { key, id, initiated });
+            }
+            let truncated = xml_text(&body, "IsTruncated").as_deref() == Some("true");
+            let next = xml_text(&body, "NextKeyMarker").zip(xml_text(&body, "NextUploadIdMarker"));
+            match (truncated, next) {
+                (true, Some(next)) if markers.as_ref() != Some(&next) => markers = Some(next),
+                _ => return Ok(uploads),
+            }
+        }
+    }
+
+    /// What an upload in progress holds so far (ListParts): the sum of its parts' sizes, and
+    /// its last activity, the latest of its start and its parts' uploads (seconds since the
+    /// epoch): an upload still sending parts is not abandoned, however long ago it began.
+    pub fn upload_parts(&self, upload: &Upload) -> Result<(u64, f64)> {
+        let mut size = 0u64;
+        let mut last = upload.initiated;
+        let mut marker: Option<u16> = None;
+        loop {
+            let mut action = ListParts::new(&self.bucket, None, &upload.key, &upload.id);
+            if let Some(m) = marker {
+                action.set_part_number_marker(m);
+            }
+            let url = action.sign(SIGNED_FOR);
+            let reply = self.reply(
+                "list an upload's parts",
+                self.signed(self.agent.get(url.as_str()), "GET", &url, &[])
+                    .call(),
+            )?;
+            match reply.status {
+                200 => {}
+                // Completed or aborted since it was listed: it holds nothing more.
+                404 => return Ok((size, last)),
+                _ => return Err(refused("list an upload's parts", reply)),
+            }
+            // Read by hand, like the uploads: servers differ in the XML namespace they name.
+            let body = reply.text(64 << 20)?;
+            for part in xml_elements(&body, "Part") {
+                if let Some(t) = xml_text(part, "LastModified").as_deref().and_then(iso_date) {
+                    last = last.max(t);
+                }
+                size += xml_text(part, "Size")
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .ok_or_else(|| {
+                        Error::Store("the object store's list of parts was not understood".into())
+                    })?;
+            }
+            let truncated = xml_text(&body, "IsTruncated").as_deref() == Some("true");
+            let next = xml_text(&body, "NextPartNumberMarker").and_then(|m| m.trim().parse().ok());
+            match (truncated, next) {
+                (true, Some(m)) if Some(m) != marker => marker = Some(m),
+                _ => return Ok((size, last)),
+            }
+        }
     }
 
     fn send_parts(&self, key: &str, id: &str, data: &[u8]) -> Result<bool> {
@@ -387,6 +526,34 @@ fn transport(what: &str, e: &ureq::Error, timeout: Duration) -> Error {
     Error::Store(format!(
         "the object store {why}: could not {what} (SPILL_S3_TIMEOUT bounds each request)"
     ))
+}
+
+/// The contents of every `<name>…</name>` element of an XML reply, in order.
+fn xml_elements<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let (open, close) = (format!("<{name}>"), format!("</{name}>"));
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some((_, after)) = rest.split_once(open.as_str()) {
+        let Some((inside, tail)) = after.split_once(close.as_str()) else {
+            break;
+        };
+        out.push(inside);
+        rest = tail;
+    }
+    out
+}
+
+/// The text of the first `<name>` element of an XML fragment, unescaped.
+fn xml_text(text: &str, name: &str) -> Option<String> {
+    let inside = *xml_elements(text, name).first()?;
+    Some(
+        inside
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&apos;", "'")
+            .replace("&amp;", "&"),
+    )
 }
 
 /// An HTTP date (`Tue, 01 Dec 2026 11:26:12 GMT`) as seconds since the epoch.

@@ -2,9 +2,10 @@
 //! machines", ARCHITECTURE.md "The object store").
 //!
 //! A remote store is a local store used as a content-addressed cache plus a bucket that holds
-//! the entries every machine sees. This module resolves the configuration (the URL, the
-//! endpoint, region and credentials from the standard AWS variables and profile files); the
-//! client and the mapping are compiled only with the `s3` cargo feature.
+//! the entries every machine sees. This module resolves the configuration (the URL, and the
+//! endpoint, region and credentials from the [`RemoteSettings`] the command line read from the
+//! standard AWS variables, and the profile files they name); the client and the mapping are
+//! compiled only with the `s3` cargo feature.
 
 mod profile;
 
@@ -14,6 +15,8 @@ mod client;
 mod sigv4;
 #[cfg(feature = "s3")]
 pub(super) mod sync;
+#[cfg(feature = "s3")]
+pub mod window;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -22,7 +25,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 
 /// How long one request to the object store may take, connection included, unless
-/// `SPILL_S3_TIMEOUT` says otherwise.
+/// `SPILL_S3_TIMEOUT` says otherwise ([`RemoteSettings::timeout`]).
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An object store location and the means to reach it.
@@ -116,28 +119,75 @@ pub fn parse_url(url: &str) -> Result<(String, String)> {
     Ok((bucket.to_string(), prefix.to_string()))
 }
 
-/// Resolves a remote store from its URL and the environment: `SPILL_S3_ENDPOINT`,
-/// `SPILL_S3_TIMEOUT`, the region (`AWS_REGION`, `AWS_DEFAULT_REGION`, the profile's `region`,
-/// else `us-east-1`) and the credentials (`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` +
-/// `AWS_SESSION_TOKEN`, else the profile `AWS_PROFILE` (or `default`) of
-/// `AWS_SHARED_CREDENTIALS_FILE` (or `~/.aws/credentials`)).
-pub fn resolve(url: &str, quota: u64) -> Result<RemoteConfig> {
+/// The object store's settings, as the command line reads them from the environment
+/// (`src/cmd/s3.rs`): the library reads no environment variable itself.
+#[derive(Clone)]
+pub struct RemoteSettings {
+    /// `SPILL_S3_ENDPOINT`: an S3-compatible server instead of AWS's regional endpoint.
+    pub endpoint: Option<String>,
+    /// `AWS_REGION`, else `AWS_DEFAULT_REGION`; else the profile's `region`, else `us-east-1`.
+    pub region: Option<String>,
+    /// `AWS_PROFILE`, else `default`.
+    pub profile: String,
+    /// `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (with `AWS_SESSION_TOKEN`), when both are
+    /// set; else the profile's.
+    pub credentials: Option<Credentials>,
+    /// `AWS_SHARED_CREDENTIALS_FILE`, else `$HOME/.aws/credentials`.
+    pub credentials_file: Option<PathBuf>,
+    /// `AWS_CONFIG_FILE`, else `$HOME/.aws/config` (for the profile's `region`).
+    pub config_file: Option<PathBuf>,
+    /// `SPILL_S3_TIMEOUT`, else [`TIMEOUT`]: the bound on each request.
+    pub timeout: Duration,
+    /// `SPILL_S3_CACHE`: the local cache's directory, absolute.
+    pub cache: Option<PathBuf>,
+    /// The default directory store root (`${TMPDIR:-/tmp}/spill-<uid>`): the default cache is
+    /// named after it.
+    pub default_root: PathBuf,
+    /// `SPILL_S3_CACHE_QUOTA`, else the local store's default quota: the cache's bound.
+    pub cache_quota: u64,
+}
+
+impl RemoteSettings {
+    /// Settings with every default: AWS's endpoint, no credentials (unsigned requests), no
+    /// profile files, the cache named after `default_root`.
+    pub fn new(default_root: PathBuf) -> RemoteSettings {
+        RemoteSettings {
+            endpoint: None,
+            region: None,
+            profile: "default".to_string(),
+            credentials: None,
+            credentials_file: None,
+            config_file: None,
+            timeout: TIMEOUT,
+            cache: None,
+            default_root,
+            cache_quota: crate::limits::QUOTA,
+        }
+    }
+}
+
+impl fmt::Debug for RemoteSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RemoteSettings { .. }")
+    }
+}
+
+/// Resolves a remote store from its URL and the settings: the region (the settings', the
+/// profile's `region`, else `us-east-1`), the credentials (the settings', else the profile's
+/// from the credentials file) and the endpoint.
+pub fn resolve(url: &str, quota: u64, settings: &RemoteSettings) -> Result<RemoteConfig> {
     let (bucket, prefix) = parse_url(url)?;
-    let env = |name: &str| crate::cmd::env_text(name);
-    let profile_name = env("AWS_PROFILE")?.unwrap_or_else(|| "default".to_string());
-    let region = match env("AWS_REGION")?.or(env("AWS_DEFAULT_REGION")?) {
-        Some(r) => r,
-        None => profile::config_value(&profile_name, "region")?.unwrap_or("us-east-1".into()),
+    let profile_name = settings.profile.as_str();
+    let region = match &settings.region {
+        Some(r) => r.clone(),
+        None => profile::config_value(settings.config_file.as_deref(), profile_name, "region")
+            .unwrap_or("us-east-1".into()),
     };
-    let credentials = match (env("AWS_ACCESS_KEY_ID")?, env("AWS_SECRET_ACCESS_KEY")?) {
-        (Some(key), Some(secret)) => Some(Credentials {
-            key,
-            secret,
-            token: env("AWS_SESSION_TOKEN")?,
-        }),
-        _ => profile::credentials(&profile_name)?,
+    let credentials = match &settings.credentials {
+        Some(c) => Some(c.clone()),
+        None => profile::credentials(settings.credentials_file.as_deref(), profile_name),
     };
-    let (endpoint, path_style) = match env("SPILL_S3_ENDPOINT")? {
+    let (endpoint, path_style) = match &settings.endpoint {
         Some(e) if e.starts_with("http://") || e.starts_with("https://") => {
             (e.trim_end_matches('/').to_string(), true)
         }
@@ -148,8 +198,6 @@ pub fn resolve(url: &str, quota: u64) -> Result<RemoteConfig> {
         }
         None => (format!("https://s3.{region}.amazonaws.com"), false),
     };
-    let timeout = crate::cmd::env_parsed("SPILL_S3_TIMEOUT", crate::limits::parse_duration, false)?
-        .unwrap_or(TIMEOUT);
     Ok(RemoteConfig {
         bucket,
         prefix,
@@ -157,23 +205,23 @@ pub fn resolve(url: &str, quota: u64) -> Result<RemoteConfig> {
         path_style,
         region,
         credentials,
-        timeout,
+        timeout: settings.timeout,
         quota,
     })
 }
 
-/// The local cache of a remote store: `SPILL_S3_CACHE`, else
-/// `${TMPDIR:-/tmp}/spill-<uid>-s3-<16 hex digits naming the endpoint, bucket and prefix>`.
-pub fn cache_root(remote: &RemoteConfig) -> Result<PathBuf> {
-    if let Some(dir) = crate::cmd::env_text("SPILL_S3_CACHE")? {
-        return Ok(PathBuf::from(dir));
+/// The local cache of a remote store: the settings' (`SPILL_S3_CACHE`), else the default root
+/// with `-s3-<16 hex digits naming the endpoint, bucket and prefix>` appended.
+pub fn cache_root(remote: &RemoteConfig, settings: &RemoteSettings) -> PathBuf {
+    if let Some(dir) = &settings.cache {
+        return dir.clone();
     }
     let id = blake3::hash(
         format!("{}\0{}\0{}", remote.endpoint, remote.bucket, remote.prefix).as_bytes(),
     );
-    let mut root = super::StoreConfig::default_root().into_os_string();
+    let mut root = settings.default_root.clone().into_os_string();
     root.push(format!("-s3-{}", &id.to_hex()[..16]));
-    Ok(PathBuf::from(root))
+    PathBuf::from(root)
 }
 
 /// The error for an `s3://` store in a binary built without the `s3` feature.
@@ -187,31 +235,86 @@ pub fn not_built() -> Error {
 }
 
 /// Turns a resolved local configuration into one for the object store at `url`: the root
-/// becomes the local cache (bounded by `SPILL_S3_CACHE_QUOTA`, default the local quota's
-/// default), and the quota given (`--quota`, `SPILL_QUOTA`) becomes the object store's.
-pub fn configure(config: &mut super::StoreConfig, url: &str) -> Result<()> {
+/// becomes the local cache (bounded by the settings' cache quota), and the quota given
+/// (`--quota`, `SPILL_QUOTA`) becomes the object store's.
+pub fn configure(
+    config: &mut super::StoreConfig,
+    url: &str,
+    settings: &RemoteSettings,
+) -> Result<()> {
     // A value that is not an object store URL at all says so first, with or without the feature.
     parse_url(url)?;
     #[cfg(not(feature = "s3"))]
     {
-        let _ = (config, url);
+        let _ = (config, url, settings);
         Err(not_built())
     }
     #[cfg(feature = "s3")]
     {
-        let remote = resolve(url, config.quota)?;
-        let root = cache_root(&remote)?;
-        config.root = match root.is_relative() {
-            true => std::env::current_dir()
-                .map_err(|e| Error::stream("read the current directory", e))?
-                .join(root),
-            false => root,
-        };
-        config.quota =
-            crate::cmd::env_parsed("SPILL_S3_CACHE_QUOTA", crate::limits::parse_size, false)?
-                .unwrap_or(crate::limits::QUOTA);
+        let remote = resolve(url, config.quota, settings)?;
+        config.root = cache_root(&remote, settings);
+        config.quota = settings.cache_quota;
         config.max_file = config.max_file.min(config.quota).min(remote.quota);
         config.remote = Some(remote);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_resolve_into_a_config_without_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let credentials = dir.path().join("credentials");
+        let config = dir.path().join("config");
+        std::fs::write(
+            &credentials,
+            "[default]\naws_access_key_id = D\naws_secret_access_key = DS\n\
+             [work]\naws_access_key_id = K\naws_secret_access_key = S\naws_session_token = T\n",
+        )
+        .unwrap();
+        std::fs::write(&config, "[profile work]\nregion = eu-west-2\n").unwrap();
+        let mut s = RemoteSettings::new(PathBuf::from("/tmp/spill-7"));
+        s.profile = "work".into();
+        s.credentials_file = Some(credentials);
+        s.config_file = Some(config);
+        // The profile's region and credentials; AWS's regional endpoint, virtual-hosted.
+        let r = resolve("s3://bucket-x/p/q/", 100, &s).unwrap();
+        assert_eq!(r.region, "eu-west-2");
+        assert_eq!(r.endpoint, "https://s3.eu-west-2.amazonaws.com");
+        assert!(!r.path_style);
+        let c = r.credentials.clone().unwrap();
+        assert_eq!((c.key.as_str(), c.token.as_deref()), ("K", Some("T")));
+        assert_eq!(r.key("sc", "abc"), "p/q/sc/abc");
+        assert_eq!((r.quota, r.timeout), (100, TIMEOUT));
+        let cache = cache_root(&r, &s);
+        let cache = cache.to_str().unwrap();
+        assert!(
+            cache.starts_with("/tmp/spill-7-s3-") && cache.len() == 32,
+            "{cache}"
+        );
+        // Variables win over the profile; an endpoint means path-style addressing.
+        s.region = Some("us-west-1".into());
+        s.endpoint = Some("http://127.0.0.1:9000/".into());
+        s.credentials = Some(Credentials {
+            key: "E".into(),
+            secret: "ES".into(),
+            token: None,
+        });
+        s.cache = Some(PathBuf::from("/var/cache/spill"));
+        let r = resolve("s3://bucket-x", 100, &s).unwrap();
+        assert_eq!(r.region, "us-west-1");
+        assert_eq!(r.endpoint, "http://127.0.0.1:9000");
+        assert!(r.path_style);
+        assert_eq!(r.credentials.clone().unwrap().key, "E");
+        assert_eq!(r.key("sc", "abc"), "sc/abc");
+        assert_eq!(cache_root(&r, &s), PathBuf::from("/var/cache/spill"));
+        // No profile file, no credentials: unsigned, in us-east-1.
+        let r = resolve("s3://bucket-x", 1, &RemoteSettings::new("/t".into())).unwrap();
+        assert!(r.credentials.is_none() && r.region == "us-east-1");
+        s.endpoint = Some("ftp://x".into());
+        assert!(resolve("s3://bucket-x", 1, &s).is_err());
     }
 }

@@ -1,27 +1,10 @@
 //! A minimal reader of the AWS shared credentials and config files (INI): `[NAME]` or
-//! `[profile NAME]` sections of `key = value` lines, `#` and `;` comments.
+//! `[profile NAME]` sections of `key = value` lines, `#` and `;` comments. Which files is the
+//! command line's choice ([`super::RemoteSettings`]).
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use super::Credentials;
-use crate::error::Result;
-
-/// The credentials file: `AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/credentials`.
-fn credentials_file() -> Result<Option<PathBuf>> {
-    aws_file("AWS_SHARED_CREDENTIALS_FILE", "credentials")
-}
-
-/// The config file: `AWS_CONFIG_FILE`, else `~/.aws/config`.
-fn config_file() -> Result<Option<PathBuf>> {
-    aws_file("AWS_CONFIG_FILE", "config")
-}
-
-fn aws_file(var: &str, name: &str) -> Result<Option<PathBuf>> {
-    if let Some(path) = crate::cmd::env_text(var)? {
-        return Ok(Some(PathBuf::from(path)));
-    }
-    Ok(crate::cmd::env_text("HOME")?.map(|home| PathBuf::from(home).join(".aws").join(name)))
-}
 
 /// The value of `key` in section `profile` of INI `text` (`[profile]` or `[profile NAME]`).
 pub fn lookup(text: &str, profile: &str, key: &str) -> Option<String> {
@@ -46,32 +29,30 @@ pub fn lookup(text: &str, profile: &str, key: &str) -> Option<String> {
     None
 }
 
-fn read(path: Option<PathBuf>) -> String {
+fn read(path: Option<&Path>) -> String {
     // A missing or unreadable profile file is the same as no profile: the request is then
     // unsigned and the store says so when it refuses.
     path.and_then(|p| std::fs::read_to_string(p).ok())
         .unwrap_or_default()
 }
 
-/// The credentials of `profile` from the credentials file, if it has a key and a secret.
-pub fn credentials(profile: &str) -> Result<Option<Credentials>> {
-    let text = read(credentials_file()?);
+/// The credentials of `profile` from the credentials `file`, if it has a key and a secret.
+pub fn credentials(file: Option<&Path>, profile: &str) -> Option<Credentials> {
+    let text = read(file);
     let get = |k: &str| lookup(&text, profile, k).filter(|v| !v.is_empty());
-    Ok(
-        match (get("aws_access_key_id"), get("aws_secret_access_key")) {
-            (Some(key), Some(secret)) => Some(Credentials {
-                key,
-                secret,
-                token: get("aws_session_token"),
-            }),
-            _ => None,
-        },
-    )
+    match (get("aws_access_key_id"), get("aws_secret_access_key")) {
+        (Some(key), Some(secret)) => Some(Credentials {
+            key,
+            secret,
+            token: get("aws_session_token"),
+        }),
+        _ => None,
+    }
 }
 
-/// A setting of `profile` in the config file (`region`).
-pub fn config_value(profile: &str, key: &str) -> Result<Option<String>> {
-    Ok(lookup(&read(config_file()?), profile, key).filter(|v| !v.is_empty()))
+/// A setting of `profile` in the config `file` (`region`).
+pub fn config_value(file: Option<&Path>, profile: &str, key: &str) -> Option<String> {
+    lookup(&read(file), profile, key).filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]

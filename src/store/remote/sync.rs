@@ -3,11 +3,12 @@
 //! ```text
 //! PREFIX/<scope>/<hex16>        a payload: immutable, created only if absent, x-amz-meta-blake3
 //! PREFIX/<scope>/<hex16>.meta   its metadata record (JSON); its Last-Modified is the last access
+//! PREFIX/<scope>/<hex16>.lines  the line index of a payload over 1 MiB (`super::window`)
 //! PREFIX/<scope>/<hex16>.gone   a tombstone: why a ref is no longer there
 //! ```
 //!
-//! The payload is written first and the record last, and readers need the record, so an
-//! interrupted write is never an entry. Reading goes through the local cache (a local store):
+//! The payload is written first, then its line index, and the record last, and readers need
+//! the record, so an interrupted write is never an entry. Reading goes through the local cache (a local store):
 //! the payload is downloaded into it, verified against the record's hash, and then opened like
 //! any local entry.
 
@@ -15,13 +16,15 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 
 use super::RemoteConfig;
-use super::client::{Client, Listed, PART_SIZE};
+use super::client::{Client, Listed, PART_SIZE, Upload};
+use super::window::{LineIndex, RANGED_FROM};
 use crate::error::{Error, Result};
 use crate::store::meta::{self, Entry, Meta};
 use crate::store::{GcOptions, GcReport, Reason, Ref, Removal, Store};
 
-/// A payload without its record (or a record without its payload) younger than this may be a
-/// write in progress on another machine, so `gc` leaves it alone.
+/// A payload without its record (or a record without its payload, or a multipart upload)
+/// younger than this may be a write in progress on another machine, so `gc` leaves it alone
+/// (unless the TTL is shorter: [`stale_after`]).
 const INCOMPLETE_AFTER: f64 = 3600.0;
 
 /// Last-access updates are throttled: a read rewrites the record only when its last access is
@@ -32,10 +35,24 @@ fn hex_of(r: &Ref) -> String {
     r.hex().to_string()
 }
 
-/// Makes `r` readable from the local cache: checks the remote record (the entry's existence,
-/// TTL and hash), refreshes its last access when due, and downloads the payload when the cache
-/// does not hold these exact bytes. A ref that is not there remotely is gone everywhere.
+/// Makes `r` readable from the local cache: checks the remote record (see [`check_record`])
+/// and downloads the payload when the cache does not hold these exact bytes.
 pub fn prepare_read(store: &Store, remote: &RemoteConfig, r: &Ref) -> Result<()> {
+    match check_record(store, remote, r)? {
+        Some((client, record)) => download(&client, remote, &store.local(), r, &record),
+        None => Ok(()),
+    }
+}
+
+/// Checks the remote record of `r` (the entry's existence, TTL and hash) and refreshes its
+/// last access when due. Returns `None` when the cache holds these exact bytes (refreshed
+/// there too), else the client and the record, for reading the payload. A ref that is not
+/// there remotely is gone everywhere.
+pub(super) fn check_record(
+    store: &Store,
+    remote: &RemoteConfig,
+    r: &Ref,
+) -> Result<Option<(Client, Meta)>> {
     let client = Client::new(remote)?;
     let scope = &store.config().scope;
     let meta_key = remote.key(scope, &format!("{}.meta", hex_of(r)));
@@ -49,7 +66,7 @@ pub fn prepare_read(store: &Store, remote: &RemoteConfig, r: &Ref) -> Result<()>
     };
     let last_access = reply.last_modified;
     let text = reply.text(meta::MAX_RECORD)?;
-    let mut record: Meta = serde_json::from_str(&text).map_err(|_| {
+    let record: Meta = serde_json::from_str(&text).map_err(|_| {
         Error::Store(format!(
             "the metadata record of {r} in the object store is not valid"
         ))
@@ -73,19 +90,28 @@ pub fn prepare_read(store: &Store, remote: &RemoteConfig, r: &Ref) -> Result<()>
         cache.meta(r).is_some_and(|m| m.hash == record.hash) && cache.payload_path(r).is_file();
     if cached {
         cache.touch(r);
-        return Ok(());
+        return Ok(None);
     }
-    download(&client, remote, &cache, r, &mut record)
+    Ok(Some((client, record)))
+}
+
+/// The remote metadata record of `r`, if it is stored and readable (no TTL check or refresh:
+/// for describing an entry, not reading it).
+pub fn record(store: &Store, remote: &RemoteConfig, r: &Ref) -> Option<Meta> {
+    let client = Client::new(remote).ok()?;
+    let key = remote.key(&store.config().scope, &format!("{}.meta", hex_of(r)));
+    let text = client.get(&key).ok()??.text(meta::MAX_RECORD).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// Downloads a payload into the cache, hashing it on the way; bytes that do not match the
 /// record's hash are never published.
-fn download(
+pub(super) fn download(
     client: &Client,
     remote: &RemoteConfig,
     cache: &Store,
     r: &Ref,
-    record: &mut Meta,
+    record: &Meta,
 ) -> Result<()> {
     let key = remote.key(&cache.config().scope, &hex_of(r));
     let Some(reply) = client.get(&key)? else {
@@ -120,7 +146,7 @@ fn download(
             "the payload of {r} in the object store does not match its recorded hash; not used"
         )));
     }
-    cache.publish(finished, record)?;
+    cache.publish(finished, &mut record.clone())?;
     Ok(())
 }
 
@@ -164,6 +190,10 @@ pub fn upload(store: &Store, remote: &RemoteConfig, r: &Ref, record: &Meta) -> R
     } else if client.head(&key)?.is_none() {
         client.put_new_multipart(&key, data, &record.hash)?;
     }
+    if size > RANGED_FROM {
+        let index = serde_json::to_vec(&LineIndex::build(data)).expect("an index serialises");
+        client.put(&remote.key(scope, &format!("{}.lines", hex_of(r))), &index)?;
+    }
     let bytes = serde_json::to_vec(record).expect("metadata serialises");
     client.put(&remote.key(scope, &format!("{}.meta", hex_of(r))), &bytes)
 }
@@ -183,18 +213,32 @@ pub fn scopes(remote: &RemoteConfig) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// What a listing of one scope holds: payloads and records by ref.
+/// What a listing of one scope holds: payloads, records and line indexes by ref, and the
+/// multipart uploads in progress.
 #[derive(Default)]
 struct ScopeListing {
     payloads: HashMap<Ref, Listed>,
     records: HashMap<Ref, Listed>,
+    indexes: HashMap<Ref, Listed>,
+    uploads: Vec<(Ref, Upload)>,
 }
 
-/// Lists every scope (or one) under the prefix, by scope.
+/// The scope and ref an object key under the prefix names, with the name's suffix
+/// (`""`, `"meta"`, `"lines"`, `"gone"`, …).
+fn parse_key(root: &str, key: &str) -> Option<(String, Ref, String)> {
+    let (scope, name) = key.strip_prefix(root)?.split_once('/')?;
+    let (hex, suffix) = name.split_once('.').unwrap_or((name, ""));
+    let r = Ref::parse(&format!("sp_{hex}"))?;
+    Some((scope.to_string(), r, suffix.to_string()))
+}
+
+/// Lists every scope (or one) under the prefix, by scope; `with_uploads`, the multipart uploads
+/// in progress too.
 fn listing(
     client: &Client,
     remote: &RemoteConfig,
     only: Option<&str>,
+    with_uploads: bool,
 ) -> Result<HashMap<String, ScopeListing>> {
     let root = remote.scope_root();
     let prefix = match only {
@@ -204,21 +248,25 @@ fn listing(
     let (objects, _) = client.list(&prefix, None)?;
     let mut by_scope: HashMap<String, ScopeListing> = HashMap::new();
     for o in objects {
-        let Some((scope, name)) = o.key.strip_prefix(&root).and_then(|k| k.split_once('/')) else {
+        let Some((scope, r, suffix)) = parse_key(&root, &o.key) else {
             continue;
         };
-        let (hex, is_record) = match name.strip_suffix(".meta") {
-            Some(hex) => (hex, true),
-            None => (name, false),
+        let held = by_scope.entry(scope).or_default();
+        match suffix.as_str() {
+            "" => held.payloads.insert(r, o),
+            "meta" => held.records.insert(r, o),
+            "lines" => held.indexes.insert(r, o),
+            _ => None,
         };
-        let Some(r) = Ref::parse(&format!("sp_{hex}")) else {
-            continue;
-        };
-        let held = by_scope.entry(scope.to_string()).or_default();
-        match is_record {
-            true => held.records.insert(r, o),
-            false => held.payloads.insert(r, o),
-        };
+    }
+    if with_uploads {
+        for upload in client.uploads(&prefix)? {
+            if let Some((scope, r, suffix)) = parse_key(&root, &upload.key)
+                && suffix.is_empty()
+            {
+                by_scope.entry(scope).or_default().uploads.push((r, upload));
+            }
+        }
     }
     Ok(by_scope)
 }
@@ -228,7 +276,7 @@ fn listing(
 pub fn entries(store: &Store, remote: &RemoteConfig) -> Result<Vec<Entry>> {
     let client = Client::new(remote)?;
     let scope = &store.config().scope;
-    let Some(held) = listing(&client, remote, Some(scope))?.remove(scope) else {
+    let Some(held) = listing(&client, remote, Some(scope), false)?.remove(scope) else {
         return Ok(Vec::new());
     };
     let mut entries = Vec::new();
@@ -287,37 +335,66 @@ fn remove_in(
     )?;
     client.delete(&record)?;
     client.delete(&payload)?;
+    client.delete(&remote.key(scope, &format!("{hex}.lines")))?;
     Ok(true)
 }
 
 /// `spill gc` on an object store: expires entries not read within the TTL (by their record's
-/// Last-Modified), removes halves of entries older than an hour, then evicts the least
-/// recently used entries until the prefix fits `--quota`; then collects the local cache by its
-/// own quota. The accounting is the listing's: payload sizes as stored.
+/// Last-Modified); removes halves of entries and aborts multipart uploads that are stale (their
+/// last activity, the latest of their start and their parts, older than [`stale_after`]: an
+/// interrupted write); then evicts the least recently used entries
+/// until the prefix fits `--quota`; then collects the local cache by its own quota. The
+/// accounting is the listings': payload sizes as stored, plus the parts that uploads in
+/// progress hold (ListParts).
 pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcReport> {
     let client = Client::new(remote)?;
     let current = store.config().scope.clone();
-    let all = listing(&client, remote, opts.scope_only.then_some(current.as_str()))?;
+    let all = listing(
+        &client,
+        remote,
+        opts.scope_only.then_some(current.as_str()),
+        true,
+    )?;
     let ttl = store.config().ttl.as_secs_f64();
+    let stale = stale_after(ttl);
     let now = meta::now_secs();
     let mut removals = Vec::new();
     let mut gone: HashSet<(String, Ref)> = HashSet::new();
+    let mut lone_indexes = Vec::new();
+    let mut aborts = Vec::new();
+    let mut uploading: u64 = 0;
     let visit = |scope: &str| opts.all_scopes && !opts.scope_only || scope == current;
     for (scope, held) in &all {
         for (r, record) in &held.records {
             let size = held.payloads.get(r).map_or(0, |p| p.size);
             let reason = match held.payloads.contains_key(r) {
                 true if visit(scope) && now - record.modified > ttl => Reason::Expired,
-                false if now - record.modified > INCOMPLETE_AFTER => Reason::Incomplete,
+                false if now - record.modified > stale => Reason::Incomplete,
                 _ => continue,
             };
             removals.push(removal(scope, *r, size, reason));
             gone.insert((scope.clone(), *r));
         }
         for (r, payload) in &held.payloads {
-            if !held.records.contains_key(r) && now - payload.modified > INCOMPLETE_AFTER {
+            if !held.records.contains_key(r) && now - payload.modified > stale {
                 removals.push(removal(scope, *r, payload.size, Reason::Incomplete));
                 gone.insert((scope.clone(), *r));
+            }
+        }
+        for (r, index) in &held.indexes {
+            let lone = !held.records.contains_key(r) && !held.payloads.contains_key(r);
+            if lone && now - index.modified > stale {
+                lone_indexes.push(index.key.clone());
+            }
+        }
+        for (r, upload) in &held.uploads {
+            let (size, last_activity) = client.upload_parts(upload)?;
+            match now - last_activity > stale {
+                true => {
+                    aborts.push(upload);
+                    removals.push(removal(scope, *r, size, Reason::Temp));
+                }
+                false => uploading += size,
             }
         }
     }
@@ -334,7 +411,8 @@ pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcRep
         .filter(|(scope, r, ..)| !gone.contains(&(scope.clone(), *r)))
         .collect();
     held.sort_by(|a, b| a.3.total_cmp(&b.3).then(a.1.cmp(&b.1)));
-    let mut usage: u64 = held.iter().map(|h| h.2).sum();
+    // Uploads in progress hold space too: they count, though only entries can be evicted.
+    let mut usage: u64 = held.iter().map(|h| h.2).sum::<u64>() + uploading;
     for (scope, r, size, _) in &held {
         if usage <= remote.quota {
             break;
@@ -343,7 +421,13 @@ pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcRep
         usage -= size;
     }
     if !opts.dry_run {
-        for removal in &removals {
+        for upload in aborts {
+            client.abort(&upload.key, &upload.id)?;
+        }
+        for key in &lone_indexes {
+            client.delete(key)?;
+        }
+        for removal in removals.iter().filter(|r| r.reason != Reason::Temp) {
             let r = removal.reference.expect("remote removals name a ref");
             let how = match removal.reason {
                 Reason::Incomplete => "removed",
@@ -360,6 +444,14 @@ pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcRep
         usage,
         tombstones_pruned: 0,
     })
+}
+
+/// How old half an entry or a multipart upload must be before `gc` takes it for an
+/// interrupted write rather than one in progress on another machine: an hour, or the TTL when
+/// that is shorter (an entry that takes longer to write than it is meant to live is not
+/// worth keeping). Seconds.
+pub fn stale_after(ttl: f64) -> f64 {
+    INCOMPLETE_AFTER.min(ttl)
 }
 
 fn removal(scope: &str, r: Ref, size: u64, reason: Reason) -> Removal {
