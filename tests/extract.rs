@@ -1208,6 +1208,119 @@ fn a_record_found_in_one_pass_keeps_the_line_rule() {
     );
 }
 
+/// `$..name` and `$[*].a.b` on NDJSON take one-pass walks over the records (BENCHMARKS.md, the
+/// validation budget): they keep the line rule, the strict reading of what they pass, and the
+/// count of skipped lines, exactly as the evaluator does.
+#[test]
+fn the_ndjson_fast_paths_keep_the_line_rule() {
+    let s = Sandbox::new();
+    let good = |n: u32| format!("{{\"ts\":\"t{n}\",\"req\":{{\"id\":\"r{n}\",\"ms\":{n}}}}}");
+    let queries = ["$..ms", "$[*].req.ms"];
+    // Blank lines, CRLF and spaces around records: every record is read, in line order.
+    let doc = format!("{}\r\n\n  {}  \n\n{}", good(1), good(2), good(3));
+    for q in queries {
+        let r = s.run(&["extract", "-", q, "--compact"], doc.as_str());
+        r.status(0);
+        assert_eq!(r.out(), "[1,2,3]\n", "{q}");
+    }
+    let r = s.run(
+        &["extract", "-", "$..id", "--nodes", "--compact"],
+        doc.as_str(),
+    );
+    assert_eq!(
+        r.out(),
+        "[{\"path\":\"$[0]['req']['id']\",\"value\":\"r1\"},\
+         {\"path\":\"$[1]['req']['id']\",\"value\":\"r2\"},\
+         {\"path\":\"$[2]['req']['id']\",\"value\":\"r3\"}]\n"
+    );
+    // A line in the middle that is not one value (text, trailing data, two values, a record
+    // spread over lines): exit 2 naming that line, nothing printed.
+    let spread_at = good(2).find(",\"req\"").unwrap() + 1;
+    for (bad, at, skipped) in [
+        ("not json here".to_string(), 0, "1 line that is"),
+        (
+            format!("{} x", good(2)),
+            good(2).len() + 1,
+            "1 line that is",
+        ),
+        (
+            format!("{}{}", good(2), good(2)),
+            good(2).len(),
+            "1 line that is",
+        ),
+        // Both halves of a record spread over two lines are lines that are not one value.
+        (
+            good(2).replace(",\"req\"", ",\n\"req\""),
+            spread_at,
+            "2 lines that are",
+        ),
+    ] {
+        let doc = format!("{}\n{bad}\n{}\n", good(1), good(3));
+        let line2 = good(1).len() + 1;
+        for q in queries {
+            let r = s.run(&["extract", "-", q], doc.as_str());
+            let col = at + 1;
+            assert_eq!(
+                invalid_at(&r),
+                format!("{} (line 2:{col})", line2 + at),
+                "{q} on {doc:?}"
+            );
+            assert!(
+                r.stderr.contains("line 2 is not one JSON value"),
+                "{}",
+                r.stderr
+            );
+        }
+        // With --skip-invalid the line is skipped and counted, and the indexes stay.
+        for q in queries {
+            let r = s.run(
+                &["extract", "-", q, "--compact", "--skip-invalid"],
+                doc.as_str(),
+            );
+            r.status(0);
+            assert_eq!(r.out(), "[1,3]\n", "{q} on {doc:?}");
+            assert!(
+                r.stderr
+                    .contains(&format!("skipped {skipped} not exactly one JSON value")),
+                "{}",
+                r.stderr
+            );
+        }
+        let r = s.run(
+            &[
+                "extract",
+                "-",
+                "$..ms",
+                "--nodes",
+                "--compact",
+                "--skip-invalid",
+            ],
+            doc.as_str(),
+        );
+        assert!(
+            r.out().contains("\"$[1]['req']['ms']\",\"value\":3"),
+            "{}",
+            r.out()
+        );
+    }
+    // An invalid scalar that the walks pass over, on a line whose brackets balance: the
+    // error is at its byte, whichever walk reads it.
+    let bad = "{\"ts\":2024-01-02,\"req\":{\"id\":\"r2\",\"ms\":2}}";
+    let doc = format!("{}\n{bad}\n{}\n", good(1), good(3));
+    let col = bad.find('-').unwrap() + 1;
+    let dash = good(1).len() + col;
+    for q in queries {
+        let r = s.run(&["extract", "-", q], doc.as_str());
+        assert_eq!(invalid_at(&r), format!("{dash} (line 2:{col})"), "{q}");
+        assert!(
+            r.stderr
+                .contains("expected ',' or '}' after an object member"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
 #[test]
 fn a_large_log_mixed_with_stderr_keeps_every_index() {
     let s = Sandbox::new();

@@ -1,5 +1,5 @@
 //! The fast path of `$..name` (one descendant segment holding one member-name selector) on a
-//! JSON document: one strict pass over the bytes that validates everything and finds the
+//! JSON document, or on each record of an NDJSON one: one strict pass over the bytes that validates everything and finds the
 //! matching keys as it goes, instead of the generic walk through [`Doc`] (an iterator, a kind
 //! dispatch, a path push and a member lookup per value, plus a skip of every object to look
 //! its key up before walking it).
@@ -17,11 +17,17 @@
 //! [`string_end`], the separators and brackets, with the navigation's messages), the
 //! descent-depth limit ([`Doc::check_descent`]). The work limit cannot be reached: this pass
 //! takes one step per byte at most.
+//!
+//! NDJSON records are found by the evaluator's own record reader, so which lines are records,
+//! the errors naming a line and `--skip-invalid` are those of the generic walk; each record is
+//! then walked as a root of its own, below a frame standing for the array of records (the
+//! records' indexes in the paths, and the depth counted from `$`). A record that the line
+//! check passed is bracket-balanced on its line, so the strict walk never reads past it.
 
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
-use super::engine::JsonDoc;
+use super::engine::{JsonDoc, is_records};
 use super::normalized::{NormPath, PathElem};
 use super::{Doc, MAX_DESCENT};
 use crate::json::parse::{scalar_end, string_end};
@@ -60,7 +66,7 @@ enum State {
 }
 
 #[inline(always)]
-fn ws(b: &[u8], i: usize) -> usize {
+pub(super) fn ws(b: &[u8], i: usize) -> usize {
     match b.get(i) {
         Some(b' ' | b'\n' | b'\r' | b'\t') => skip_ws_run(b, i + 1),
         _ => i,
@@ -70,7 +76,7 @@ fn ws(b: &[u8], i: usize) -> usize {
 /// The member whose key's opening quote is `b[at]`: the offset just past the key (checked
 /// strictly) and that of its value (after the colon and whitespace).
 #[inline(always)]
-fn member(b: &[u8], at: usize) -> Result<(usize, usize), SyntaxError> {
+pub(super) fn member(b: &[u8], at: usize) -> Result<(usize, usize), SyntaxError> {
     let key_end = string_end(b, at)?;
     let colon = ws(b, key_end);
     if b.get(colon) != Some(&b':') {
@@ -86,7 +92,7 @@ fn member(b: &[u8], at: usize) -> Result<(usize, usize), SyntaxError> {
 /// Whether a raw key (escapes intact) decodes to `name`. Decoding never lengthens a key, so a
 /// shorter raw key is no match without looking at it.
 #[inline(always)]
-fn key_eq(raw: &[u8], name: &[u8]) -> bool {
+pub(super) fn key_eq(raw: &[u8], name: &[u8]) -> bool {
     if raw.len() < name.len() {
         return false;
     }
@@ -96,18 +102,51 @@ fn key_eq(raw: &[u8], name: &[u8]) -> bool {
     raw.contains(&b'\\') && decode_string(raw).as_bytes() == name
 }
 
-/// Evaluates `$..name` on the JSON (not NDJSON) document `doc` from `root`, feeding `sink`
-/// as the generic evaluator would.
+/// Evaluates `$..name` on `doc` from `root`, feeding `sink` as the generic evaluator would.
+///
+/// On NDJSON (`root` the virtual array of records) the records are read as the evaluator reads
+/// them ([`JsonDoc::records`]: each line found and checked to hold exactly one value, blank
+/// lines skipped, `--skip-invalid` honoured), and each record is walked in one strict pass
+/// below a frame standing for the array of records, so its matches are found at `$[i]…`.
 pub(crate) fn descend_name<'a, 'd: 'a>(
     doc: &'a JsonDoc<'d>,
     root: Value<'d>,
     name: &'a str,
     sink: &mut dyn FnMut(&NormPath<'a>, Value<'d>) -> ControlFlow<()>,
 ) -> Result<ControlFlow<()>, SyntaxError> {
+    let mut frames: Vec<Frame> = Vec::new();
+    if !is_records(root) {
+        return walk(doc, &mut frames, root.offset(), name, sink);
+    }
+    // The records array: no member of its own, so never looked ahead in.
+    frames.push(Frame {
+        object: false,
+        own: Own::Absent,
+        key: (0, 0),
+        index: 0,
+    });
+    for (index, record) in doc.records().enumerate() {
+        frames[0].index = index;
+        if walk(doc, &mut frames, record?.offset(), name, sink)?.is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+    }
+    Ok(ControlFlow::Continue(()))
+}
+
+/// Walks the value starting at `start` below the open `frames` (none for a JSON root, the
+/// records array for an NDJSON record), handing out the matches; returns at the value's end.
+fn walk<'a, 'd: 'a>(
+    doc: &'a JsonDoc<'d>,
+    frames: &mut Vec<Frame>,
+    start: usize,
+    name: &'a str,
+    sink: &mut dyn FnMut(&NormPath<'a>, Value<'d>) -> ControlFlow<()>,
+) -> Result<ControlFlow<()>, SyntaxError> {
     let b: &'d [u8] = doc.bytes();
     let nb = name.as_bytes();
-    let mut frames: Vec<Frame> = Vec::new();
-    let mut pos = root.offset();
+    let base = frames.len();
+    let mut pos = start;
     let mut state = State::Value;
     // A look ahead that failed: the document is invalid somewhere ahead. Nothing more is
     // handed out; the walk goes on to report the first error in document order.
@@ -161,7 +200,7 @@ pub(crate) fn descend_name<'a, 'd: 'a>(
                 if frames[k].own == Own::Unknown && key_eq(&b[raw.0..raw.1], nb) {
                     frames[k].own = Own::Handled;
                     if ahead_error.is_none() {
-                        match matched(doc, &mut frames, pos, name, sink, &mut ahead_error) {
+                        match matched(doc, frames, pos, name, sink, &mut ahead_error) {
                             ControlFlow::Continue(()) => {}
                             ControlFlow::Break(()) => return Ok(ControlFlow::Break(())),
                         }
@@ -170,13 +209,14 @@ pub(crate) fn descend_name<'a, 'd: 'a>(
                 state = State::Value;
             }
             State::After => {
-                let Some(f) = frames.last_mut() else {
-                    // The root value ended: the caller checks what follows it.
+                if frames.len() == base {
+                    // The value ended: the caller checks what follows it.
                     return match ahead_error {
                         Some(e) => Err(e),
                         None => Ok(ControlFlow::Continue(())),
                     };
-                };
+                }
+                let f = frames.last_mut().expect("more frames than at the start");
                 pos = ws(b, pos);
                 let close = if f.object { b'}' } else { b']' };
                 match b.get(pos) {
@@ -420,5 +460,153 @@ mod tests {
             }
         }
         assert!(checked > 300, "only {checked} queries checked");
+    }
+
+    /// The nodes `$..name` selects on the NDJSON `text` (read with `skip`) and the lines it
+    /// skipped, or its error (offset and message), the end checked as `extract` checks it:
+    /// through this walk called directly (so it fails where the walk does not handle
+    /// records), and through the generic evaluator.
+    fn both_ndjson(text: &[u8], name: &str, skip: bool) -> (NdjsonResult, NdjsonResult) {
+        let q = Query::parse(&format!("$..[{}]", serde_json::to_string(name).unwrap())).unwrap();
+        let (doc, root) = match JsonDoc::open(text, skip) {
+            Ok(opened) => opened,
+            Err(e) => {
+                return (
+                    Err((e.offset, e.message.clone())),
+                    Err((e.offset, e.message)),
+                );
+            }
+        };
+        let run = |fast: bool| {
+            let mut nodes = Vec::new();
+            let mut sink = |p: &NormPath<'_>, v: crate::json::Value<'_>| {
+                nodes.push((p.clone().into_owned(), v.offset()));
+                ControlFlow::Continue(())
+            };
+            let r = if fast {
+                super::descend_name(&doc, root, name, &mut sink)
+            } else {
+                q.select(&doc, root, sink)
+            };
+            r.and_then(|_| doc.check_end(root, None))
+                .map(|skipped| (nodes, skipped))
+                .map_err(|e| {
+                    // The one difference in words: the walk reads a scalar with the parser's
+                    // checks, which name NaN and Infinity; the evaluator judges a value's
+                    // kind from its first byte first. Same byte, same exit.
+                    let m = if fast && e.message == "NaN and Infinity are not JSON numbers" {
+                        "expected a JSON value".to_string()
+                    } else {
+                        e.message
+                    };
+                    (e.offset, m)
+                })
+        };
+        (run(true), run(false))
+    }
+
+    type NdjsonResult = Result<(Nodes, u64), (u64, String)>;
+
+    /// Records that are objects, arrays and scalars, blank lines, CRLF, whitespace around
+    /// records, nested and late ids, escaped keys, deep nesting, and lines that are not one
+    /// value (text, two values, trailing garbage, a record spread over lines, invalid
+    /// tokens inside a record): the walk hands out the evaluator's nodes in its order, with
+    /// the same error, with and without `--skip-invalid`.
+    #[test]
+    fn the_fast_path_selects_what_the_evaluator_selects_on_ndjson() {
+        let deep = |n: usize| format!("{}{{\"id\":1}}{}", "[".repeat(n), "]".repeat(n));
+        let owned: Vec<String> = vec![
+            format!("{{\"id\":0}}\n{}\n{{\"id\":2}}\n", deep(997)),
+            format!("{{\"id\":0}}\n{}\n{{\"id\":2}}\n", deep(998)),
+            format!("{{\"id\":0}}\n{}\n{{\"id\":2}}\n", deep(1200)),
+            format!("{{\"a\":\"{}\",\"id\":1}}\n{{\"id\":2}}\n", "é".repeat(40)),
+        ];
+        let mut docs: Vec<&str> = vec![
+            "{\"id\":1}\n{\"id\":2}\n",
+            "{\"id\":1}\n{\"id\":2}",
+            "{\"a\":{\"id\":1},\"id\":2}\n{\"x\":[{\"id\":3}],\"id\":4}\n",
+            "{\"req\":{\"id\":\"r1\",\"ms\":3},\"status\":200}\n{\"req\":{\"id\":\"r2\"}}\n",
+            "{\"id\":1}\r\n{\"id\":2}\r\n",
+            "\n\n{\"id\":1}\n\n   \n{\"id\":2}\n\n",
+            "  {\"id\":1}  \n\t[{\"id\":2}]\t\n",
+            "{\"id\":1}\n7\n\"id\"\nnull\n[1,2]\n{\"id\":2}\n",
+            "[{\"id\":1},{\"id\":2}]\n[]\n{}\n",
+            "{\"i\\u0064\":1}\n{\"id\":2,\"a\":{\"\\u0069d\":3}}\n",
+            "{\"id\":{\"id\":{\"id\":1}}}\n{\"id\":2,\"id\":3}\n",
+            "{\"a\":{\"b\":{\"id\":1}},\"id\":2}\n{\"c\":{\"id\":3},\"id\":4}\n",
+            "\u{feff}{\"id\":1}\n{\"id\":2}\n",
+            // Lines that are not one value.
+            "{\"id\":1}\nnot json here\n{\"id\":3}\n",
+            "{\"id\":1}\n{\"id\":2} {\"id\":3}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":2}x\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":2}}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":\n2}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":\"a\nb\"}\n{\"id\":4}\n",
+            "{\"id\":1}\n[1,2\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":2}\n{\"id\":3",
+            // Invalid inside a record whose brackets balance on its line.
+            "{\"id\":1}\n{\"id\":2-3}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"a\":[1 2],\"id\":2}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"a\":{\"b\":1,},\"id\":2}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"a\":\"x\ty\",\"id\":2}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"a\":{\"id\":[}]},\"id\":2}\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":2024-01-02}\n{\"id\":4}\n",
+            "{\"id\":1}\n[2024-01-02]\n{\"id\":4}\n",
+            "{\"id\":1}\n{\"id\":2}\n\u{1b}[1merror\u{1b}[0m\n",
+        ];
+        docs.extend(owned.iter().map(String::as_str));
+        for doc in docs {
+            for name in ["id", "a", "", "b"] {
+                for skip in [false, true] {
+                    let (fast, slow) = both_ndjson(doc.as_bytes(), name, skip);
+                    assert_eq!(fast, slow, "$..{name} (skip {skip}) on {doc:?}");
+                }
+            }
+        }
+        // The walk was taken, and it found what the records hold.
+        let (fast, _) = both_ndjson(b"{\"id\":1}\n{\"a\":{\"id\":2}}\n", "id", false);
+        let paths: Vec<String> = fast
+            .unwrap()
+            .0
+            .iter()
+            .map(|(p, _)| p.to_normalized())
+            .collect();
+        assert_eq!(paths, ["$[0]['id']", "$[1]['a']['id']"]);
+    }
+
+    /// Every file of the vendored JSONTestSuite as a record between two others (on one line
+    /// when the file is; a file holding line breaks makes its lines records or errors): the
+    /// same nodes and the same error as the evaluator, with and without `--skip-invalid`.
+    #[test]
+    fn the_fast_path_agrees_with_the_evaluator_on_the_json_test_suite_as_records() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/json-test-suite/test_parsing"
+        );
+        let files = std::fs::read_dir(dir).expect("the vendored JSONTestSuite (tests/data)");
+        let mut checked = 0;
+        for f in files {
+            let text = std::fs::read(f.unwrap().path()).unwrap();
+            let mut doc = b"{\"id\":0,\"a\":{\"id\":1}}\n".to_vec();
+            doc.extend_from_slice(&text);
+            doc.extend_from_slice(b"\n[{\"id\":2}]\n");
+            let mut names: Vec<String> = vec!["id".into(), "a".into(), String::new()];
+            if let Ok(serde_json::Value::Object(m)) = serde_json::from_slice(&text) {
+                names.extend(m.keys().cloned());
+            }
+            for name in &names {
+                for skip in [false, true] {
+                    let (fast, slow) = both_ndjson(&doc, name, skip);
+                    assert_eq!(
+                        fast,
+                        slow,
+                        "$..{name:?} (skip {skip}) on {:?}",
+                        String::from_utf8_lossy(&doc)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 600, "only {checked} queries checked");
     }
 }

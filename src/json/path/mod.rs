@@ -25,6 +25,7 @@
 //!   the engine: 703/703.
 
 mod ast;
+mod chain;
 pub(crate) mod compare;
 mod descend;
 mod doc;
@@ -231,9 +232,11 @@ impl Query {
         eval.run(&self.ast.segments, root, &mut path, &mut sink)
     }
 
-    /// [`Query::select`] on the JSON engine, with the fast path of `$..name` on a JSON (not
-    /// NDJSON) document: one strict pass that finds the keys as it validates (see
-    /// `descend.rs`), the same nodes in the same order.
+    /// [`Query::select`] on the JSON engine, with two fast paths that select the same nodes
+    /// in the same order with the same checks: `$..name` on a JSON document or on each record
+    /// of an NDJSON one, one strict pass that finds the keys as it validates (see
+    /// `descend.rs`); and `$[*].a.b…` on the records or a root array, a plain member lookup
+    /// per element (see `chain.rs`).
     pub fn select_json<'a, 'd: 'a>(
         &'a self,
         doc: &'a JsonDoc<'d>,
@@ -243,9 +246,25 @@ impl Query {
         if let [seg] = &self.ast.segments[..]
             && seg.descendant
             && let [ast::Selector::Name(name)] = &seg.selectors[..]
-            && !doc.is_ndjson()
         {
             return descend::descend_name(doc, root, name, &mut sink);
+        }
+        if let [first, rest @ ..] = &self.ast.segments[..]
+            && !first.descendant
+            && matches!(first.selectors[..], [ast::Selector::Wildcard])
+            && !rest.is_empty()
+            && (is_records(root) || doc.bytes().get(root.offset()) == Some(&b'['))
+        {
+            let names: Option<Vec<&'a str>> = rest
+                .iter()
+                .map(|s| match &s.selectors[..] {
+                    [ast::Selector::Name(n)] if !s.descendant => Some(n.as_str()),
+                    _ => None,
+                })
+                .collect();
+            if let Some(names) = names {
+                return chain::each_member_chain(doc, root, &names, &mut sink);
+            }
         }
         self.select(doc, root, sink)
     }
