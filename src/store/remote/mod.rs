@@ -171,7 +171,7 @@ pub fn cache_root(remote: &RemoteConfig) -> Result<PathBuf> {
     let id = blake3::hash(
         format!("{}\0{}\0{}", remote.endpoint, remote.bucket, remote.prefix).as_bytes(),
     );
-    let mut root = super::StoreConfig::default_root().into_os_string();
+    let mut root = crate::cmd::env_default_root().into_os_string();
     root.push(format!("-s3-{}", &id.to_hex()[..16]));
     Ok(PathBuf::from(root))
 }
