@@ -59,7 +59,7 @@ fn main() {
     });
     time("shape", n, || {
         spill::json::shape::shape(doc, &spill::json::shape::ShapeOptions::default())
-            .json
+            .to_json()
             .len()
     });
     time("analyze (wrap)", n, || {

@@ -28,6 +28,28 @@ static CAT_MAX_BYTES_DEFAULT: LazyLock<String> = LazyLock::new(|| flag_size(limi
 /// `search --max-bytes`'s default (`1MiB`).
 static SEARCH_MAX_BYTES_DEFAULT: LazyLock<String> =
     LazyLock::new(|| flag_size(limits::SEARCH_MAX_BYTES));
+/// `mcp proxy --timeout`'s default (`10m`).
+static PROXY_TIMEOUT_DEFAULT: LazyLock<String> =
+    LazyLock::new(|| limits::human_duration(limits::PROXY_TIMEOUT));
+
+/// `spill cat --help`'s description: its default page comes from `limits` (the doc comment of
+/// [`CatArgs`] is its first line, the `-h` text).
+static CAT_ABOUT: LazyLock<String> = LazyLock::new(|| {
+    let (lines, bytes) = (limits::CAT_LINES, limits::prose_size(limits::CAT_BYTES));
+    format!(
+        "\
+Print part of a stored output or a file, bounded and paged.
+
+Without a range prints the first {lines} lines or {bytes}, whichever is smaller, and says on stderr
+how to read on (`lines 1–{lines} of 48,213 · next: --lines {}:{}`).
+
+A source holding ANSI escape sequences (colour) or `\\r` progress frames is read as the
+envelope shows it: each line without its escape sequences and with only its last `\\r` frame,
+line numbers unchanged; the footer says so. --raw (and --hex) read the stored bytes.",
+        lines + 1,
+        2 * lines
+    )
+});
 
 /// A help line naming the default it ends with: `TEXT [default: VALUE]`.
 fn with_default(text: &str, value: &str) -> String {
@@ -322,11 +344,14 @@ Examples:
   SPILL_SCOPE=run-42 spill mcp proxy --timeout 30m -- ./server --stdio"
 )]
 pub struct ProxyArgs {
-    /// Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB].
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// Results up to this size pass through untouched [env: SPILL_MAX_INLINE] (default
+    /// [`limits::MAX_INLINE`]).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size,
+        help = with_default("Results up to this size pass through untouched [env: SPILL_MAX_INLINE]",
+            &flag_size(limits::MAX_INLINE)))]
     pub max_inline: Option<u64>,
     /// A request the downstream has not answered after this long gets an error.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10m")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = PROXY_TIMEOUT_DEFAULT.as_str())]
     pub timeout: Duration,
     /// The downstream MCP server and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
@@ -418,15 +443,12 @@ pub enum FooterTo {
 
 /// Print part of a stored output or a file, bounded and paged.
 ///
-/// Without a range prints the first 200 lines or 16 KiB, whichever is smaller, and says on stderr
-/// how to read on (`lines 1–200 of 48,213 · next: --lines 201:400`).
-///
-/// A source holding ANSI escape sequences (colour) or `\r` progress frames is read as the
-/// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
-/// line numbers unchanged; the footer says so. --raw (and --hex) read the stored bytes.
+/// Without a range, the first [`limits::CAT_LINES`] lines or [`limits::CAT_BYTES`] bytes,
+/// whichever is smaller; `--help` renders the rest from `CAT_ABOUT`.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
+    long_about = CAT_ABOUT.as_str(),
     after_long_help = "\
 Examples:
   spill cat sp_9f2c4a1b7e3d0c55

@@ -120,7 +120,7 @@
 //! let doc = br#"{"items":[{"id":1,"tags":["a"]},{"id":2,"email":null,"tags":[]}],"next":null}"#;
 //! let skeleton = shape(doc, &ShapeOptions::default());
 //! assert_eq!(
-//!     skeleton.json,
+//!     skeleton.to_json(),
 //!     r#"{"items":{"array[2]":{"id":"integer","tags":"array[0..1] of string","email?":"null"}},"next":"null"}"#
 //! );
 //! ```

@@ -39,6 +39,9 @@ pub const CAT_BYTES: u64 = 16 * 1024;
 pub const CAT_MAX_BYTES: u64 = 1024 * 1024;
 /// Default `cat --max-columns`: longer lines are cut with a marker unless `--raw`.
 pub const CAT_MAX_COLUMNS: usize = 2000;
+/// Default `mcp proxy --timeout`: a request the downstream server has not answered after this
+/// long gets a JSON-RPC error.
+pub const PROXY_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// Default `extract --max-items`: elements or members shown per container, and nodes per list.
 pub const EXTRACT_MAX_ITEMS: usize = 50;
@@ -175,6 +178,15 @@ pub fn flag_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// [`flag_size`] for prose, the number apart from its unit: `16 KiB`, `1 MiB`, `1000 bytes`.
+pub fn prose_size(bytes: u64) -> String {
+    let flag = flag_size(bytes);
+    match flag.find(|c: char| !c.is_ascii_digit()) {
+        Some(unit) => format!("{} {}", &flag[..unit], &flag[unit..]),
+        None => format!("{flag} bytes"),
+    }
+}
+
 /// Formats a count for prose with thousands separators: `1,250`.
 pub fn group_digits(n: u64) -> String {
     let digits = n.to_string();
@@ -222,6 +234,9 @@ mod tests {
             assert_eq!(flag_size(bytes), text);
             assert_eq!(parse_size(text), Ok(bytes));
         }
+        assert_eq!(prose_size(CAT_BYTES), "16 KiB");
+        assert_eq!(prose_size(QUOTA), "1 GiB");
+        assert_eq!(prose_size(1000), "1000 bytes");
     }
 
     #[test]

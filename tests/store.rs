@@ -680,3 +680,42 @@ fn an_object_store_needs_the_s3_feature() {
     run.status(2);
     assert!(run.stderr.contains("not an s3:// URL"), "{}", run.stderr);
 }
+
+/// Without `--dir` or `SPILL_DIR` the root is `$TMPDIR/spill-<uid>` (README, "The store"): the
+/// command layer reads `TMPDIR` and hands it to the library, for the writer and the readers alike.
+#[test]
+fn the_default_root_follows_tmpdir() {
+    let s = Sandbox::new();
+    let tmp = s.path().join("other-tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let root = tmp.join(format!("spill-{}", unsafe { libc::geteuid() }));
+    let input = lines_of_text(3000);
+    let env = s
+        .cmd(&["wrap"])
+        .env("TMPDIR", &tmp)
+        .stdin(input.clone())
+        .run()
+        .status(0)
+        .json();
+    let r = env["ref"].as_str().unwrap().to_string();
+    assert_eq!(
+        env["path"].as_str(),
+        root.join("default").join(&r[3..]).to_str(),
+        "{env}"
+    );
+    assert!(root.join("VERSION").is_file());
+    assert!(
+        !s.store_root().exists(),
+        "nothing under the sandbox's own TMPDIR"
+    );
+    let cat = s
+        .cmd(&["cat", &r, "--bytes", ":"])
+        .env("TMPDIR", &tmp)
+        .run();
+    assert_eq!(cat.status(0).stdout, input);
+    let ls = s.cmd(&["ls", "--json"]).env("TMPDIR", &tmp).run();
+    assert_eq!(ls.status(0).json()["entries"][0]["ref"], r.as_str());
+    // Another TMPDIR is another store.
+    s.cmd(&["cat", &r]).run().status(2);
+    assert_eq!(s.cmd(&["ls", "--json"]).run().status(0).json()["count"], 0);
+}

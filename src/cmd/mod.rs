@@ -131,8 +131,13 @@ pub fn known_dirs() -> Vec<String> {
     if let Ok(cwd) = std::env::current_dir() {
         dirs.push(cwd.to_string_lossy().into_owned());
     }
-    dirs.push(StoreConfig::default_root().to_string_lossy().into_owned());
+    dirs.push(env_default_root().to_string_lossy().into_owned());
     dirs
+}
+
+/// The default store root for this process's `TMPDIR` ([`StoreConfig::default_root`]).
+pub fn env_default_root() -> PathBuf {
+    StoreConfig::default_root(std::env::var_os("TMPDIR").as_deref())
 }
 
 /// Reads an environment variable as text: `None` when it is unset or empty, an error when its
@@ -213,7 +218,7 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
         Some(dir) => dir.clone(),
         None => env_text("SPILL_DIR")?
             .map(PathBuf::from)
-            .unwrap_or_else(StoreConfig::default_root),
+            .unwrap_or_else(env_default_root),
     };
     let root = if root.is_relative() {
         std::env::current_dir()
@@ -254,7 +259,7 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
     };
     if let Some(url) = store_url {
         crate::store::remote::parse_url(&url)?;
-        let settings = s3::settings(StoreConfig::default_root())?;
+        let settings = s3::settings(env_default_root())?;
         crate::store::remote::configure(&mut config, &url, &settings)?;
     }
     Ok(config)

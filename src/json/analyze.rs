@@ -7,12 +7,14 @@ use super::SyntaxError;
 use super::nav::{Kind, Value, decode_string};
 use super::parse::{Both, Container, Flow, Scalar, Visitor, walk_records};
 use super::path::push_member;
-use super::push_json_string;
 use super::shape::{
     Builder, ShapeOptions, T_ARRAY, T_BOOLEAN, T_NULL, T_NUMBER, T_OBJECT, T_STRING, container_bit,
     scalar_bit,
 };
 use crate::limits::{group_digits, human_size};
+use crate::wire::preview::JsonPreview;
+use crate::wire::shape as wire;
+use serde_json::value::RawValue;
 
 /// What [`analyze`] needs besides the bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -460,20 +462,21 @@ fn attempts(opts: &AnalyzeOptions) -> Vec<Bounds> {
 
 /// `[first, second, third]`, each bounded, the whole within `preview_bytes` (else `[]`).
 fn preview_list(items: &[Value<'_>], opts: &AnalyzeOptions) -> String {
-    for b in attempts(opts) {
-        let mut out = String::from("[");
+    'attempt: for b in attempts(opts) {
+        let mut used = 1;
+        let mut shown = Vec::new();
         for (i, v) in items.iter().take(b.items).enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            render(*v, &b, &mut out, opts.preview_bytes);
-            if out.len() > opts.preview_bytes {
-                break;
+            used += usize::from(i > 0);
+            match render(*v, &b, &mut used, opts.preview_bytes) {
+                Some(node) if used <= opts.preview_bytes => shown.push(node),
+                _ => continue 'attempt,
             }
         }
-        out.push(']');
-        if out.len() <= opts.preview_bytes {
-            return out;
+        used += 1;
+        if used <= opts.preview_bytes {
+            let list = JsonPreview::Array(shown);
+            debug_assert_eq!(used, wire::json_len(&list), "the budget counts the output");
+            return wire::to_json(&list);
         }
     }
     "[]".to_string()
@@ -482,101 +485,184 @@ fn preview_list(items: &[Value<'_>], opts: &AnalyzeOptions) -> String {
 /// One value (an object root without arrays, or a scalar root), bounded.
 fn preview_one(v: Value<'_>, opts: &AnalyzeOptions) -> String {
     for b in attempts(opts) {
-        let mut out = String::new();
-        render(v, &b, &mut out, opts.preview_bytes);
-        if out.len() <= opts.preview_bytes {
-            return out;
+        let mut used = 0;
+        if let Some(node) = render(v, &b, &mut used, opts.preview_bytes)
+            && used <= opts.preview_bytes
+        {
+            debug_assert_eq!(used, wire::json_len(&node), "the budget counts the output");
+            return wire::to_json(&node);
         }
     }
     "null".to_string()
 }
 
 /// A string cut to `max` characters with a visible marker: `abc…[+1,234 chars]`.
-fn push_cut_string(out: &mut String, s: &str, max: usize) {
+fn cut_string(s: &str, max: usize) -> String {
     let total = s.chars().count();
     if total <= max {
-        push_json_string(out, s);
+        s.to_string()
     } else {
         let kept: String = s.chars().take(max).collect();
-        push_json_string(
-            out,
-            &format!("{kept}…[+{} chars]", group_digits((total - max) as u64)),
-        );
+        format!("{kept}…[+{} chars]", group_digits((total - max) as u64))
     }
 }
 
+/// A string node, its serialized length added to `used`.
+fn string_node(used: &mut usize, text: String) -> JsonPreview {
+    *used += wire::json_len(&text);
+    JsonPreview::String(text)
+}
+
+/// A number, `true`, `false` or `null` exactly as the document writes it.
+fn token_node(used: &mut usize, raw: &[u8]) -> JsonPreview {
+    match RawValue::from_string(String::from_utf8_lossy(raw).into_owned()) {
+        Ok(token) => {
+            *used += token.get().len();
+            JsonPreview::Token(token)
+        }
+        Err(_) => null_node(used),
+    }
+}
+
+/// `null`, standing in for a value navigation could not read.
+fn null_node(used: &mut usize) -> JsonPreview {
+    *used += 4;
+    JsonPreview::Null
+}
+
+/// A container of the preview being filled, and what comes next in it.
 enum Open<'a> {
-    Obj(super::nav::Members<'a>, usize),
-    Arr(super::nav::Elements<'a>, usize),
+    Obj {
+        members: super::nav::Members<'a>,
+        shown: usize,
+        /// The name of the member whose value is being rendered.
+        key: Option<String>,
+        done: Vec<(String, JsonPreview)>,
+    },
+    Arr {
+        elements: super::nav::Elements<'a>,
+        shown: usize,
+        done: Vec<JsonPreview>,
+    },
     /// The last members of a wide object, shown after its `"…":"+N more keys"` marker (a
     /// report's verdict is often its last key).
-    Tail(std::collections::VecDeque<super::nav::Member<'a>>),
+    Tail {
+        last: std::collections::VecDeque<super::nav::Member<'a>>,
+        key: Option<String>,
+        done: Vec<(String, JsonPreview)>,
+    },
+}
+
+impl Open<'_> {
+    /// Adds a finished value: the next element, or the value of the member named last.
+    fn push(&mut self, value: JsonPreview) {
+        match self {
+            Open::Obj { key, done, .. } | Open::Tail { key, done, .. } => {
+                done.push((key.take().unwrap_or_default(), value));
+            }
+            Open::Arr { done, .. } => done.push(value),
+        }
+    }
+
+    /// The finished container.
+    fn finish(self) -> JsonPreview {
+        match self {
+            Open::Obj { done, .. } | Open::Tail { done, .. } => JsonPreview::Object(done),
+            Open::Arr { done, .. } => JsonPreview::Array(done),
+        }
+    }
 }
 
 /// Of the members a wide object may show, this share goes to its last ones.
 const LAST_KEYS_SHARE: usize = 4;
 
-/// Renders `v` as compact JSON within `b`, with an explicit stack (no recursion). Stops early
-/// once `out` passes `limit` (the caller then tries tighter bounds). Input was validated by
-/// the analysis walk, so navigation errors cannot occur; if one did, `null` stands in.
-fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
+/// Builds the preview of `v` within `b`, with an explicit stack (no recursion), adding its
+/// serialized length to `used` part by part; `None` as soon as `used` passes `limit` (the
+/// caller then tries tighter bounds). Input was validated by the analysis walk, so navigation
+/// errors cannot occur; if one did, `null` stands in.
+fn render(v: Value<'_>, b: &Bounds, used: &mut usize, limit: usize) -> Option<JsonPreview> {
     let mut stack: Vec<Open<'_>> = Vec::new();
     let mut next = Some(v);
     loop {
-        if out.len() > limit {
-            return;
+        if *used > limit {
+            return None;
         }
         if let Some(v) = next.take() {
             let depth = stack.len();
-            match v.kind() {
+            let value = match v.kind() {
                 Ok(Kind::Object) if depth < b.depth => {
-                    out.push('{');
-                    stack.push(Open::Obj(v.members(), 0));
+                    *used += 1;
+                    stack.push(Open::Obj {
+                        members: v.members(),
+                        shown: 0,
+                        key: None,
+                        done: Vec::new(),
+                    });
+                    None
                 }
                 Ok(Kind::Array) if depth < b.depth => {
-                    out.push('[');
-                    stack.push(Open::Arr(v.elements(), 0));
+                    *used += 1;
+                    stack.push(Open::Arr {
+                        elements: v.elements(),
+                        shown: 0,
+                        done: Vec::new(),
+                    });
+                    None
                 }
                 Ok(Kind::Object) => {
                     let n = v.members().count();
                     let unit = if n == 1 { "key" } else { "keys" };
-                    push_json_string(out, &format!("object({n} {unit})"));
+                    Some(string_node(used, format!("object({n} {unit})")))
                 }
                 Ok(Kind::Array) => {
                     let n = v.elements().count();
-                    push_json_string(out, &format!("array[{n}]"));
+                    Some(string_node(used, format!("array[{n}]")))
                 }
-                Ok(Kind::String) => match v.decode_string() {
-                    Ok(s) => push_cut_string(out, &s, b.string),
-                    Err(_) => out.push_str("null"),
-                },
+                Ok(Kind::String) => Some(match v.decode_string() {
+                    Ok(s) => string_node(used, cut_string(&s, b.string)),
+                    Err(_) => null_node(used),
+                }),
                 // A number longer than a string may be cannot be cut and stay a number (nor
                 // the same number): it is shown as a marker string, like a long string.
                 // Ordinary numbers (up to 40 characters) are always shown whole.
-                Ok(_) => match v.raw() {
+                Ok(_) => Some(match v.raw() {
                     Ok(raw) if raw.len() > b.string.max(40) => {
                         let keep = b.string.max(40);
                         let kept = String::from_utf8_lossy(&raw[..keep]);
                         let more = group_digits((raw.len() - keep) as u64);
-                        push_json_string(out, &format!("{kept}…[number, +{more} chars]"));
+                        string_node(used, format!("{kept}…[number, +{more} chars]"))
                     }
-                    Ok(raw) => out.push_str(&String::from_utf8_lossy(raw)),
-                    Err(_) => out.push_str("null"),
-                },
-                Err(_) => out.push_str("null"),
+                    Ok(raw) => token_node(used, raw),
+                    Err(_) => null_node(used),
+                }),
+                Err(_) => Some(null_node(used)),
+            };
+            if let Some(value) = value {
+                match stack.last_mut() {
+                    Some(top) => top.push(value),
+                    None => return Some(value),
+                }
             }
         }
-        let Some(top) = stack.last_mut() else { return };
-        match top {
-            Open::Obj(it, shown) => match it.next() {
+        let top = stack.last_mut()?;
+        // Names the next member: its cut name and `:`, after a `,` unless it is the first.
+        let name = |used: &mut usize, m: &super::nav::Member<'_>, first: bool| {
+            let name = cut_string(&m.key(), b.string.max(16));
+            *used += usize::from(!first) + wire::json_len(&name) + 1;
+            name
+        };
+        let close = match top {
+            Open::Obj {
+                members,
+                shown,
+                key,
+                done,
+            } => match members.next() {
                 Some(Ok(m)) if *shown < b.members - b.members / LAST_KEYS_SHARE => {
-                    if *shown > 0 {
-                        out.push(',');
-                    }
+                    *key = Some(name(used, &m, *shown == 0));
                     *shown += 1;
-                    push_cut_string(out, &m.key(), b.string.max(16));
-                    out.push(':');
                     next = Some(m.value);
+                    false
                 }
                 Some(Ok(m)) => {
                     // The rest is skipped through anyway (to count it): its last members are
@@ -584,7 +670,7 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                     let keep = b.members / LAST_KEYS_SHARE;
                     let mut last = std::collections::VecDeque::with_capacity(keep);
                     let mut more = 0u64;
-                    for m in std::iter::once(m).chain(it.map_while(Result::ok)) {
+                    for m in std::iter::once(m).chain(members.map_while(Result::ok)) {
                         if last.len() == keep {
                             more += 1;
                             if last.pop_front().is_none() {
@@ -593,60 +679,66 @@ fn render(v: Value<'_>, b: &Bounds, out: &mut String, limit: usize) {
                         }
                         last.push_back(m);
                     }
+                    let mut done = std::mem::take(done);
                     if more > 0 {
-                        if *shown > 0 {
-                            out.push(',');
-                        }
-                        out.push_str("\"…\":");
-                        push_json_string(out, &format!("+{} more keys", group_digits(more)));
+                        let marker = "…".to_string();
+                        *used += usize::from(*shown > 0) + wire::json_len(&marker) + 1;
+                        done.push((
+                            marker,
+                            string_node(used, format!("+{} more keys", group_digits(more))),
+                        ));
                     }
+                    let mut key = None;
                     if more == 0 && *shown == 0 {
                         // Nothing before the last members: the first needs no comma.
                         if let Some(m) = last.pop_front() {
-                            push_cut_string(out, &m.key(), b.string.max(16));
-                            out.push(':');
+                            key = Some(name(used, &m, true));
                             next = Some(m.value);
                         }
                     }
-                    *top = Open::Tail(last);
+                    *top = Open::Tail { last, key, done };
+                    false
                 }
-                _ => {
-                    out.push('}');
-                    stack.pop();
-                }
+                _ => true,
             },
-            Open::Tail(last) => match last.pop_front() {
+            Open::Tail { last, key, .. } => match last.pop_front() {
                 Some(m) => {
-                    out.push(',');
-                    push_cut_string(out, &m.key(), b.string.max(16));
-                    out.push(':');
+                    *key = Some(name(used, &m, false));
                     next = Some(m.value);
+                    false
                 }
-                None => {
-                    out.push('}');
-                    stack.pop();
-                }
+                None => true,
             },
-            Open::Arr(it, shown) => match it.next() {
+            Open::Arr {
+                elements,
+                shown,
+                done,
+            } => match elements.next() {
                 Some(Ok((_, e))) if *shown < b.members => {
-                    if *shown > 0 {
-                        out.push(',');
-                    }
+                    *used += usize::from(*shown > 0);
                     *shown += 1;
                     next = Some(e);
+                    false
                 }
                 Some(Ok(_)) => {
-                    let more = 1 + it.count();
-                    out.push(',');
-                    push_json_string(out, &format!("… +{} more items", group_digits(more as u64)));
-                    out.push(']');
-                    stack.pop();
+                    let more = 1 + elements.count();
+                    *used += 1;
+                    done.push(string_node(
+                        used,
+                        format!("… +{} more items", group_digits(more as u64)),
+                    ));
+                    true
                 }
-                _ => {
-                    out.push(']');
-                    stack.pop();
-                }
+                _ => true,
             },
+        };
+        if close {
+            *used += 1;
+            let finished = stack.pop()?.finish();
+            match stack.last_mut() {
+                Some(top) => top.push(finished),
+                None => return Some(finished),
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
-//! The one JSON string escaper for JSON that spill writes itself (skeletons, previews, extract's
-//! markers and paths), spelled exactly as serde_json spells the strings of every serde type spill
-//! prints, so no output mixes two spellings of one string.
+//! The one JSON string escaper for the JSON that `extract` streams itself (its markers and
+//! paths, beside the document's own bytes), spelled exactly as serde_json spells the strings of
+//! every `wire` type spill prints, so no output mixes two spellings of one string.
 
 use std::fmt::Write as _;
 

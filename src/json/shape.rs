@@ -26,13 +26,11 @@
 //!   [`MAX_DEPTH`] levels and [`MAX_PATH_TEXT`] bytes are listed.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use super::nav::decode_string;
 use super::parse::{Container, Flow, Scalar, Visitor, bytes_eq, walk_records};
-use super::push_json_string;
 use crate::limits::{group_digits, human_size};
-use crate::wire::shape as wire;
+use crate::wire::shape::{self as wire, ShapeOutput, SkeletonNode};
 
 /// Distinct keys one object shape tracks (the rest are counted, or merged if it is a map).
 pub const KEYS_PER_OBJECT: usize = 1000;
@@ -83,15 +81,23 @@ pub enum InputKind {
     Binary,
 }
 
-/// The printed skeleton and what it describes.
+/// The skeleton and what it describes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Skeleton {
-    /// Compact one-line JSON, at most `max_bytes` long.
-    pub json: String,
+    /// What is printed: its compact one-line JSON ([`Skeleton::to_json`]) is at most
+    /// `max_bytes` long.
+    pub value: ShapeOutput,
     /// The input's kind.
     pub kind: InputKind,
     /// For JSON-looking input that failed to parse: where.
     pub invalid: Option<super::SyntaxError>,
+}
+
+impl Skeleton {
+    /// The skeleton as compact one-line JSON, as `spill shape` prints it.
+    pub fn to_json(&self) -> String {
+        wire::to_json(&self.value)
+    }
 }
 
 /// Builds the skeleton of any input: JSON, NDJSON, text or binary (README, `spill shape`).
@@ -116,7 +122,7 @@ fn shape_counting(
     let max_bytes = opts.max_bytes.max(MIN_MAX_BYTES);
     if crate::text::is_binary(doc) {
         return Skeleton {
-            json: wire::to_json(&wire::BinaryShape {
+            value: ShapeOutput::Binary(wire::BinaryShape {
                 binary: wire::BinarySummary {
                     bytes: doc.len() as u64,
                 },
@@ -138,13 +144,13 @@ fn shape_counting(
                 InputKind::Ndjson
             };
             Skeleton {
-                json: b.render(kind == InputKind::Ndjson, max_bytes),
+                value: ShapeOutput::Skeleton(b.skeleton(kind == InputKind::Ndjson, max_bytes)),
                 kind,
                 invalid: None,
             }
         }
         Ok(_) => Skeleton {
-            json: text_summary(doc, None),
+            value: ShapeOutput::Text(text_summary(doc, None)),
             kind: InputKind::Text,
             invalid: None,
         },
@@ -152,7 +158,7 @@ fn shape_counting(
             let looks_json = super::sniff::looks_like_json(doc);
             let off = looks_json.then_some(e.offset);
             Skeleton {
-                json: text_summary(doc, off),
+                value: ShapeOutput::Text(text_summary(doc, off)),
                 kind: InputKind::Text,
                 invalid: looks_json.then_some(e),
             }
@@ -161,7 +167,7 @@ fn shape_counting(
 }
 
 /// `{"text":{"lines":N,"bytes":M,"longestLine":K,"blankLines":B}}`, plus `"invalidJsonAt"`.
-pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> String {
+pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> wire::TextShape {
     let (mut lines, mut longest, mut blank, mut start) = (0u64, 0usize, 0u64, 0usize);
     let mut line = |l: &[u8]| {
         let l = l.strip_suffix(b"\r").unwrap_or(l);
@@ -178,7 +184,7 @@ pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> String {
     if start < doc.len() {
         line(&doc[start..]);
     }
-    wire::to_json(&wire::TextShape {
+    wire::TextShape {
         text: wire::TextSummary {
             lines,
             bytes: doc.len() as u64,
@@ -186,7 +192,7 @@ pub fn text_summary(doc: &[u8], invalid_at: Option<u64>) -> String {
             blank_lines: blank,
         },
         invalid_json_at: invalid_at,
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -860,7 +866,60 @@ struct Params {
 
 struct TooBig;
 
+/// The printed length of the skeleton built so far in one attempt: each part's serialized
+/// length ([`wire::json_len`]) is added once, as the part is added, so an attempt costs what
+/// it prints and stops as soon as it passes `--max-bytes`.
+struct Budget<'p> {
+    used: usize,
+    p: &'p Params,
+}
+
+impl Budget<'_> {
+    /// Adds `bytes` of punctuation or of serialized text.
+    fn add(&mut self, bytes: usize) {
+        self.used += bytes;
+    }
+
+    /// Adds a type description (a JSON string) and returns it as a node.
+    fn text(&mut self, text: String) -> SkeletonNode {
+        self.add(wire::json_len(&text));
+        SkeletonNode::Type(text)
+    }
+
+    /// Adds an object member's name and its `:` (and the `,` before it unless it is the first).
+    fn name(&mut self, name: &str, first: bool) {
+        self.add(usize::from(!first) + wire::json_len(name) + 1);
+    }
+
+    fn check(&self) -> Result<(), TooBig> {
+        if self.used > self.p.max_bytes {
+            Err(TooBig)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `{"name":…}` around the value `value` builds, with the budget checked after it.
+    fn single(
+        &mut self,
+        name: String,
+        value: impl FnOnce(&mut Self) -> Result<SkeletonNode, TooBig>,
+    ) -> Result<SkeletonNode, TooBig> {
+        self.add(1);
+        self.name(&name, true);
+        let v = value(self)?;
+        self.add(1);
+        self.check()?;
+        Ok(SkeletonNode::Object(vec![(name, v)]))
+    }
+}
+
 impl Builder {
+    /// The skeleton within `max_bytes` as JSON (see [`Builder::skeleton`]).
+    pub(crate) fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
+        wire::to_json(&self.skeleton(ndjson, max_bytes))
+    }
+
     /// The skeleton within `max_bytes`, spent breadth first: level by level, the first of the
     /// steps below (keys shown per object, characters per key name) that fits is chosen for
     /// the objects of that level, and the next level is opened only when this one
@@ -868,7 +927,7 @@ impl Builder {
     /// anything below it is expanded, and each level down gets what is left (measured on
     /// botocore's AWS service models: the old depth-first search kept `metadata` expanded and
     /// hid `operations`, `shapes` and `documentation` behind `"+3 more keys"`).
-    pub(crate) fn render(&mut self, ndjson: bool, max_bytes: usize) -> String {
+    pub(crate) fn skeleton(&mut self, ndjson: bool, max_bytes: usize) -> SkeletonNode {
         self.finish();
         const STEPS: [(usize, usize); 10] = [
             (usize::MAX, usize::MAX),
@@ -883,8 +942,14 @@ impl Builder {
             (0, 8),
         ];
         let attempt = |p: &Params| {
-            let mut out = String::new();
-            (self.render_top(ndjson, p, &mut out).is_ok() && out.len() <= max_bytes).then_some(out)
+            let mut budget = Budget { used: 0, p };
+            let node = self.render_top(ndjson, &mut budget).ok()?;
+            debug_assert_eq!(
+                budget.used,
+                wire::json_len(&node),
+                "the budget counts the output"
+            );
+            (budget.used <= max_bytes).then_some(node)
         };
         let mut p = Params {
             depth: 0,
@@ -902,68 +967,58 @@ impl Builder {
                     break;
                 }
                 *p.levels.last_mut().expect("a level was pushed") = step;
-                if let Some(out) = attempt(&p) {
-                    opened = Some((out, step.0));
+                if let Some(node) = attempt(&p) {
+                    opened = Some((node, step.0));
                     break;
                 }
             }
-            let Some((out, keys)) = opened else {
+            let Some((node, keys)) = opened else {
                 break;
             };
-            best = Some(out);
+            best = Some(node);
             if keys != usize::MAX {
                 break;
             }
         }
-        if let Some(out) = best {
-            return out;
+        if let Some(node) = best {
+            return node;
         }
         // Depth 0 at its tightest still names the root's kinds; this is the floor.
         let t = &self.tys[self.root as usize];
-        let kinds = kind_names(t.mask).join("|");
+        let kinds = SkeletonNode::Type(kind_names(t.mask).join("|"));
         if ndjson {
-            format!("{{\"ndjson[{}]\":\"{kinds}\"}}", self.records)
+            SkeletonNode::Object(vec![(format!("ndjson[{}]", self.records), kinds)])
         } else {
-            format!("\"{kinds}\"")
+            kinds
         }
     }
 
-    fn render_top(&self, ndjson: bool, p: &Params, out: &mut String) -> Result<(), TooBig> {
+    fn render_top(&self, ndjson: bool, b: &mut Budget<'_>) -> Result<SkeletonNode, TooBig> {
         if ndjson {
-            let _ = write!(out, "{{\"ndjson[{}]\":", self.records);
-            self.render_ty(self.root, 0, p, out)?;
-            out.push('}');
+            b.single(format!("ndjson[{}]", self.records), |b| {
+                self.render_ty(self.root, 0, b)
+            })
         } else {
-            self.render_ty(self.root, 0, p, out)?;
-        }
-        Ok(())
-    }
-
-    fn check(out: &str, p: &Params) -> Result<(), TooBig> {
-        if out.len() > p.max_bytes {
-            Err(TooBig)
-        } else {
-            Ok(())
+            self.render_ty(self.root, 0, b)
         }
     }
 
     /// Renders the type at container depth `depth` (0 for the root value).
-    fn render_ty(&self, ty: u32, depth: usize, p: &Params, out: &mut String) -> Result<(), TooBig> {
+    fn render_ty(&self, ty: u32, depth: usize, b: &mut Budget<'_>) -> Result<SkeletonNode, TooBig> {
         let t = &self.tys[ty as usize];
         let containers = t.mask & (T_OBJECT | T_ARRAY);
-        let structural = depth < p.depth
+        let structural = depth < b.p.depth
             && (containers == T_OBJECT || containers == T_ARRAY)
             && t.mask == containers;
-        if structural && containers == T_OBJECT {
-            self.render_obj(t.obj, depth, p, out)?;
+        let node = if structural && containers == T_OBJECT {
+            self.render_obj(t.obj, depth, b)?
         } else if structural {
-            self.render_arr(t.arr, depth, p, out)?;
+            self.render_arr(t.arr, depth, b)?
         } else {
-            out.push('"');
-            out.push_str(&self.type_string(ty));
-            out.push('"');
-        }
-        Self::check(out, p)
+            b.text(self.type_string(ty))
+        };
+        b.check()?;
+        Ok(node)
     }
 
     /// A type as a one-line string: `string|null`, `integer|object(3 keys)`, `array[2..5]`.
@@ -997,58 +1052,55 @@ impl Builder {
         parts.join("|")
     }
 
-    fn render_obj(&self, o: u32, depth: usize, p: &Params, out: &mut String) -> Result<(), TooBig> {
+    fn render_obj(&self, o: u32, depth: usize, b: &mut Budget<'_>) -> Result<SkeletonNode, TooBig> {
         let obj = &self.objs[o as usize];
         if obj.map != NONE {
-            let _ = write!(out, "{{\"map[{}]\":", range(obj.min_keys, obj.max_keys));
-            self.render_ty(obj.map, depth + 1, p, out)?;
-            out.push('}');
-            return Self::check(out, p);
+            let name = format!("map[{}]", range(obj.min_keys, obj.max_keys));
+            return b.single(name, |b| self.render_ty(obj.map, depth + 1, b));
         }
-        out.push('{');
-        let (keys, key_chars) = p.levels[depth];
+        b.add(1);
+        let (keys, key_chars) = b.p.levels[depth];
         let shown = obj.fields.len().min(keys);
         let names = shown_names(obj, shown, key_chars);
+        let mut members = Vec::with_capacity(shown + 1);
         for (i, (f, name)) in obj.fields.iter().zip(names).enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_json_string(out, &name);
-            out.push(':');
-            self.render_ty(f.ty, depth + 1, p, out)?;
+            b.name(&name, i == 0);
+            let value = self.render_ty(f.ty, depth + 1, b)?;
+            members.push((name, value));
         }
         let more = (obj.fields.len() - shown) as u64 + obj.dropped;
         if more > 0 {
-            if shown > 0 {
-                out.push(',');
-            }
-            let _ = write!(out, "\"…\":\"+{} more keys\"", group_digits(more));
+            let name = "…".to_string();
+            b.name(&name, shown == 0);
+            let value = b.text(format!("+{} more keys", group_digits(more)));
+            members.push((name, value));
         }
-        out.push('}');
-        Self::check(out, p)
+        b.add(1);
+        b.check()?;
+        Ok(SkeletonNode::Object(members))
     }
 
-    fn render_arr(&self, a: u32, depth: usize, p: &Params, out: &mut String) -> Result<(), TooBig> {
+    fn render_arr(&self, a: u32, depth: usize, b: &mut Budget<'_>) -> Result<SkeletonNode, TooBig> {
         let arr = &self.arrs[a as usize];
         let n = range(arr.min_len, arr.max_len);
         let elem = &self.tys[arr.elem as usize];
         if elem.mask == 0 {
-            let _ = write!(out, "\"array[{n}]\"");
-            return Self::check(out, p);
+            let node = b.text(format!("array[{n}]"));
+            b.check()?;
+            return Ok(node);
         }
         let c = elem.mask & (T_OBJECT | T_ARRAY);
         let structural_elem =
-            depth + 1 < p.depth && (c == T_OBJECT || c == T_ARRAY) && elem.mask == c;
+            depth + 1 < b.p.depth && (c == T_OBJECT || c == T_ARRAY) && elem.mask == c;
         if structural_elem {
-            let _ = write!(out, "{{\"array[{n}]\":");
-            self.render_ty(arr.elem, depth + 1, p, out)?;
-            out.push('}');
+            b.single(format!("array[{n}]"), |b| {
+                self.render_ty(arr.elem, depth + 1, b)
+            })
         } else {
-            out.push('"');
-            let _ = write!(out, "array[{n}] of {}", self.type_string(arr.elem));
-            out.push('"');
+            let node = b.text(format!("array[{n}] of {}", self.type_string(arr.elem)));
+            b.check()?;
+            Ok(node)
         }
-        Self::check(out, p)
     }
 }
 
@@ -1394,7 +1446,7 @@ mod tests {
     use super::*;
 
     fn sk(doc: &str) -> String {
-        shape(doc.as_bytes(), &ShapeOptions::default()).json
+        shape(doc.as_bytes(), &ShapeOptions::default()).to_json()
     }
 
     #[test]
@@ -1443,7 +1495,7 @@ mod tests {
                 sample: None,
             },
         )
-        .json
+        .to_json()
     }
 
     #[test]
@@ -1564,7 +1616,7 @@ mod tests {
             r#"{"text":{"lines":2,"bytes":16,"longestLine":9,"blankLines":0},"invalidJsonAt":13}"#
         );
         assert_eq!(
-            shape(b"\x00\x01binary", &ShapeOptions::default()).json,
+            shape(b"\x00\x01binary", &ShapeOptions::default()).to_json(),
             r#"{"binary":{"bytes":8}}"#
         );
         assert_eq!(
@@ -1627,7 +1679,7 @@ mod tests {
                 ..ShapeOptions::default()
             },
         );
-        assert_eq!(s.json, r#"{"array[3]":{"a":"integer"}}"#);
+        assert_eq!(s.to_json(), r#"{"array[3]":{"a":"integer"}}"#);
     }
 
     #[test]

@@ -102,16 +102,17 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     };
     let (skeleton, skipped) = shape::shape_skipping(doc, &opts, req.skip_invalid);
     input.check_unchanged()?;
-    let mut json = skeleton.json;
-    if skipped > 0 {
+    let mut json = if skipped > 0 && skeleton.value.is_object() {
         // The skeleton of the records and, beside it, the lines that were not records.
-        let extra = wire::to_json(&wire::SkippedLines {
-            skipped_lines: skipped,
-        });
-        if let Some(joined) = wire::with_members(&json, &extra) {
-            json = joined;
-        }
-    }
+        wire::to_json(&wire::WithSkippedLines {
+            shape: &skeleton.value,
+            skipped: wire::SkippedLines {
+                skipped_lines: skipped,
+            },
+        })
+    } else {
+        skeleton.to_json()
+    };
     json.push('\n');
     write_all(out, json.as_bytes())?;
     if skipped > 0 {

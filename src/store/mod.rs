@@ -66,12 +66,13 @@ pub struct StoreConfig {
 }
 
 impl StoreConfig {
-    /// The default root: `${TMPDIR:-/tmp}/spill-<uid>`.
-    pub fn default_root() -> PathBuf {
-        let tmp = std::env::var_os("TMPDIR")
+    /// The default root, `${TMPDIR:-/tmp}/spill-<uid>`, for the given value of `TMPDIR` (unset
+    /// or empty is `/tmp`). The library never reads the environment: the command layer passes
+    /// the process's `TMPDIR` (`cmd::env_default_root`), an embedder whatever it likes.
+    pub fn default_root(tmpdir: Option<&std::ffi::OsStr>) -> PathBuf {
+        let tmp = tmpdir
             .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/tmp"));
+            .map_or_else(|| Path::new("/tmp"), Path::new);
         tmp.join(format!("spill-{}", current_uid()))
     }
 
@@ -594,4 +595,26 @@ fn replaced(r: &Ref, part: &str, what: &str) -> String {
         "{what} stood where the {part} of {r} belongs; it was replaced (never followed) and \
          the new output stored"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn the_default_root_is_under_the_tmpdir_given() {
+        let uid = current_uid();
+        assert_eq!(
+            StoreConfig::default_root(Some(OsStr::new("/var/tmp"))),
+            PathBuf::from(format!("/var/tmp/spill-{uid}"))
+        );
+        for unset in [None, Some(OsStr::new(""))] {
+            assert_eq!(
+                StoreConfig::default_root(unset),
+                PathBuf::from(format!("/tmp/spill-{uid}"))
+            );
+        }
+    }
 }

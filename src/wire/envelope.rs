@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::text::preview::TextPreview;
+use super::preview::TextPreview;
 
 /// The envelope `wrap` prints in place of a large output.
 #[derive(Debug, Clone, Serialize, Default)]

@@ -8,9 +8,11 @@ pub mod search;
 pub mod shape;
 pub mod store;
 
-pub use preview::TextPreview;
+pub use preview::{JsonPreview, TextPreview};
 pub use search::{SearchCount, SearchMatch, SearchPage};
-pub use shape::{BinaryShape, SkippedLines, TextShape};
+pub use shape::{
+    BinaryShape, ShapeOutput, SkeletonNode, SkippedLines, TextShape, WithSkippedLines,
+};
 pub use store::{GcOutput, GcRemoval, LsEntry, LsOutput, RmOutput};
 
 #[cfg(test)]
@@ -202,10 +204,18 @@ mod tests {
         same_keys(&s["anyOf"][1], &binary);
         same_keys(&s["anyOf"][1]["properties"]["binary"], &binary["binary"]);
         valid(Schema::Shape, &binary);
-        let skipped = shape::to_json(&SkippedLines { skipped_lines: 1 });
-        same_keys(&s["anyOf"][2], &serde_json::from_str(&skipped).unwrap());
-        let joined = shape::with_members(r#"{"ndjson[2]":{"id":"integer"}}"#, &skipped).unwrap();
-        valid(Schema::Shape, &serde_json::from_str(&joined).unwrap());
+        let skipped = SkippedLines { skipped_lines: 1 };
+        same_keys(&s["anyOf"][2], &to_value(&skipped));
+        let records = ShapeOutput::Skeleton(SkeletonNode::Object(vec![(
+            "ndjson[2]".into(),
+            SkeletonNode::Object(vec![("id".into(), SkeletonNode::Type("integer".into()))]),
+        )]));
+        valid(Schema::Shape, &to_value(&records));
+        let joined = to_value(&WithSkippedLines {
+            shape: &records,
+            skipped,
+        });
+        valid(Schema::Shape, &joined);
     }
 
     #[test]
