@@ -15,7 +15,7 @@
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 
-use super::descend::{key_eq, member, ws};
+use super::descend::{key_eq, key_start, member, ws};
 use super::engine::JsonDoc;
 use super::normalized::{NormPath, PathElem};
 use super::{Doc, JsonElements};
@@ -75,17 +75,7 @@ fn member_value(b: &[u8], at: usize, name: &[u8]) -> Result<Option<usize>, Synta
         return Ok(None);
     }
     loop {
-        match b.get(pos) {
-            Some(b'"') => {}
-            Some(_) => return Err(SyntaxError::new(b, pos, "expected a string key")),
-            None => {
-                return Err(SyntaxError::new(
-                    b,
-                    pos,
-                    "unexpected end of input: expected a JSON value",
-                ));
-            }
-        }
+        key_start(b, pos)?;
         let (key_end, value) = member(b, pos)?;
         if key_eq(&b[pos + 1..key_end - 1], name) {
             return Ok(Some(value));

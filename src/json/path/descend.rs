@@ -73,6 +73,20 @@ pub(super) fn ws(b: &[u8], i: usize) -> usize {
     }
 }
 
+/// That a member's key starts at `b[at]` (after `{` or `,`), with the evaluator's errors.
+#[inline(always)]
+pub(super) fn key_start(b: &[u8], at: usize) -> Result<(), SyntaxError> {
+    match b.get(at) {
+        Some(b'"') => Ok(()),
+        Some(_) => Err(SyntaxError::new(b, at, "expected a string key")),
+        None => Err(SyntaxError::new(
+            b,
+            at,
+            "unexpected end of input: expected a JSON value",
+        )),
+    }
+}
+
 /// The member whose key's opening quote is `b[at]`: the offset just past the key (checked
 /// strictly) and that of its value (after the colon and whitespace).
 #[inline(always)]
@@ -181,17 +195,7 @@ fn walk<'a, 'd: 'a>(
                 }
             },
             State::Member => {
-                match b.get(pos) {
-                    Some(b'"') => {}
-                    Some(_) => return Err(SyntaxError::new(b, pos, "expected a string key")),
-                    None => {
-                        return Err(SyntaxError::new(
-                            b,
-                            pos,
-                            "unexpected end of input: expected a JSON value",
-                        ));
-                    }
-                }
+                key_start(b, pos)?;
                 let (key_end, value) = member(b, pos)?;
                 let raw = (pos + 1, key_end - 1);
                 pos = value;
