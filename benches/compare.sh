@@ -20,7 +20,7 @@
 #             a "base / anchor" column and each base row gives spill / base (before/after tables
 #             from one sitting)
 #   The s3 workloads (last; never with --smoke) need python3: moto and awscli, pinned, go into a
-#   venv under ~/.cache/spill-bench-s3, and spill is built with --features s3 into target/s3
+#   venv under ~/.cache/spill-bench-s3, and spill is built with --features s3 into s3/ of the target directory
 #   unless $SPILL (or SPILL_S3_BIN=PATH) already supports s3:// stores
 #
 # Each workload runs spill and its anchors in the same hyperfine invocation, and the whole
@@ -81,7 +81,10 @@ if [ $SMOKE = 1 ]; then profile=dev bin=debug; else profile=release bin=release;
 say "building spill ($profile) and the data generator…"
 cargo build --profile $profile --quiet --bin spill --example gen >&2
 # SPILL_BIN times another build (say, a branch's) with this script and data.
-SPILL=${SPILL_BIN:-$ROOT/target/$bin/spill}
+# cargo's target directory: target/ unless CARGO_TARGET_DIR (or a cargo config) moves it.
+TARGET=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+SPILL=${SPILL_BIN:-$TARGET/$bin/spill}
 SPILL_STATIC=""
 if [ $STATIC = 1 ]; then
     # The static build is musl's: glibc's start-up (static or dynamic) walks the CPU's cache
@@ -89,17 +92,17 @@ if [ $STATIC = 1 ]; then
     # process here; musl does none of that (README, "Static build").
     musl=x86_64-unknown-linux-musl
     if rustup target list --installed 2>/dev/null | grep -qx $musl || rustup target add $musl >&2; then
-        cargo build --release --quiet --bin spill --target $musl --target-dir "$ROOT/target/static" >&2
-        SPILL_STATIC=$ROOT/target/static/$musl/release/spill
+        cargo build --release --quiet --bin spill --target $musl --target-dir "$TARGET/static" >&2
+        SPILL_STATIC=$TARGET/static/$musl/release/spill
     else
         say "warning: no musl target; the static build is glibc's (+crt-static), which starts slower"
         triple=$(rustc -vV | sed -n 's/^host: //p')
         RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --quiet --bin spill \
-            --target "$triple" --target-dir "$ROOT/target/static" >&2
-        SPILL_STATIC=$ROOT/target/static/$triple/release/spill
+            --target "$triple" --target-dir "$TARGET/static" >&2
+        SPILL_STATIC=$TARGET/static/$triple/release/spill
     fi
 fi
-"$ROOT/target/$bin/examples/gen" --size "$SIZE" --out "$DATA" >&2
+"$TARGET/$bin/examples/gen" --size "$SIZE" --out "$DATA" >&2
 API=$DATA/api-$SIZE.json
 EVENTS=$DATA/events-$SIZE.json
 NDJSON=$DATA/log-$SIZE.ndjson
@@ -365,8 +368,8 @@ if [ $SMOKE = 0 ] && s3_wanted && have python3; then
     S3_SPILL=${SPILL_S3_BIN:-$SPILL}
     if ! supports_s3 "$S3_SPILL"; then
         say "building spill (release, --features s3) into target/s3…"
-        cargo build --release --quiet --bin spill --features s3 --target-dir "$ROOT/target/s3" >&2
-        S3_SPILL=$ROOT/target/s3/release/spill
+        cargo build --release --quiet --bin spill --features s3 --target-dir "$TARGET/s3" >&2
+        S3_SPILL=$TARGET/s3/release/spill
     fi
     if [ -x "$s3_venv/bin/moto_server" ] && [ -x "$s3_venv/bin/aws" ] && supports_s3 "$S3_SPILL"; then
         s3_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

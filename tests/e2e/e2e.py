@@ -813,7 +813,7 @@ def opencode_checks(oc, work):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
+    parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
     parser.add_argument("--cache", default=os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-e2e"))
     parser.add_argument("--table", help="write the measured table here as JSON")
@@ -825,7 +825,9 @@ def main():
         spill = Path(args.spill).resolve()
     else:
         subprocess.run(["cargo", "build", "--locked", "--quiet"], cwd=repo, check=True)
-        spill = repo / "target" / "debug" / "spill"
+        meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"],
+                              cwd=repo, check=True, capture_output=True, text=True).stdout
+        spill = Path(json.loads(meta)["target_directory"]) / "debug" / "spill"
     for tool in ("npm", "node", "bash"):
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")

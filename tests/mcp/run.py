@@ -13,6 +13,7 @@ install only; everything else runs on this machine.
 """
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -50,7 +51,7 @@ def install(cache):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spill", help="the spill binary (default: cargo build, target/debug/spill)")
+    parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
     parser.add_argument("--cache", default=os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-mcp"))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -60,7 +61,9 @@ def main():
         spill = Path(args.spill).resolve()
     else:
         subprocess.run(["cargo", "build", "--locked", "--quiet"], cwd=repo, check=True)
-        spill = repo / "target" / "debug" / "spill"
+        meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"],
+                              cwd=repo, check=True, capture_output=True, text=True).stdout
+        spill = Path(json.loads(meta)["target_directory"]) / "debug" / "spill"
     for tool in ("npm", "node"):
         if shutil.which(tool) is None:
             sys.exit(f"mcp tests: {tool} is not on PATH")
