@@ -58,11 +58,19 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     run.status(0);
     let command = rewritten(&run);
     assert!(
-        command.starts_with(&format!(
-            "SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1 SPILL_ALLOW_RUN=1 "
+        command.contains(&format!(
+            "export SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1\n"
         )),
         "{command}"
     );
+    // In Claude Code's own shell the harness sees the command's status itself (and shows it
+    // to the model); the envelope is the output.
+    let (out, _) = harness_shell(&sb, &command, sb.path());
+    out.status(7);
+    let envelope = out.json();
+    assert_eq!(envelope["spilled"], true);
+    // Where the shell is not bash 5 the command runs under `wrap --`, whose envelope carries
+    // the status too.
     let out = sb.shell(&command);
     out.status(7);
     let envelope = out.json();
@@ -163,7 +171,24 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
     unknown.status(0);
     assert_eq!(unknown.out(), "");
     assert!(unknown.stderr.contains("CLAUDE_PID"), "{}", unknown.stderr);
-    sb.run(&["hook", "claude-code"], "{not json").status(2);
+}
+
+#[test]
+fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
+    let sb = Sandbox::new();
+    // Exit 2 is "block this call" to Claude Code and Gemini CLI: never that for bad input.
+    for harness in ["claude-code", "codex", "gemini", "opencode"] {
+        for input in ["{not json", "", "\u{feff}\u{0}"] {
+            let run = sb.run(&["hook", harness], input);
+            run.status(0);
+            assert_eq!(run.out(), "", "{harness} {input:?}");
+            assert!(
+                run.stderr.contains("warning") && run.stderr.contains("unchanged"),
+                "{harness}: {}",
+                run.stderr
+            );
+        }
+    }
 }
 
 #[test]
@@ -670,4 +695,153 @@ fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
         std::fs::read_to_string(&plugin).unwrap(),
         "export const Mine = 1;\n"
     );
+}
+
+/// Runs `command` the way Claude Code runs a Bash call: `bash -c` with the command quoted into
+/// `eval '…' < /dev/null`, then `pwd -P` into a file, which Claude Code reads as the next
+/// call's working directory; stdout and stderr are one file, as Claude Code's are. Returns the run and that file's text (empty when the chain
+/// stopped before it).
+fn harness_shell(
+    sb: &Sandbox,
+    command: &str,
+    cwd: &std::path::Path,
+) -> (crate::common::Run, String) {
+    let cwd_file = sb.path().join("claude-cwd");
+    let _ = std::fs::remove_file(&cwd_file);
+    let quoted = format!("'{}'", command.replace('\'', r"'\''"));
+    let line = format!(
+        "exec 2>&1; eval {quoted} < /dev/null && pwd -P >| '{}'",
+        cwd_file.display()
+    );
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_spill"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", sb.path())
+        .env("TMPDIR", sb.path())
+        .env("LANG", "C.UTF-8")
+        .output()
+        .expect("run bash");
+    use std::os::unix::process::ExitStatusExt;
+    let run = crate::common::Run {
+        code: out.status.code().or(out.status.signal().map(|s| -s)),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (run, std::fs::read_to_string(&cwd_file).unwrap_or_default())
+}
+
+/// The rewritten command for `command`, allowed by a `Bash` rule.
+fn claude_rewrite(sb: &Sandbox, command: &str) -> String {
+    rewritten(&hook(
+        &sb,
+        &pre_tool_use(SESSION, command),
+        r#"{"allow": ["Bash"]}"#,
+    ))
+}
+
+#[test]
+fn claude_code_keeps_the_working_directory_the_status_and_the_death_as_without_spill() {
+    let sb = Sandbox::new();
+    let project = sb.path().join("project");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    let project = project.canonicalize().unwrap();
+    for command in [
+        "cd sub",
+        "cd sub && pwd",
+        "cd sub; false",
+        "cd sub\nexport X=1; echo \"$X\"",
+        "false",
+        "echo out; echo err >&2; exit 3",
+        "exit 0",
+        "echo 'unterminated",
+        "f() { cd sub; }; f",
+        "seq 1 100000 >/dev/null; cd sub; echo done",
+    ] {
+        let (plain, plain_cwd) = harness_shell(&sb, command, &project);
+        let (wrapped, wrapped_cwd) = harness_shell(&sb, &claude_rewrite(&sb, command), &project);
+        assert_eq!(wrapped.code, plain.code, "{command:?}: {}", wrapped.stderr);
+        assert_eq!(wrapped_cwd, plain_cwd, "{command:?}");
+        if !command.contains("unterminated") {
+            assert_eq!(wrapped.out(), plain.out(), "{command:?}");
+        }
+    }
+    let (_, cwd) = harness_shell(&sb, &claude_rewrite(&sb, "cd sub"), &project);
+    assert_eq!(cwd.trim_end(), project.join("sub").display().to_string());
+    // `kill -9 $$` kills the harness's own shell, with spill as without.
+    let (plain, _) = harness_shell(&sb, "echo before; kill -9 $$", &project);
+    let (wrapped, cwd) = harness_shell(
+        &sb,
+        &claude_rewrite(&sb, "echo before; kill -9 $$"),
+        &project,
+    );
+    assert_eq!(plain.code, Some(-9));
+    assert_eq!(wrapped.code, Some(-9), "{}", wrapped.stderr);
+    assert_eq!(cwd, "");
+    // A large output of a failing command: the envelope, and the status as without spill.
+    let (big, _) = harness_shell(&sb, &claude_rewrite(&sb, "seq 1 100000; exit 5"), &project);
+    big.status(5);
+    assert_eq!(big.json()["spilled"], true);
+}
+
+#[test]
+fn a_command_that_ran_without_spill_does_not_fail_for_its_length() {
+    let sb = Sandbox::new();
+    // 65 KB of quoted words: Claude Code's own quoting makes them 95 KB, under the 128 KiB a
+    // single argument may have; quoted once more (as `bash -c 'CMD'`) they would be 185 KB.
+    let command = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(5_000));
+    let (plain, _) = harness_shell(&sb, &command, sb.path());
+    plain.status(0);
+    assert_eq!(plain.out(), "ran\n");
+    let rewritten = claude_rewrite(&sb, &command);
+    // A constant more: the script around it and a label of at most 200 characters.
+    assert!(
+        rewritten.len() < command.len() + 2048,
+        "{}",
+        rewritten.len()
+    );
+    let (wrapped, _) = harness_shell(&sb, &rewritten, sb.path());
+    wrapped.status(0);
+    assert_eq!(wrapped.out(), "ran\n");
+}
+
+#[test]
+fn deny_rules_see_the_command_as_bash_joins_and_unquotes_it() {
+    let sb = Sandbox::new();
+    for command in [
+        "rm -r\\\nf x",
+        "rm -\\rf x",
+        "r'm' \"-rf\" x",
+        "$'\\x72m' -rf x",
+        "rm \\\n  -rf x",
+    ] {
+        let run = hook(
+            &sb,
+            &pre_tool_use(SESSION, command),
+            r#"{"allow": ["Bash"], "deny": ["Bash(rm -rf:*)"]}"#,
+        );
+        run.status(0);
+        assert_eq!(run.out(), "", "{command:?} was rewritten");
+        assert!(
+            run.stderr.contains("Bash(rm -rf:*)"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+    // Inside single quotes a backslash-newline is two characters, not a join.
+    let quoted = hook(
+        &sb,
+        &pre_tool_use(SESSION, "echo 'rm -r\\\nf x'"),
+        r#"{"allow": ["Bash"], "deny": ["Bash(rm -rf:*)"]}"#,
+    );
+    assert!(quoted.out().contains("updatedInput"), "{}", quoted.stderr);
 }

@@ -19,11 +19,21 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .lock()
         .read_to_end(&mut input)
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
-    let response = match args.harness {
+    let answer = match args.harness {
         Harness::ClaudeCode => claude_code(&input)?,
         Harness::Codex => codex(&input)?,
         Harness::Gemini => gemini_cli(&input)?,
         Harness::Opencode => opencode_plugin(&input)?,
+    };
+    // Input spill cannot read never blocks the call: every harness reads exit 0 with nothing
+    // on stdout as "no decision", and a non-zero exit (Claude Code's and Gemini CLI's 2) as
+    // "block it". So the call runs unwrapped and the reason goes to stderr.
+    let response = match answer {
+        Ok(response) => response,
+        Err(why) => {
+            diag::warning(&format!("{why}; the call goes through unchanged"));
+            hook::Response::default()
+        }
     };
     if let Some(note) = &response.note {
         diag::note(note);
@@ -68,7 +78,7 @@ fn spill_path() -> Result<String> {
         .into_owned())
 }
 
-fn codex(input: &[u8]) -> Result<hook::Response> {
+fn codex(input: &[u8]) -> Result<std::result::Result<hook::Response, String>> {
     let spill = spill_path()?;
     let home = super::init::codex_home().ok();
     let restricted = |cwd: &std::path::Path| -> std::result::Result<Vec<String>, String> {
@@ -87,10 +97,10 @@ fn codex(input: &[u8]) -> Result<hook::Response> {
         spill: &spill,
         restricted: &restricted,
     };
-    codex::respond(input, &ctx).map_err(Error::Usage)
+    Ok(codex::respond(input, &ctx))
 }
 
-fn gemini_cli(input: &[u8]) -> Result<hook::Response> {
+fn gemini_cli(input: &[u8]) -> Result<std::result::Result<hook::Response, String>> {
     let spill = spill_path()?;
     let sources = gemini::RuleSources {
         user_dir: super::env_text("HOME")
@@ -103,10 +113,10 @@ fn gemini_cli(input: &[u8]) -> Result<hook::Response> {
         spill: &spill,
         shell_rule: &|cwd| sources.shell_rule(cwd),
     };
-    gemini::respond(input, &ctx).map_err(Error::Usage)
+    Ok(gemini::respond(input, &ctx))
 }
 
-fn opencode_plugin(input: &[u8]) -> Result<hook::Response> {
+fn opencode_plugin(input: &[u8]) -> Result<std::result::Result<hook::Response, String>> {
     let spill = spill_path()?;
     let config_dir = super::init::opencode_config_dir().ok();
     let extra = super::env_text("OPENCODE_CONFIG")
@@ -134,10 +144,10 @@ fn opencode_plugin(input: &[u8]) -> Result<hook::Response> {
         spill: &spill,
         permissions: &permissions,
     };
-    opencode::respond(input, &ctx).map_err(Error::Usage)
+    Ok(opencode::respond(input, &ctx))
 }
 
-fn claude_code(input: &[u8]) -> Result<hook::Response> {
+fn claude_code(input: &[u8]) -> Result<std::result::Result<hook::Response, String>> {
     let spill = spill_path()?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let sources = claude::RuleSources {
@@ -164,7 +174,7 @@ fn claude_code(input: &[u8]) -> Result<hook::Response> {
         headless,
         rules: &|cwd| sources.gather(cwd),
     };
-    claude::respond(input, &ctx).map_err(Error::Usage)
+    Ok(claude::respond(input, &ctx))
 }
 
 /// Claude Code's own arguments, for the permission flags it was started with.

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{
-    Reply, Response, SpillRequest, normalise, open_call, shell_command, through, wrapped_command,
+    Reply, Response, SpillRequest, in_shell_command, normalise, open_call, shell_command, through,
 };
 
 /// The scope prefix of Claude Code conversations.
@@ -121,7 +121,7 @@ fn pre_tool_use(
     let mut updated: Map<String, Value> = tool_input.clone();
     updated.insert(
         "command".into(),
-        Value::String(wrapped_command(ctx.spill, scope, turn, command)),
+        Value::String(in_shell_command(ctx.spill, scope, turn, command)),
     );
     let reply = serde_json::json!({
         "hookSpecificOutput": {
@@ -440,8 +440,12 @@ mod tests {
         assert_eq!(out["updatedInput"]["timeout"], 5000);
         assert_eq!(
             out["updatedInput"]["command"],
-            "SPILL_SCOPE=claude-9c248b37-6480-4724-8b4a-4b4f84959f63 SPILL_TURN=774c2c40 \
-             SPILL_ALLOW_RUN=1 /usr/bin/spill wrap --label 'echo hi' -- bash -c 'echo hi'"
+            in_shell_command(
+                "/usr/bin/spill",
+                "claude-9c248b37-6480-4724-8b4a-4b4f84959f63",
+                Some("774c2c40"),
+                "echo hi"
+            )
         );
     }
 
