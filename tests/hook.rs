@@ -845,3 +845,65 @@ fn deny_rules_see_the_command_as_bash_joins_and_unquotes_it() {
     );
     assert!(quoted.out().contains("updatedInput"), "{}", quoted.stderr);
 }
+
+/// `spill hook` under a harness process records the conversation, and the `spill mcp` server
+/// that harness starts (no scope chosen) reads that conversation's refs, and only its own.
+#[test]
+fn the_mcp_server_a_harness_started_reads_the_conversation_its_hooks_bound() {
+    let sb = Sandbox::new();
+    let text: String = (1..=3000)
+        .map(|i| format!("row {i} of the hook's output\n"))
+        .collect();
+    let reference = sb
+        .cmd(&["wrap", "--scope", &format!("claude-{SESSION}")])
+        .stdin(text)
+        .run()
+        .json()["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rpc = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"source": reference, "pattern": "row 2999 "}}})
+        .to_string(),
+    ];
+    std::fs::write(sb.path().join("rpc"), rpc.join("\n") + "\n").unwrap();
+    // Each `timeout` is a harness process: its hook and its server are its descendants, with a
+    // shell in between as a harness has.
+    let conversation = |session: &str| {
+        let event = serde_json::json!({"session_id": session, "hook_event_name": "PostToolUse",
+            "tool_name": "Read", "tool_input": {}, "tool_response": "x"});
+        let file = sb.path().join(format!("event-{session}"));
+        std::fs::write(&file, event.to_string()).unwrap();
+        let out = sb.shell(&format!(
+            "timeout 60 sh -c 'spill hook claude-code < {} > /dev/null && spill mcp < {}'",
+            file.display(),
+            sb.path().join("rpc").display()
+        ));
+        out.status(0);
+        out.out()
+    };
+    let own = conversation(SESSION);
+    assert!(own.contains("row 2999 of the hook"), "{own}");
+    let other = conversation("another-conversation");
+    assert!(other.contains("unknown ref"), "{other}");
+    assert!(!other.contains("row 2999 of the hook"), "{other}");
+    // Without a harness binding (or with a scope chosen) the server reads its own scope.
+    let unbound = sb.cmd(&["mcp"]).stdin(rpc.join("\n") + "\n").run();
+    assert!(unbound.out().contains("unknown ref"), "{}", unbound.out());
+    // The bindings of both harnesses are gone with them: gc removes them.
+    let bindings = sb
+        .path()
+        .join(format!("spill-{}", unsafe_uid()))
+        .join("@bindings");
+    assert!(std::fs::read_dir(&bindings).unwrap().count() >= 2);
+    sb.run(&["gc"], "").status(0);
+    assert_eq!(std::fs::read_dir(&bindings).unwrap().count(), 0);
+}
+
+fn unsafe_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::cli::{Global, Harness, HookArgs};
 use crate::error::{Error, Result};
 use crate::hook::{self, claude, codex, gemini, opencode};
-use crate::store::Store;
+use crate::store::{Store, binding};
 use crate::wrap::{self, Capture, WrapOptions};
 use crate::{diag, output};
 
@@ -19,6 +19,12 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .lock()
         .read_to_end(&mut input)
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
+    let prefix = match args.harness {
+        Harness::ClaudeCode => claude::SCOPE_PREFIX,
+        Harness::Codex => codex::SCOPE_PREFIX,
+        Harness::Gemini => gemini::SCOPE_PREFIX,
+        Harness::Opencode => opencode::SCOPE_PREFIX,
+    };
     let answer = match args.harness {
         Harness::ClaudeCode => claude_code(&input)?,
         Harness::Codex => codex(&input)?,
@@ -37,6 +43,11 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     };
     if let Some(note) = &response.note {
         diag::note(note);
+    }
+    if response.remove_scope.is_none() {
+        if let Some(scope) = hook::conversation_scope(&input, prefix) {
+            bind(global, &scope);
+        }
     }
     if let Some(scope) = &response.remove_scope {
         let mut config = super::store_config(global)?;
@@ -68,6 +79,20 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     output::write_all(&mut out, stdout.as_bytes())?;
     output::flush(&mut out)?;
     Ok(Outcome::Found)
+}
+
+/// Records that the harness process above this hook (and the shells in between) is in the
+/// conversation `scope`, for the `spill mcp` server it started (ARCHITECTURE.md, "Conversation
+/// bindings"). A failure is a warning: it never blocks the call.
+fn bind(global: &Global, scope: &str) {
+    let chain = binding::harness_chain();
+    let recorded =
+        super::store_config(global).and_then(|c| binding::record(&c.root, &chain, scope));
+    if let Err(e) = recorded {
+        diag::warning(&format!(
+            "cannot record the conversation for spill mcp: {e}"
+        ));
+    }
 }
 
 /// The path of this spill binary, for the rewritten command.

@@ -219,6 +219,18 @@ fn ansi_c(chars: &mut std::iter::Peekable<std::str::Chars>, out: &mut String) {
     }
 }
 
+/// The scope of the conversation a hook input names (its `session_id`), as [`scope_for`] makes
+/// it; `None` for input that is not a JSON object with a session id.
+pub fn conversation_scope(input: &[u8], prefix: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Session<'a> {
+        #[serde(borrow)]
+        session_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let session: Session = serde_json::from_slice(input).ok()?;
+    scope_for(prefix, session.session_id.as_deref()?)
+}
+
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte
 /// outside `A-Z a-z 0-9 . _ -` replaced by `_`. When that changed the id or made it longer
 /// than a scope may be, the first 16 hex digits of the id's BLAKE3 hash end the name instead,

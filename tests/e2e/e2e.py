@@ -261,6 +261,7 @@ def claude_checks(claude, work):
     check("claude-code: a deny rule still stops the command",
           len(denied) == 1 and "has been denied" in denied[0][0] and denied[0][1], repr(denied))
 
+    state_checks(claude, home, plain_home)
     mcp_row = mcp_checks(claude, work, home, plain_home)
 
     big_plain = plain[0][0]
@@ -276,6 +277,37 @@ def claude_checks(claude, work):
         "with": {**measure(big_text, len(full)), "retrievable": True},
         "mcp": mcp_row,
     }
+
+
+STATE_STEPS = ["mkdir -p sub && cd sub", "pwd", "cd .. && false", "pwd", "echo out; exit 3",
+               "echo before; kill -9 $$", "pwd"]
+
+
+def state_checks(claude, home, plain_home):
+    """The harness behaves as without spill: `cd` carries over (and is not recorded after a
+    failure), `false`, `exit 3` and `kill -9 $$` reach the model as Claude Code reports them."""
+    claude.run(plain_home, "state-plain", STATE_STEPS, "--allowedTools", "Bash")
+    plain = results_for(claude.server, "state-plain.json")
+    claude.run(home, "state-spill", STATE_STEPS, "--allowedTools", "Bash")
+    spilled = results_for(claude.server, "state-spill.json")
+    n = len(STATE_STEPS)
+    check("claude-code: the state conversations complete", len(plain) == n and len(spilled) == n,
+          f"{len(plain)} {len(spilled)}")
+    if len(plain) < n or len(spilled) < n:
+        return
+    check("claude-code: cd sub, then pwd is sub, as without spill",
+          spilled[1] == plain[1] and plain[1][0].endswith("/sub"), f"{spilled[1]!r} vs {plain[1]!r}")
+    check("claude-code: a failing `cd .. && false` leaves the directory as without spill",
+          spilled[2] == plain[2] and spilled[3] == plain[3], f"{spilled[2:4]!r} vs {plain[2:4]!r}")
+    check("claude-code: exit 3 reaches the model as without spill",
+          spilled[4] == plain[4] and plain[4][1], f"{spilled[4]!r} vs {plain[4]!r}")
+    # What the killed shell printed just before may be missing (README, "Claude Code"): the
+    # report of the death itself must be the same.
+    check("claude-code: kill -9 $$ reaches the model as a killed shell, as without spill",
+          spilled[5][1] == plain[5][1] and spilled[5][0].split("\n")[0] == plain[5][0].split("\n")[0],
+          f"{spilled[5]!r} vs {plain[5]!r}")
+    check("claude-code: after the killed shell, pwd is as without spill",
+          spilled[6] == plain[6], f"{spilled[6]!r} vs {plain[6]!r}")
 
 
 MCP_ERROR = "error[E0002]: the MCP tool failed in the middle"
