@@ -163,14 +163,35 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
         assert_eq!(run.out(), "");
         assert!(run.stderr.contains("no session_id"), "{}", run.stderr);
     }
-    // Without Claude Code's pid its command-line rules are unknown: through, unchanged.
-    let unknown = sb
+    // Without CLAUDE_PID (Claude Code 2.1.197 and older set none) the process that ran the hook
+    // is Claude Code: its command line gives the rules, here none, so the settings' allow rule
+    // holds.
+    let found = sb
         .cmd(&["hook", "claude-code"])
+        .env("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
         .stdin(pre_tool_use(SESSION, "ls"))
         .run();
-    unknown.status(0);
-    assert_eq!(unknown.out(), "");
-    assert!(unknown.stderr.contains("CLAUDE_PID"), "{}", unknown.stderr);
+    found.status(0);
+    assert!(found.out().contains("updatedInput"), "{}", found.stderr);
+    // Rules spill cannot read: through, unchanged, and the user is told once per conversation,
+    // where Claude Code shows hook messages.
+    std::fs::write(sb.path().join(".claude/settings.json"), "{broken").unwrap();
+    for (session, told) in [(SESSION, true), (SESSION, false), ("another", true)] {
+        let run = sb
+            .cmd(&["hook", "claude-code"])
+            .env("CLAUDE_PID", std::process::id().to_string())
+            .stdin(pre_tool_use(session, "ls"))
+            .run();
+        run.status(0);
+        assert!(run.stderr.contains("cannot parse"), "{}", run.stderr);
+        if told {
+            let message = run.json()["systemMessage"].as_str().unwrap().to_string();
+            assert!(message.contains("run without spill"), "{message}");
+            assert!(!run.out().contains("updatedInput"));
+        } else {
+            assert_eq!(run.out(), "");
+        }
+    }
 }
 
 #[test]

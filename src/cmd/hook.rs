@@ -58,6 +58,11 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         }
     }
     let mut stdout = response.stdout;
+    if let Some(notice) = &response.notice {
+        if stdout.is_empty() && first_notice(global, &input, prefix) {
+            stdout = format!("{}\n", serde_json::json!({ "systemMessage": notice }));
+        }
+    }
     if let Some(request) = response.spill {
         let mut config = super::store_config(global)?;
         config.scope = request.scope;
@@ -92,6 +97,18 @@ fn bind(global: &Global, scope: &str) {
         diag::warning(&format!(
             "cannot record the conversation for spill mcp: {e}"
         ));
+    }
+}
+
+/// Whether this conversation has not been shown a notice yet; marks it shown. Without a store
+/// or a session the notice is shown (better twice than never).
+fn first_notice(global: &Global, input: &[u8], prefix: &str) -> bool {
+    let Some(scope) = hook::conversation_scope(input, prefix) else {
+        return true;
+    };
+    match super::store_config(global) {
+        Ok(config) => binding::first_notice(&config.root, &scope),
+        Err(_) => true,
     }
 }
 
@@ -202,22 +219,67 @@ fn claude_code(input: &[u8]) -> Result<std::result::Result<hook::Response, Strin
     Ok(claude::respond(input, &ctx))
 }
 
-/// Claude Code's own arguments, for the permission flags it was started with.
+/// Claude Code's own arguments, for the permission flags it was started with: from
+/// `/proc/$CLAUDE_PID/cmdline`, or, where Claude Code sets no `CLAUDE_PID` (2.1.197 and older),
+/// from the hook's nearest ancestor that is not a shell, which is the Claude Code process that
+/// ran the hook. A Claude Code that runs on node (2.0) overwrites its command line with its
+/// process title (`claude` and the rest NUL bytes): its flags are then unknown.
 fn claude_argv() -> std::result::Result<Vec<String>, String> {
-    let pid = super::env_text("CLAUDE_PID")
+    let unknown = "so Claude Code's --allowedTools/--disallowedTools are unknown";
+    let pid = match super::env_text("CLAUDE_PID")
         .ok()
         .flatten()
-        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
-        .ok_or(
-            "CLAUDE_PID is not set, so Claude Code's --allowedTools/--disallowedTools are unknown",
-        )?;
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        Some(pid) => pid,
+        None => match binding::harness_chain().last() {
+            Some(process) => process.pid.to_string(),
+            None => {
+                return Err(format!(
+                    "neither CLAUDE_PID nor a Claude Code process above the hook was found, {unknown}"
+                ));
+            }
+        },
+    };
     let path = format!("/proc/{pid}/cmdline");
-    let bytes = std::fs::read(&path).map_err(|e| {
-        format!("cannot read {path} ({e}), so Claude Code's --allowedTools/--disallowedTools are unknown")
-    })?;
-    Ok(bytes
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path} ({e}), {unknown}"))?;
+    argv_of(&bytes).ok_or_else(|| {
+        format!("Claude Code replaced its command line with its process title, {unknown}")
+    })
+}
+
+/// The words of a `/proc/PID/cmdline`; `None` when only the first is left and the rest are NUL
+/// bytes, as a process title written over the arguments leaves them.
+fn argv_of(bytes: &[u8]) -> Option<Vec<String>> {
+    let words: Vec<&[u8]> = bytes
+        .strip_suffix(b"\0")
+        .unwrap_or(bytes)
         .split(|&b| b == 0)
-        .filter(|a| !a.is_empty())
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect())
+        .collect();
+    if words.len() > 1 && words[1..].iter().all(|w| w.is_empty()) {
+        return None;
+    }
+    Some(
+        words
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_overwritten_by_a_process_title_is_unknown() {
+        assert_eq!(
+            argv_of(b"claude\0-p\0--allowedTools\0Bash\0").unwrap(),
+            ["claude", "-p", "--allowedTools", "Bash"]
+        );
+        assert_eq!(argv_of(b"claude\0").unwrap(), ["claude"]);
+        assert_eq!(argv_of(b"claude").unwrap(), ["claude"]);
+        assert_eq!(argv_of(b"claude\0\0\0\0\0\0"), None);
+    }
 }

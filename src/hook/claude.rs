@@ -95,7 +95,17 @@ fn pre_tool_use(
     let cwd = PathBuf::from(input["cwd"].as_str().unwrap_or("."));
     let rules = match (ctx.rules)(&cwd) {
         Ok(rules) => rules,
-        Err(why) => return Ok(through(format!("{why}; the command runs without spill"))),
+        Err(why) => {
+            return Ok(Response {
+                notice: Some(format!(
+                    "spill: Bash calls in this conversation run without spill ({why}): spill \
+                     rewrites a command only where it can check Claude Code's permission rules \
+                     for it. Fix the settings file, or use a Claude Code whose command line \
+                     /proc shows (2.1 and later); README, \"Claude Code\"."
+                )),
+                ..through(format!("{why}; the command runs without spill"))
+            });
+        }
     };
     if let Some(rule) = rules
         .deny

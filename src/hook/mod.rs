@@ -19,6 +19,10 @@ pub struct Response {
     pub stdout: String,
     /// One line for stderr: why the call went through unchanged.
     pub note: Option<String>,
+    /// A message for the user (not the model) when spill cannot act in this conversation: the
+    /// command layer shows it once per conversation, where the harness shows hook messages
+    /// (Claude Code's `systemMessage`), when the call goes through unchanged.
+    pub notice: Option<String>,
     /// A scope whose entries the command layer removes (the conversation has ended).
     pub remove_scope: Option<String>,
     /// A tool result for the command layer to wrap in `scope`: when it spills, the reply

@@ -119,18 +119,7 @@ pub fn record(root: &Path, chain: &[Process], scope: &str) -> Result<()> {
             continue;
         }
         if !ready {
-            if !check_dir(root, "root")? {
-                if let Some(parent) = root.parent().filter(|p| !p.as_os_str().is_empty()) {
-                    fs::create_dir_all(parent)
-                        .map_err(|e| crate::error::Error::io("create directory", parent, e))?;
-                }
-                make_private_dir(root)?;
-                check_dir(root, "root")?;
-            }
-            if !check_dir(&dir, "bindings directory")? {
-                make_private_dir(&dir)?;
-                check_dir(&dir, "bindings directory")?;
-            }
+            record_dir(root)?;
             ready = true;
         }
         files::replace(&dir, &path, wanted.as_bytes(), "write")?;
@@ -150,6 +139,42 @@ pub fn resolve(root: &Path, chain: &[Process]) -> Option<String> {
         let scope = std::str::from_utf8(&held).ok()?.strip_suffix('\n')?;
         validate_scope(scope).is_ok().then(|| scope.to_string())
     })
+}
+
+/// Whether the conversation `scope` has not been told spill cannot act in it yet; marks it
+/// told (a file `SCOPE.told` beside the bindings, swept by `gc` after an hour). True when the
+/// mark cannot be made: a notice shown twice beats one never shown.
+pub fn first_notice(root: &Path, scope: &str) -> bool {
+    if validate_scope(scope).is_err() || record_dir(root).is_err() {
+        return true;
+    }
+    let path = dir(root).join(format!("{scope}.told"));
+    match fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(_) => true,
+        Err(e) => e.kind() != std::io::ErrorKind::AlreadyExists,
+    }
+}
+
+/// Creates the root and the bindings directory (0700) where missing, and checks both.
+fn record_dir(root: &Path) -> Result<()> {
+    let dir = dir(root);
+    if !check_dir(root, "root")? {
+        if let Some(parent) = root.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)
+                .map_err(|e| crate::error::Error::io("create directory", parent, e))?;
+        }
+        make_private_dir(root)?;
+        check_dir(root, "root")?;
+    }
+    if !check_dir(&dir, "bindings directory")? {
+        make_private_dir(&dir)?;
+        check_dir(&dir, "bindings directory")?;
+    }
+    Ok(())
 }
 
 /// Removes the bindings of processes that are gone (or whose pid now names another process),
@@ -239,6 +264,10 @@ mod tests {
         assert_eq!(sweep(&root, false), 1);
         assert_eq!(sweep(&root, false), 0);
         assert_eq!(resolve(&root, &[own]).as_deref(), Some("claude-next"));
+        // A notice is given once per conversation.
+        assert!(first_notice(&root, "claude-x"));
+        assert!(!first_notice(&root, "claude-x"));
+        assert!(first_notice(&root, "claude-y"));
         // The bindings directory is no scope.
         assert!(validate_scope(DIR).is_err());
     }
