@@ -38,17 +38,33 @@ pub struct Process {
 impl Process {
     /// The process `pid`, or `None` when it is gone (or `/proc` is not there).
     pub fn of(pid: u32) -> Option<Process> {
-        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        use std::io::Read;
+        // One read of a small file, parsed by hand: this runs on every hook call.
+        let mut buf = [0u8; 1024];
+        let mut file = fs::File::open(format!("/proc/{pid}/stat")).ok()?;
+        let n = file.read(&mut buf).ok()?;
+        let stat = &buf[..n];
         // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so split at the last ')'.
-        let open = stat.find('(')?;
-        let close = stat.rfind(')')?;
-        let name = stat.get(open + 1..close)?.to_string();
-        let fields: Vec<&str> = stat.get(close + 1..)?.split_whitespace().collect();
-        // fields[0] is field 3 (state); field 4 is the parent, field 22 the start time.
+        let open = memchr::memchr(b'(', stat)?;
+        let close = memchr::memrchr(b')', stat)?;
+        let name = String::from_utf8_lossy(stat.get(open + 1..close)?).into_owned();
+        let mut fields = stat.get(close + 2..)?.split(|&b| b == b' ');
+        // The first field after comm is field 3 (state); field 4 is the parent, 22 the start.
+        let number = |field: Option<&[u8]>| -> Option<u64> {
+            let digits = field?;
+            if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            digits.iter().try_fold(0u64, |n, d| {
+                n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+            })
+        };
+        let parent = number(fields.nth(1))?;
+        let start = number(fields.nth(17))?;
         Some(Process {
             pid,
-            parent: fields.get(1)?.parse().ok()?,
-            start: fields.get(19)?.parse().ok()?,
+            start,
+            parent: u32::try_from(parent).ok()?,
             name,
         })
     }
