@@ -591,6 +591,41 @@ fn gemini_shell_calls_are_rewritten_and_other_tools_large_results_become_the_env
     let scope = format!("gemini-{GEMINI_SESSION}");
     let reference = envelope["ref"].as_str().unwrap();
     sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    assert!(
+        envelope["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stored in full as"),
+        "{envelope}"
+    );
+    assert_eq!(envelope.get("complete"), None);
+    // A file Gemini CLI cut to 2,000 lines before the hook saw it: the envelope says what it
+    // holds, never "in full".
+    let shown: String = (1..=2000)
+        .map(|i| format!("line {i} of a long file\n"))
+        .collect();
+    let cut = format!(
+        "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of 18002 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 2001.\n\n--- FILE CONTENT (truncated) ---\n{shown}"
+    );
+    let run = sb.run(
+        &["hook", "gemini"],
+        gemini_call(
+            "AfterTool",
+            "read_file",
+            serde_json::json!({"tool_input": {"file_path": "x"}, "tool_response": {"llmContent": cut}}),
+        ),
+    );
+    run.status(0);
+    let reason = run.json()["reason"].as_str().unwrap().to_string();
+    let envelope: serde_json::Value =
+        serde_json::from_str(&reason[reason.find('{').unwrap()..]).unwrap();
+    let hint = envelope["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("Holds only lines 1-2000 of the file's 18002: Gemini CLI cut the rest"),
+        "{hint}"
+    );
+    assert!(!reason.contains("in full"), "{reason}");
+    assert_eq!(envelope["complete"], false);
     let small = gemini_call(
         "AfterTool",
         "read_file",

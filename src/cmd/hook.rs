@@ -76,7 +76,19 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         if let Capture::Spilled(spilled) =
             wrap::capture(&mut &request.bytes[..], &opts, &config, &|| false)?
         {
-            let envelope = wrap::envelope(&spilled, &opts, None, config.restricted);
+            let mut envelope = wrap::envelope(&spilled, &opts, None, config.restricted);
+            if let Some(cut) = &request.cut {
+                // The store holds what the harness passed on, not the whole result: the
+                // envelope must not say "in full" (README, "Gemini CLI").
+                envelope.complete = Some(false);
+                envelope.hint = envelope.hint.map(|h| {
+                    h.replacen(
+                        "Stored in full as ",
+                        &format!("Holds only {cut}. Stored as "),
+                        1,
+                    )
+                });
+            }
             stdout = request.reply.render(&envelope.to_json());
         }
     }

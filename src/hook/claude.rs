@@ -176,6 +176,7 @@ fn post_tool_use(input: &Value, scope: String) -> Response {
             bytes,
             label: tool.to_string(),
             reply: Reply::ClaudeMcp,
+            cut: None,
         }),
         ..Response::default()
     }

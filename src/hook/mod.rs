@@ -41,6 +41,9 @@ pub struct SpillRequest {
     pub label: String,
     /// How the hook's answer carries the envelope.
     pub reply: Reply,
+    /// When the harness cut the result before the hook saw it: what it kept, as a phrase
+    /// ("lines 1-2000 of 18002"). The envelope then says the store holds only that.
+    pub cut: Option<String>,
 }
 
 /// The answer formats that carry an envelope.
