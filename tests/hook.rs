@@ -963,3 +963,77 @@ fn unsafe_uid() -> u32 {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() }
 }
+
+/// Every file under `dir` with its bytes, for "nothing changed" checks.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn doctor_reports_each_harness_found_and_changes_nothing() {
+    let sb = Sandbox::new();
+    // A Claude Code as npm installs it: a PATH entry pointing into its package.
+    let package = sb.path().join("npm/node_modules/@anthropic-ai/claude-code");
+    std::fs::create_dir_all(package.join("bin")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@anthropic-ai/claude-code", "version": "2.1.332"}"#,
+    )
+    .unwrap();
+    std::fs::write(package.join("bin/claude.exe"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join("npm/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(package.join("bin/claude.exe"), bin.join("claude")).unwrap();
+    sb.run(&["init", "claude-code"], "").status(0);
+    std::fs::write(
+        sb.path().join(".claude.json"),
+        r#"{"mcpServers": {"spill": {"command": "spill", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    let before = snapshot(sb.path());
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    run.status(0);
+    let out = run.out();
+    assert!(out.contains("claude-code:\n"), "{out}");
+    assert!(out.contains("(@anthropic-ai/claude-code 2.1.332)"), "{out}");
+    assert!(out.contains("wraps:     yes"), "{out}");
+    assert!(out.contains("hooks:     installed in"), "{out}");
+    assert!(
+        out.contains("spill mcp: registered as \"spill\"")
+            && out.contains("follows the conversation"),
+        "{out}"
+    );
+    assert!(out.contains("covered:   Bash output"), "{out}");
+    // No Codex, Gemini CLI or opencode here: not reported.
+    assert!(!out.contains("codex:") && !out.contains("gemini:"), "{out}");
+    assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
+    // Without the hooks, it says what to do.
+    sb.run(&["init", "claude-code", "--uninstall"], "")
+        .status(0);
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    assert!(
+        run.out().contains("to do:     spill init claude-code"),
+        "{}",
+        run.out()
+    );
+}
