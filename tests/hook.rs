@@ -799,7 +799,7 @@ fn harness_shell(
 /// The rewritten command for `command`, allowed by a `Bash` rule.
 fn claude_rewrite(sb: &Sandbox, command: &str) -> String {
     rewritten(&hook(
-        &sb,
+        sb,
         &pre_tool_use(SESSION, command),
         r#"{"allow": ["Bash"]}"#,
     ))

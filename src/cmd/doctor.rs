@@ -241,9 +241,7 @@ fn hook_state(h: &Harness) -> std::result::Result<String, String> {
     };
     // The spill path is the word before ` hook NAME`, possibly quoted.
     let before = &text[..at];
-    let start = before
-        .rfind(|c: char| c == '"' || c == '\n' || c == '=')
-        .map_or(0, |i| i + 1);
+    let start = before.rfind(['"', '\n', '=']).map_or(0, |i| i + 1);
     let spill = before[start..]
         .trim()
         .trim_matches('\'')
@@ -307,10 +305,10 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
                 let mut scoped = false;
                 let mut flush =
                     |name: &mut Option<String>, words: &mut Vec<String>, scoped: &mut bool| {
-                        if let Some(n) = name.take() {
-                            if let Some(follows) = spill_mcp(words, *scoped) {
-                                out.push((file.clone(), n, follows));
-                            }
+                        if let Some(n) = name.take()
+                            && let Some(follows) = spill_mcp(words, *scoped)
+                        {
+                            out.push((file.clone(), n, follows));
                         }
                         words.clear();
                         *scoped = false;
@@ -329,7 +327,7 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
                         };
                         if let Some(v) = line.strip_prefix("command") {
                             let mut c = quoted(v);
-                            c.extend(words.drain(..));
+                            c.append(&mut words);
                             words = c;
                         } else if let Some(v) = line.strip_prefix("args") {
                             words.extend(quoted(v));

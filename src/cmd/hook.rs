@@ -44,10 +44,10 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     if let Some(note) = &response.note {
         diag::note(note);
     }
-    if response.remove_scope.is_none() {
-        if let Some(scope) = hook::conversation_scope(&input, prefix) {
-            bind(global, &scope);
-        }
+    if response.remove_scope.is_none()
+        && let Some(scope) = hook::conversation_scope(&input, prefix)
+    {
+        bind(global, &scope);
     }
     if let Some(scope) = &response.remove_scope {
         let mut config = super::store_config(global)?;
@@ -58,10 +58,11 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         }
     }
     let mut stdout = response.stdout;
-    if let Some(notice) = &response.notice {
-        if stdout.is_empty() && first_notice(global, &input, prefix) {
-            stdout = format!("{}\n", serde_json::json!({ "systemMessage": notice }));
-        }
+    if let Some(notice) = &response.notice
+        && stdout.is_empty()
+        && first_notice(global, &input, prefix)
+    {
+        stdout = format!("{}\n", serde_json::json!({ "systemMessage": notice }));
     }
     if let Some(request) = response.spill {
         let mut config = super::store_config(global)?;

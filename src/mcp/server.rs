@@ -69,10 +69,10 @@ impl Reader {
     /// bindings and a hook recorded one for an ancestor, else the configured scope.
     fn store(&self) -> StoreConfig {
         let mut store = self.store.clone();
-        if self.follow_bindings {
-            if let Some(scope) = crate::store::binding::resolve_for_self(&store.root) {
-                store.scope = scope;
-            }
+        if self.follow_bindings
+            && let Some(scope) = crate::store::binding::resolve_for_self(&store.root)
+        {
+            store.scope = scope;
         }
         store
     }

@@ -251,19 +251,19 @@ mod tests {
         let root = dir.path().join("store");
         let own = me();
         let parent = Process::of(own.parent).unwrap();
-        record(&root, &[parent.clone()], "claude-outer").unwrap();
+        record(&root, std::slice::from_ref(&parent), "claude-outer").unwrap();
         assert_eq!(
             resolve(&root, &[own.clone(), parent.clone()]).as_deref(),
             Some("claude-outer")
         );
-        record(&root, &[own.clone()], "claude-inner").unwrap();
+        record(&root, std::slice::from_ref(&own), "claude-inner").unwrap();
         assert_eq!(
             resolve(&root, &[own.clone(), parent.clone()]).as_deref(),
             Some("claude-inner")
         );
         // A rebinding replaces the scope; an invalid scope is never written.
-        record(&root, &[own.clone()], "claude-next").unwrap();
-        record(&root, &[own.clone()], "../x").unwrap();
+        record(&root, std::slice::from_ref(&own), "claude-next").unwrap();
+        record(&root, std::slice::from_ref(&own), "../x").unwrap();
         assert_eq!(
             resolve(&root, std::slice::from_ref(&own)).as_deref(),
             Some("claude-next")
@@ -273,7 +273,7 @@ mod tests {
             start: own.start + 1,
             ..own.clone()
         };
-        assert_eq!(resolve(&root, &[reused.clone()]), None);
+        assert_eq!(resolve(&root, std::slice::from_ref(&reused)), None);
         // A binding whose process is gone is swept; live ones stay.
         record(&root, &[reused], "claude-dead").unwrap();
         assert_eq!(sweep(&root, true), 1);
