@@ -822,6 +822,8 @@ fn claude_code_keeps_the_working_directory_the_status_and_the_death_as_without_s
         "echo 'unterminated",
         "f() { cd sub; }; f",
         "seq 1 100000 >/dev/null; cd sub; echo done",
+        // The command's own EXIT trap is kept (spill's does not clear it).
+        "trap 'echo bye' EXIT; echo hi",
     ] {
         let (plain, plain_cwd) = harness_shell(&sb, command, &project);
         let (wrapped, wrapped_cwd) = harness_shell(&sb, &claude_rewrite(&sb, command), &project);

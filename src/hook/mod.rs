@@ -302,7 +302,9 @@ pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &s
 ///   command's own (`(exit N)` after `wrap` is done).
 /// - **The way the shell ends.** `exit 3` ends the harness's shell with 3, and `kill -9 $$`
 ///   kills it: the harness sees that death itself, not a status spill made up. An `EXIT` trap
-///   closes the pipe to `wrap` and waits for it, so `exit` loses no output; a shell killed by a
+///   closes the pipe to `wrap` and waits for it, so `exit` loses no output (it is left set but
+///   does nothing once the command is done, so an `EXIT` trap the command sets itself is not
+///   cleared; that one replaces spill's, and then `exit` can lose output); a shell killed by a
 ///   signal cannot wait, so what it printed before may reach the harness after the harness has
 ///   read the result (README, "Claude Code").
 /// - **The command's length.** The command is passed once, verbatim, in a quoted here-document
@@ -343,9 +345,9 @@ else __spill_cmd=$(cat)'\n'; fi <<'{delimiter}'\n{command}\n{delimiter}\n"
         "__spill_bin={} __spill_label={}\n\
 if [ \"${{BASH_VERSINFO:-0}}\" -ge 5 ]; then \
 eval 'exec {{__spill_out}}> >(exec \"$__spill_bin\" wrap --label \"$__spill_label\")'; __spill_pid=$!; \
-trap 'exec {{__spill_out}}>&-; wait \"$__spill_pid\"' EXIT; \
-eval \"${{__spill_cmd%?}}\" >&\"$__spill_out\" 2>&1; __spill_status=$?; trap - EXIT; \
-exec {{__spill_out}}>&-; wait \"$__spill_pid\"; (exit \"$__spill_status\"); \
+trap '[ -z \"${{__spill_pid-}}\" ] || {{ exec {{__spill_out}}>&-; wait \"$__spill_pid\"; }}' EXIT; \
+eval \"${{__spill_cmd%?}}\" >&\"$__spill_out\" 2>&1; __spill_status=$?; \
+exec {{__spill_out}}>&-; wait \"$__spill_pid\"; __spill_pid=; (exit \"$__spill_status\"); \
 else SPILL_ALLOW_RUN=1 \"$__spill_bin\" wrap --label \"$__spill_label\" -- bash -c \"${{__spill_cmd%?}}\"; fi",
         shell_quote(spill),
         shell_quote(label(command)),
