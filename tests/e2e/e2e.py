@@ -335,6 +335,8 @@ def state_checks(claude, home, plain_home, tag="claude-code"):
           f"{len(plain)} {len(spilled)}")
     if len(plain) < n or len(spilled) < n:
         return
+    for step, (without, with_spill) in zip(STATE_STEPS, zip(plain, spilled)):
+        print(f"bytes  {tag}: {step!r}: without spill {len(without[0].encode())}, with spill {len(with_spill[0].encode())}")
     check(f"{tag}: cd sub, then pwd is sub, as without spill",
           spilled[1] == plain[1] and plain[1][0].endswith("/sub"), f"{spilled[1]!r} vs {plain[1]!r}")
     check(f"{tag}: a failing `cd .. && false` leaves the directory as without spill",
