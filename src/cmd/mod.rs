@@ -2,6 +2,7 @@
 //! results. This module resolves the settings every command shares (flag > environment > default).
 
 pub mod cat;
+pub mod doctor;
 pub mod extract;
 pub mod gc;
 pub mod hook;
@@ -60,6 +61,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Hook(args) => hook::run(&cli.global, args),
         Command::Init(args) => init::run(args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
+        Command::Doctor(_) => doctor::run(),
     }
 }
 
