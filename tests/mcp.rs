@@ -416,6 +416,147 @@ fn the_server_names_itself_and_negotiates_the_current_revision() {
     );
 }
 
+fn init_as(version: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string()
+}
+
+/// Lines fed after an `initialize` for `version` (instead of [`script`]'s 2025-11-25).
+fn script_as(version: &str, lines: &[String]) -> Vec<u8> {
+    let mut all = vec![init_as(version), INITIALIZED.to_string()];
+    all.extend(lines.iter().cloned());
+    (all.join("\n") + "\n").into_bytes()
+}
+
+fn server_as(sb: &Sandbox, stdin: Vec<u8>) -> Transcript {
+    let run = sb
+        .cmd(&["mcp"])
+        .env("SPILL_SCOPE", "srv")
+        .stdin(stdin)
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+#[test]
+fn the_server_answers_each_published_revision_with_itself_and_an_unknown_one_with_its_latest() {
+    let sb = Sandbox::new();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let t = server_as(&sb, script_as(version, &[]));
+        assert_eq!(
+            t.by_id(0)["result"]["protocolVersion"],
+            version,
+            "{}",
+            t.stderr
+        );
+    }
+    // A revision spill does not know, and 2026-07-28 over the old handshake (that revision has
+    // none): the newest revision that has one.
+    for version in ["2099-01-01", "2026-07-28"] {
+        let t = server_as(&sb, script_as(version, &[]));
+        assert_eq!(t.by_id(0)["result"]["protocolVersion"], "2025-11-25");
+    }
+}
+
+#[test]
+fn results_hold_only_what_the_negotiated_revision_defines() {
+    let sb = Sandbox::new();
+    let reference = store_text(&sb, "srv", 3000);
+    let lines = [
+        request(1, "tools/list", json!({})),
+        call(2, "cat", json!({"source": reference, "lines": "1:2"})),
+        request(3, "resources/list", json!({})),
+        request(
+            4,
+            "resources/read",
+            json!({"uri": format!("spill://srv/{reference}")}),
+        ),
+    ];
+    let old = server_as(&sb, script_as("2025-03-26", &lines));
+    let tools = old.by_id(1)["result"]["tools"].as_array().unwrap().clone();
+    assert!(
+        tools.iter().all(|t| t.get("outputSchema").is_none()
+            && t.get("title").is_none()
+            && t["annotations"]["readOnlyHint"] == true),
+        "{tools:?}"
+    );
+    let cat = &old.by_id(2)["result"];
+    assert!(cat.get("structuredContent").is_none(), "{cat}");
+    assert!(
+        cat["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["type"] == "text"),
+        "{cat}"
+    );
+    assert!(old.by_id(4)["result"]["contents"][0].get("_meta").is_none());
+    for id in 1..=4 {
+        assert!(old.by_id(id)["result"].get("resultType").is_none());
+    }
+    let oldest = server_as(&sb, script_as("2024-11-05", &lines[..1]));
+    let tools = oldest.by_id(1)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(tools.iter().all(|t| t.get("annotations").is_none()));
+    // 2025-06-18 has them all.
+    let current = server_as(&sb, script_as("2025-06-18", &lines));
+    assert!(current.by_id(1)["result"]["tools"][0]["outputSchema"].is_object());
+    assert!(current.by_id(2)["result"]["structuredContent"].is_object());
+    link_of(&current.by_id(2)["result"]);
+}
+
+/// A 2026-07-28 request: no `initialize`, the revision and capabilities in `_meta`.
+fn stateless(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}});
+    request(id, method, params)
+}
+
+#[test]
+fn revision_2026_07_28_is_served_without_initialize_and_marks_every_result() {
+    let sb = Sandbox::new();
+    let reference = store_text(&sb, "srv", 3000);
+    let lines = [
+        stateless(1, "tools/list", json!({})),
+        stateless(
+            2,
+            "tools/call",
+            json!({"name": "cat", "arguments": {"source": reference, "lines": "1:1"}}),
+        ),
+        stateless(3, "resources/list", json!({})),
+        stateless(4, "resources/templates/list", json!({})),
+        stateless(
+            5,
+            "resources/read",
+            json!({"uri": format!("spill://srv/{reference}?lines=2:2")}),
+        ),
+    ];
+    let t = server_as(&sb, (lines.join("\n") + "\n").into_bytes());
+    for id in 1..=5 {
+        let result = &t.by_id(id)["result"];
+        assert_eq!(result["resultType"], "complete", "{id}: {result}");
+    }
+    assert_eq!(t.by_id(1)["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(t.by_id(1)["result"]["cacheScope"], "private");
+    assert_eq!(
+        text_of(&t.by_id(2)["result"]),
+        "line 1 of the stored output\nlines 1–1 of 3,000 · next: --lines 2:2\n"
+    );
+    assert_eq!(
+        t.by_id(5)["result"]["contents"][0]["text"],
+        "line 2 of the stored output\n"
+    );
+}
+
 #[test]
 fn the_server_tools_print_what_the_commands_print() {
     let sb = Sandbox::new();
@@ -531,4 +672,78 @@ fn the_run_tool_exists_only_with_allow_run_and_never_in_restricted_mode() {
         "{}",
         refused.stderr
     );
+}
+
+fn proxy_raw(sb: &Sandbox, stdin: Vec<u8>) -> Transcript {
+    let ds = downstream();
+    let run = sb
+        .cmd(&[
+            "mcp",
+            "proxy",
+            "--",
+            "python3",
+            ds.to_str().unwrap(),
+            "normal",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .stdin(stdin)
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+#[test]
+fn the_proxy_follows_the_revision_the_downstream_chose() {
+    let sb = Sandbox::new();
+    let lines = [
+        request(1, "tools/list", json!({})),
+        call(2, "text", json!({"n": 5000})),
+    ];
+    let t = proxy_raw(&sb, script_as("2025-03-26", &lines));
+    assert_eq!(t.by_id(0)["result"]["protocolVersion"], "2025-03-26");
+    let tools = t.by_id(1)["result"]["tools"].as_array().unwrap().clone();
+    let spill_cat = tools.iter().find(|t| t["name"] == "spill_cat").unwrap();
+    assert!(
+        spill_cat.get("outputSchema").is_none() && spill_cat.get("title").is_none(),
+        "{spill_cat}"
+    );
+    // The envelope names the ref; 2025-03-26 has no resource_link block.
+    let result = &t.by_id(2)["result"];
+    let envelope: Value = serde_json::from_str(&text_of(result)).unwrap();
+    assert_eq!(envelope["spilled"], true);
+    assert!(
+        result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["type"] == "text"),
+        "{result}"
+    );
+    let reference = envelope["ref"].as_str().unwrap().to_string();
+    // 2026-07-28: no initialize; the proxy's own answers carry resultType.
+    let lines = [
+        stateless(
+            1,
+            "tools/call",
+            json!({"name": "spill_cat", "arguments": {"source": reference, "lines": "1:1"}}),
+        ),
+        stateless(
+            2,
+            "resources/read",
+            json!({"uri": format!("spill://proxy-test/{reference}?lines=1:1")}),
+        ),
+        stateless(
+            3,
+            "resources/read",
+            json!({"uri": "spill://proxy-test/sp_0000000000000000"}),
+        ),
+    ];
+    let t = proxy_raw(&sb, (lines.join("\n") + "\n").into_bytes());
+    assert_eq!(t.by_id(1)["result"]["resultType"], "complete");
+    assert_eq!(t.by_id(2)["result"]["resultType"], "complete");
+    assert_eq!(t.by_id(2)["result"]["cacheScope"], "private");
+    assert_eq!(t.by_id(3)["error"]["code"], -32602);
 }

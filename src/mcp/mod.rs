@@ -8,6 +8,7 @@
 
 pub mod proxy;
 pub mod resources;
+pub mod revision;
 pub mod rpc;
 pub mod server;
 pub mod spill;

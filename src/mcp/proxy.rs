@@ -65,6 +65,7 @@ pub trait Local: Send + Sync {
 /// What a forwarded request is, for handling its response.
 #[derive(Debug, Clone)]
 enum Kind {
+    Initialize,
     ToolsCall { tool: String },
     ToolsList { first_page: bool },
     Other,
@@ -72,6 +73,9 @@ enum Kind {
 
 struct Pending {
     kind: Kind,
+    /// The revision the request names in its `_meta` (2026-07-28); otherwise its answer
+    /// follows the one negotiated by then.
+    revision: Option<String>,
     deadline: Instant,
 }
 
@@ -84,6 +88,28 @@ struct State {
     gone: Option<String>,
     /// Answers taken from `pending` and not yet written (a large result being stored).
     answering: usize,
+    /// The revision the downstream answered `initialize` with (none yet: a 2026-07-28 client
+    /// names its revision in each request).
+    revision: Option<String>,
+    /// The revision the client asked for in `initialize`, while the downstream has not answered
+    /// (a client that does not wait for the answer is answered in it, when spill knows it).
+    requested: Option<String>,
+}
+
+impl State {
+    /// The revision an answer is valid for: the request's own (`_meta`, 2026-07-28), else the
+    /// one negotiated through the downstream, else the one asked for, else the newest with a
+    /// handshake.
+    fn revision_for(&self, own: Option<&str>) -> String {
+        let requested = self
+            .requested
+            .as_deref()
+            .filter(|v| super::revision::KNOWN.contains(v));
+        own.or(self.revision.as_deref())
+            .or(requested)
+            .unwrap_or(super::revision::LATEST_WITH_INITIALIZE)
+            .to_string()
+    }
 }
 
 /// The client side's writer, one whole line at a time.
@@ -233,17 +259,43 @@ fn read_client(shared: &Shared, input: &mut dyn BufRead, to_downstream: &mpsc::S
             .params
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or(Value::Null);
+        let own = super::revision::of_request(&params).map(str::to_string);
+        if method == "initialize" {
+            shared.state().requested = params["protocolVersion"].as_str().map(str::to_string);
+        }
+        let revision = shared.state().revision_for(own.as_deref());
         let kind = match method {
+            "initialize" => Kind::Initialize,
             "tools/call" => {
                 let tool = params["name"].as_str().unwrap_or("").to_string();
                 if let Some(answer) = shared.local.call_tool(&tool, &params["arguments"]) {
+                    let answer = answer.map(|mut result| {
+                        super::revision::call_result(&mut result, &revision);
+                        super::revision::complete(&mut result, &revision, false);
+                        result
+                    });
                     reply(shared, &id, answer);
                     continue;
                 }
                 Kind::ToolsCall { tool }
             }
             "resources/read" if params["uri"].as_str().is_some_and(super::is_spill_uri) => {
-                reply(shared, &id, shared.local.read_resource(&params));
+                let answer = shared.local.read_resource(&params);
+                let answer = match answer {
+                    Ok(mut result) => {
+                        super::revision::read_result(&mut result, &revision);
+                        super::revision::complete(&mut result, &revision, true);
+                        Ok(result)
+                    }
+                    // 2026-07-28 names an unknown resource with invalid-params, as rmcp does.
+                    Err((code::RESOURCE_NOT_FOUND, message))
+                        if super::revision::at_least(&revision, super::revision::NO_INITIALIZE) =>
+                    {
+                        Err((code::INVALID_PARAMS, message))
+                    }
+                    Err(e) => Err(e),
+                };
+                reply(shared, &id, answer);
                 continue;
             }
             "tools/list" => Kind::ToolsList {
@@ -251,7 +303,7 @@ fn read_client(shared: &Shared, input: &mut dyn BufRead, to_downstream: &mpsc::S
             },
             _ => Kind::Other,
         };
-        forward(shared, to_downstream, Some((id, kind)), line);
+        forward(shared, to_downstream, Some((id, kind, own)), line);
     }
 }
 
@@ -267,23 +319,30 @@ fn reply(shared: &Shared, id: &str, answer: std::result::Result<Value, (i64, Str
 fn forward(
     shared: &Shared,
     to_downstream: &mpsc::Sender<Vec<u8>>,
-    request: Option<(String, Kind)>,
+    request: Option<(String, Kind, Option<String>)>,
     line: Vec<u8>,
 ) {
     let mut state = shared.state();
     if let Some(why) = state.gone.clone() {
         drop(state);
-        if let Some((id, _)) = request {
+        if let Some((id, _, _)) = request {
             shared
                 .client
                 .send(&rpc::error_reply(&id, code::CONNECTION_CLOSED, &why));
         }
         return;
     }
-    if let Some((id, kind)) = request {
+    if let Some((id, kind, revision)) = request {
         state.failed.remove(&id);
         let deadline = Instant::now() + shared.opts.timeout;
-        state.pending.insert(id, Pending { kind, deadline });
+        state.pending.insert(
+            id,
+            Pending {
+                kind,
+                revision,
+                deadline,
+            },
+        );
     }
     drop(state);
     // A closed queue means the writer saw the downstream's input close: the reader reports it.
@@ -328,7 +387,8 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
             match state.pending.remove(&id) {
                 Some(p) => {
                     state.answering += 1;
-                    Some(p.kind)
+                    let revision = state.revision_for(p.revision.as_deref());
+                    Some((p.kind, revision))
                 }
                 None if state.failed.remove(&id) => continue,
                 None => None,
@@ -336,11 +396,18 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
         };
         let answered = pending.is_some();
         let line = match pending {
-            Some(Kind::ToolsCall { tool }) if head.result.is_some() => {
-                tool_result(shared, line, &tool)
+            Some((Kind::Initialize, _)) => {
+                // The downstream chose the revision; the proxy's own answers follow it.
+                if let Some(version) = head.result.and_then(negotiated) {
+                    shared.state().revision = Some(version);
+                }
+                line
             }
-            Some(Kind::ToolsList { first_page: true }) if head.result.is_some() => {
-                tools_list(shared, line)
+            Some((Kind::ToolsCall { tool }, revision)) if head.result.is_some() => {
+                tool_result(shared, line, &tool, &revision)
+            }
+            Some((Kind::ToolsList { first_page: true }, revision)) if head.result.is_some() => {
+                tools_list(shared, line, &revision)
             }
             _ => line,
         };
@@ -367,8 +434,20 @@ fn garbage(shared: &Shared, what: &str) {
     );
 }
 
+/// The `protocolVersion` of an `initialize` result.
+fn negotiated(result: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Init {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    serde_json::from_str::<Init>(result.get())
+        .ok()
+        .map(|i| i.protocol_version)
+}
+
 /// A `tools/call` answer: small ones byte for byte, oversized parts stored.
-fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
+fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str, revision: &str) -> Vec<u8> {
     if line.len() as u64 <= shared.opts.max_inline {
         return line;
     }
@@ -377,7 +456,9 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
         label: Some(tool.to_string()),
         ..WrapOptions::default()
     };
-    match super::spill::replace(&line, &opts, &shared.store, true) {
+    // A revision before 2025-06-18 has no resource_link block: the envelope names the ref.
+    let links = super::revision::at_least(revision, "2025-06-18");
+    match super::spill::replace(&line, &opts, &shared.store, true, links) {
         Ok(Some(replaced)) => replaced,
         Ok(None) => line,
         Err(e) => {
@@ -390,7 +471,7 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
 }
 
 /// The first page of `tools/list`, with spill's tools added and output schemas dropped.
-fn tools_list(shared: &Shared, line: Vec<u8>) -> Vec<u8> {
+fn tools_list(shared: &Shared, line: Vec<u8>, revision: &str) -> Vec<u8> {
     let Ok(mut message) = serde_json::from_slice::<Value>(&line) else {
         return line;
     };
@@ -402,7 +483,10 @@ fn tools_list(shared: &Shared, line: Vec<u8>) -> Vec<u8> {
             tool.remove("outputSchema");
         }
     }
-    tools.extend(shared.local.tools());
+    tools.extend(shared.local.tools().into_iter().map(|mut tool| {
+        super::revision::tool(&mut tool, revision);
+        tool
+    }));
     serde_json::to_vec(&message).unwrap_or(line)
 }
 

@@ -29,8 +29,12 @@ struct Part {
 }
 
 impl Part {
-    /// The `resource_link` block that names the stored output (none in a degraded envelope).
-    fn link(&self, scope: &str) -> Option<Value> {
+    /// The `resource_link` block that names the stored output (none in a degraded envelope, or
+    /// without `links`).
+    fn link(&self, scope: &str, links: bool) -> Option<Value> {
+        if !links {
+            return None;
+        }
         let reference = self.envelope.reference.as_deref()?;
         Some(json!({
             "type": "resource_link",
@@ -44,12 +48,14 @@ impl Part {
 
 /// The `result` of a JSON-RPC response line, rebuilt with its oversized parts stored; `None`
 /// when nothing in it is larger than `opts.max_inline` (the line then passes through as it
-/// is). `label` names the tool in the store (`spill ls`).
+/// is). `label` names the tool in the store (`spill ls`). Without `links` (a protocol revision
+/// before 2025-06-18) no `resource_link` block is added: the envelope names the ref.
 pub fn replace(
     line: &[u8],
     opts: &WrapOptions,
     store: &StoreConfig,
     restricted: bool,
+    links: bool,
 ) -> Result<Option<Vec<u8>>> {
     #[derive(Deserialize)]
     struct Reply<'a> {
@@ -117,7 +123,7 @@ pub fn replace(
             if !placed {
                 placed = true;
                 content.push(json!({"type": "text", "text": part.envelope.to_json()}));
-                content.extend(part.link(scope));
+                content.extend(part.link(scope, links));
             }
             continue;
         }
@@ -133,7 +139,7 @@ pub fn replace(
             content.push(json!({"type": "text", "text": part.envelope.to_json()}));
         }
         if !same {
-            content.extend(part.link(scope));
+            content.extend(part.link(scope, links));
         }
     }
     let content = serde_json::to_string(&content).expect("content serialises");
