@@ -747,3 +747,149 @@ fn the_proxy_follows_the_revision_the_downstream_chose() {
     assert_eq!(t.by_id(2)["result"]["cacheScope"], "private");
     assert_eq!(t.by_id(3)["error"]["code"], -32602);
 }
+
+/// The processes whose command line holds `token` (the proxy's own, which names them all, is
+/// left out by the callers that need it).
+fn processes_with(token: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // A zombie has an empty command line and is gone for every purpose here.
+        // Arguments are NUL-separated: `sleep\0N` is looked for as `sleep N`.
+        if String::from_utf8_lossy(&cmdline)
+            .replace('\0', " ")
+            .contains(token)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold.
+fn within(limit: std::time::Duration, check: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if check() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// A number of seconds for `sleep` that names test `n` of this run (tests of other runs may be
+/// looking for their own at the same time).
+fn family(n: u64) -> u64 {
+    10_000_000 + u64::from(std::process::id()) * 4 + n
+}
+
+/// A proxy in front of a downstream that never answers `tools/call` and has a child of its own
+/// (`sleep SECONDS`, the token to look for), with one `tools/call` pending.
+fn proxy_with_a_family(sb: &Sandbox, seconds: u64) -> std::process::Child {
+    let ds = downstream();
+    let family = format!(
+        "sleep {seconds} & exec python3 {} hang spill-family-{seconds}",
+        ds.display()
+    );
+    let mut child = sb
+        .cmd(&["mcp", "proxy", "--", "sh", "-c", &family])
+        .env("SPILL_SCOPE", "proxy-test")
+        .spawn_piped();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin
+            .write_all(&script(&[call(1, "small", json!({}))]))
+            .unwrap();
+        stdin.flush().unwrap();
+    }
+    let token = format!("spill-family-{seconds}");
+    // The proxy's guardian is a fork of it, with its command line: the downstream is told
+    // apart by its program's name.
+    let running = |name: &str, token: &str| {
+        processes_with(token).into_iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.starts_with(name))
+        })
+    };
+    let started = within(std::time::Duration::from_secs(20), || {
+        running("python", &token) && running("sleep", &format!("sleep {seconds}"))
+    });
+    if !started {
+        let seen: Vec<String> = processes_with(&format!("{seconds}"))
+            .into_iter()
+            .map(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default())
+            .collect();
+        child.kill().unwrap();
+        panic!("the downstream and its child did not start (seen: {seen:?})");
+    }
+    child
+}
+
+fn no_survivor_within_a_second(seconds: u64) {
+    let gone = within(std::time::Duration::from_secs(1), || {
+        processes_with(&format!("spill-family-{seconds}")).is_empty()
+            && processes_with(&format!("sleep {seconds}")).is_empty()
+    });
+    let left = (
+        processes_with(&format!("spill-family-{seconds}")),
+        processes_with(&format!("sleep {seconds}")),
+    );
+    assert!(gone, "survivors a second later: {left:?}");
+}
+
+#[test]
+fn kill_9_of_the_proxy_leaves_no_downstream_process() {
+    let sb = Sandbox::new();
+    let seconds = family(1);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    no_survivor_within_a_second(seconds);
+}
+
+#[test]
+fn sigterm_of_the_proxy_fails_the_pending_request_and_stops_the_downstream() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let sb = Sandbox::new();
+    let seconds = family(2);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    // SAFETY: kill(2) of the proxy this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    no_survivor_within_a_second(seconds);
+    let t = Transcript {
+        lines: split(&out),
+        stderr: String::new(),
+    };
+    let error = &t.by_id(1)["error"];
+    assert_eq!(error["code"], -32000, "{error}");
+    assert!(error["message"].as_str().unwrap().contains("signal 15"));
+}
+
+#[test]
+fn a_client_that_goes_away_takes_the_downstream_with_it() {
+    let sb = Sandbox::new();
+    let seconds = family(3);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    // The client dies: both of its pipes close, a request still pending (--timeout is 60 s).
+    drop(child.stdin.take());
+    drop(child.stdout.take());
+    assert!(
+        crate::common::exits_within(&mut child, std::time::Duration::from_secs(2)),
+        "the proxy outlived its client"
+    );
+    no_survivor_within_a_second(seconds);
+}

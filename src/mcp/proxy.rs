@@ -13,8 +13,18 @@
 //! JSON-RPC error (and every later one at once); one that does not answer within `--timeout`
 //! fails that request; a line that is not JSON-RPC fails the requests pending at that moment
 //! (their answers can no longer be trusted) and is reported on stderr. The proxy ends when the
-//! client closes its input: it waits for the pending answers, closes the downstream's input,
-//! and stops the downstream (SIGTERM, then SIGKILL) if it does not exit by itself.
+//! client closes its input: it waits for the pending answers while the client can still read
+//! them, closes the downstream's input, and stops the downstream (SIGTERM, then SIGKILL) if it
+//! does not exit by itself.
+//!
+//! No orphans, by `wrap -- CMD`'s mechanism ([`crate::wrap::die_with_parent`],
+//! [`crate::wrap::Guardian`]): the downstream runs in a process group of its own, the kernel
+//! kills it when the proxy dies (`PR_SET_PDEATHSIG`), and a guardian in that group kills the
+//! whole group as soon as the proxy is gone, even by SIGKILL. SIGTERM, SIGINT and SIGHUP are
+//! caught: the pending requests get a JSON-RPC error, the group is stopped (SIGTERM, SIGKILL
+//! within half a second) and the proxy then dies by the same signal. A client that goes away
+//! (its end of the proxy's output closed) ends the proxy the same way, without the errors no
+//! one would read.
 //!
 //! Threads, not an async runtime: one reads the client, one reads the downstream, one writes to
 //! the downstream (so a downstream that stops reading never blocks the client's side), and one
@@ -23,6 +33,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -115,16 +126,28 @@ impl State {
 /// The client side's writer, one whole line at a time.
 struct Client {
     out: Mutex<Box<dyn Write + Send>>,
+    /// Set when a write failed: the client reads nothing more.
+    broken: AtomicBool,
+    /// True when the client's end of the output is closed (polled, without writing).
+    closed: Box<dyn Fn() -> bool + Send + Sync>,
 }
 
 impl Client {
     fn send(&self, line: &[u8]) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         // A client that has gone away reads nothing more: there is no one left to tell.
-        let _ = out
+        let sent = out
             .write_all(line)
             .and_then(|_| out.write_all(b"\n"))
             .and_then(|_| out.flush());
+        if sent.is_err() {
+            self.broken.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// True once the client can no longer read what the proxy writes.
+    fn gone(&self) -> bool {
+        self.broken.load(Ordering::SeqCst) || (self.closed)()
     }
 }
 
@@ -157,38 +180,60 @@ impl Shared {
     }
 }
 
-/// Runs the proxy until the client closes `client_in`. `warn` receives the messages meant for
-/// a person (stderr). Errors only when the downstream cannot be started.
+/// The client's side of the proxy: its messages, where the answers go, and a probe that says
+/// whether the client has closed its end of them (`|| false` when it cannot be known).
+pub struct ClientSide<'a> {
+    /// The client's messages.
+    pub input: &'a mut dyn BufRead,
+    /// The answers.
+    pub output: Box<dyn Write + Send>,
+    /// True once the client's end of `output` is closed.
+    pub closed: Box<dyn Fn() -> bool + Send + Sync>,
+}
+
+/// Runs the proxy until the client closes its input. `warn` receives the messages meant for
+/// a person (stderr). Errors only when the downstream cannot be started. Installs the
+/// process's handlers for SIGTERM, SIGINT and SIGHUP ([`crate::wrap::catch_signals`]); one of
+/// them ends the process by that signal once the downstream is stopped.
 pub fn run(
     store: StoreConfig,
     opts: ProxyOptions,
     local: Box<dyn Local>,
-    client_in: &mut dyn BufRead,
-    client_out: Box<dyn Write + Send>,
+    client: ClientSide<'_>,
     warn: Box<dyn Fn(&str) + Send + Sync>,
 ) -> Result<()> {
     let (program, args) = opts
         .command
         .split_first()
         .ok_or_else(|| Error::Usage("mcp proxy: name the downstream server after --".into()))?;
-    let mut child = Command::new(program)
+    crate::wrap::catch_signals();
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| {
-            Error::Usage(format!(
-                "mcp proxy: cannot start {}: {e}",
-                crate::diag::echo(&program.to_string_lossy())
-            ))
-        })?;
+        .process_group(0);
+    crate::wrap::die_with_parent(&mut command);
+    let mut child = command.spawn().map_err(|e| {
+        Error::Usage(format!(
+            "mcp proxy: cannot start {}: {e}",
+            crate::diag::echo(&program.to_string_lossy())
+        ))
+    })?;
+    let group = child.id() as libc::pid_t;
+    // Dropped when `run` returns, killing what is left of the group; a dead proxy's guardian
+    // does the same.
+    let guardian = crate::wrap::Guardian::start(group);
     let child_in = child.stdin.take().expect("piped");
     let child_out = child.stdout.take().expect("piped");
+    let client_in = client.input;
     let shared = Arc::new(Shared {
         state: Mutex::new(State::default()),
         client: Client {
-            out: Mutex::new(client_out),
+            out: Mutex::new(client.output),
+            broken: AtomicBool::new(false),
+            closed: client.closed,
         },
         opts,
         store,
@@ -204,28 +249,45 @@ pub fn run(
     };
     {
         let shared = Arc::clone(&shared);
-        thread::spawn(move || expire(&shared));
+        thread::spawn(move || expire(&shared, group));
     }
     read_client(&shared, client_in, &to_downstream);
     // The client is done sending: let the answers it is waiting for arrive (each bounded by
-    // --timeout), then close the downstream's input and see it exit.
-    loop {
+    // --timeout) while it can still read them, then close the downstream's input and see it
+    // exit.
+    let gone = loop {
+        let gone = shared.client.gone();
         let state = shared.state();
-        if state.pending.is_empty() && state.answering == 0 {
-            break;
+        if gone || (state.pending.is_empty() && state.answering == 0) {
+            break gone;
         }
         drop(state);
         thread::sleep(Duration::from_millis(10));
-    }
+    };
     // From here the downstream's end of output is expected, not news.
     shared.done.store(true, Ordering::SeqCst);
     drop(to_downstream);
-    stop(&mut child);
+    if gone {
+        // No one is waiting: the downstream gets the short sequence a signal gets.
+        stop_group(
+            group,
+            Duration::from_millis(300),
+            Duration::from_millis(300),
+        );
+        let _ = child.wait();
+    } else {
+        stop(&mut child);
+    }
     // The reader ends at the downstream's end of output; a grandchild still holding that pipe
     // open must not keep the proxy alive, so it is waited for only briefly.
     let deadline = Instant::now() + Duration::from_secs(1);
     while !reader.is_finished() && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(10));
+    }
+    drop(guardian);
+    if crate::wrap::signalled() {
+        // A signal that came while the downstream was being stopped still ends the proxy.
+        die_by(crate::wrap::last_signal());
     }
     Ok(())
 }
@@ -490,10 +552,25 @@ fn tools_list(shared: &Shared, line: Vec<u8>, revision: &str) -> Vec<u8> {
     serde_json::to_vec(&message).unwrap_or(line)
 }
 
-/// Fails requests past their deadline, until the proxy is done.
-fn expire(shared: &Shared) {
+/// Fails requests past their deadline, until the proxy is done; on SIGTERM, SIGINT or SIGHUP,
+/// fails every pending request, stops the downstream's group and ends the process by that
+/// signal.
+fn expire(shared: &Shared, group: libc::pid_t) {
     while !shared.done.load(Ordering::SeqCst) {
         thread::sleep(Duration::from_millis(20));
+        if crate::wrap::signalled() {
+            let signal = crate::wrap::last_signal();
+            shared.fail_pending(
+                code::CONNECTION_CLOSED,
+                &format!("spill mcp proxy was stopped by signal {signal}"),
+            );
+            stop_group(
+                group,
+                Duration::from_millis(200),
+                Duration::from_millis(300),
+            );
+            die_by(signal);
+        }
         let now = Instant::now();
         let expired: Vec<String> = {
             let mut state = shared.state();
@@ -521,6 +598,47 @@ fn expire(shared: &Shared) {
     }
 }
 
+/// Stops the downstream's process group: its input is closed already or about to be; after
+/// `grace`, SIGTERM to the group, after `term` more, SIGKILL. Reaps the downstream (the leader)
+/// as it goes; the guardian kills whatever is left of the group when the proxy ends.
+fn stop_group(group: libc::pid_t, grace: Duration, term: Duration) {
+    let reaped = |within: Duration| {
+        let deadline = Instant::now() + within;
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child, without blocking.
+            match unsafe { libc::waitpid(group, &mut status, libc::WNOHANG) } {
+                0 if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+                0 => return false,
+                _ => return true,
+            }
+        }
+    };
+    if reaped(grace) {
+        // SAFETY: kill(2) of the group; an empty group only makes it fail with ESRCH.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGTERM) };
+    reaped(term);
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+}
+
+/// Ends the process by `signal` (its default action), as if the handler had never caught it.
+fn die_by(signal: i32) -> ! {
+    // SAFETY: restoring the default disposition and raising the signal in this process.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+    // Not reached for SIGTERM, SIGINT and SIGHUP, whose default action ends the process.
+    loop {
+        thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// Waits for the downstream to exit after its input closed: 2 s, then SIGTERM, then 2 s more,
 /// then SIGKILL.
 fn stop(child: &mut Child) {
@@ -538,8 +656,8 @@ fn stop(child: &mut Child) {
         return;
     }
     if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        // SAFETY: kill(2) of our own child's process group, whose leader is not reaped yet.
+        unsafe { libc::kill(-pid, libc::SIGTERM) };
     }
     if !exited(child, Duration::from_secs(2)) {
         let _ = child.kill();
