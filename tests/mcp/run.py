@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """`spill mcp` and `spill mcp proxy` driven by the real MCP SDK clients and in front of real MCP
 servers: the Python SDK (PyPI `mcp`) and the TypeScript SDK (`@modelcontextprotocol/sdk`) as
-clients, `@modelcontextprotocol/server-filesystem` and `@modelcontextprotocol/server-everything`
-as downstream servers, each at the version pinned below.
+clients, each at its latest and at one older release (the older ones negotiate 2025-03-26), the
+Python SDK through both of its entry points (the high-level `mcp.Client`, which speaks 2026-07-28,
+and `ClientSession`); `@modelcontextprotocol/server-filesystem` and
+`@modelcontextprotocol/server-everything` as downstream servers, each at the version pinned
+below.
 
 Installs the pins into a cache directory once (a venv for Python, an npm prefix for the rest)
 and reuses them. Every check prints PASS or FAIL; any FAIL exits 1.
@@ -22,31 +25,38 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PYTHON_SDK = ("mcp", "2.3.0")
+# (version, entry points): the latest and one older release (1.9.4 speaks 2025-03-26).
+PYTHON_SDKS = [("2.3.0", ["client", "session"]), ("1.9.4", ["session"])]
 NPM = [
     ("@modelcontextprotocol/sdk", "1.32.2"),
     ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
     ("@modelcontextprotocol/server-everything", "2026.8.31"),
 ]
+# An older TypeScript client (it speaks 2025-03-26); the servers come from NPM's install.
+NPM_OLD = [("@modelcontextprotocol/sdk", "1.11.5")]
 
 
-def install(cache):
-    venv = cache / f"py-{PYTHON_SDK[0]}-{PYTHON_SDK[1]}"
+def install_python(cache, version):
+    venv = cache / f"py-mcp-{version}"
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
-        print(f"installing {PYTHON_SDK[0]}=={PYTHON_SDK[1]} into {venv}")
+        print(f"installing mcp=={version} into {venv}")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", f"{PYTHON_SDK[0]}=={PYTHON_SDK[1]}"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"mcp=={version}"], check=True)
         (venv / ".installed").write_text("")
-    key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in NPM)
+    return python
+
+
+def install_npm(cache, packages):
+    key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in packages)
     prefix = cache / f"npm-{key}"
     if not (prefix / ".installed").exists():
-        print(f"installing {', '.join(f'{n}@{v}' for n, v in NPM)} into {prefix}")
+        print(f"installing {', '.join(f'{n}@{v}' for n, v in packages)} into {prefix}")
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix),
-                        *[f"{n}@{v}" for n, v in NPM]], check=True)
+                        *[f"{n}@{v}" for n, v in packages]], check=True)
         (prefix / ".installed").write_text("")
-    return python, prefix / "node_modules"
+    return prefix / "node_modules"
 
 
 def main():
@@ -67,15 +77,27 @@ def main():
     for tool in ("npm", "node"):
         if shutil.which(tool) is None:
             sys.exit(f"mcp tests: {tool} is not on PATH")
-    python, node_modules = install(Path(args.cache))
+    cache = Path(args.cache)
+    node_modules = install_npm(cache, NPM)
+    old_node_modules = install_npm(cache, NPM_OLD)
+    runs = []
+    for version, modes in PYTHON_SDKS:
+        python = install_python(cache, version)
+        for mode in modes:
+            runs.append((f"python {version} {mode}", [str(python), str(HERE / "py_client.py"), str(spill),
+                                                      "", mode,
+                                                      str(HERE / "downstream.py")]))
+    for version, modules in [(NPM[0][1], node_modules), (NPM_OLD[0][1], old_node_modules)]:
+        runs.append((f"typescript {version}", ["node", str(HERE / "ts_client.mjs"), str(modules), str(spill), "",
+                                                str(node_modules)]))
     work = Path(tempfile.mkdtemp(prefix="spill-mcp-"))
     status = 0
     try:
-        for name, command in [
-            ("python", [str(python), str(HERE / "py_client.py"), str(spill), str(work / "py")]),
-            ("typescript", ["node", str(HERE / "ts_client.mjs"), str(node_modules), str(spill), str(work / "ts")]),
-        ]:
-            (work / command[-1]).mkdir(parents=True, exist_ok=True)
+        for i, (name, command) in enumerate(runs):
+            # Each run its own store and work directory.
+            slot = command.index("")
+            command[slot] = str(work / f"run{i}")
+            Path(command[slot]).mkdir(parents=True, exist_ok=True)
             print(f"== {name} SDK client", flush=True)
             done = subprocess.run(command, timeout=600)
             status |= done.returncode != 0
