@@ -25,8 +25,9 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-# (version, entry points): the latest and one older release (1.9.4 speaks 2025-03-26).
-PYTHON_SDKS = [("2.3.0", ["client", "session"]), ("1.9.4", ["session"])]
+# (version, entry points, other pins): the latest and one older release (1.9.4 speaks 2025-03-26
+# and imports a pydantic internal that 2.12 removed).
+PYTHON_SDKS = [("2.3.0", ["client", "session"], []), ("1.9.4", ["session"], ["pydantic==2.11.7"])]
 NPM = [
     ("@modelcontextprotocol/sdk", "1.32.2"),
     ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
@@ -36,13 +37,13 @@ NPM = [
 NPM_OLD = [("@modelcontextprotocol/sdk", "1.11.5")]
 
 
-def install_python(cache, version):
-    venv = cache / f"py-mcp-{version}"
+def install_python(cache, version, pins):
+    venv = cache / "-".join([f"py-mcp-{version}", *(p.replace("==", "-") for p in pins)])
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
-        print(f"installing mcp=={version} into {venv}")
+        print(f"installing mcp=={version} {' '.join(pins)} into {venv}")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", f"mcp=={version}"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"mcp=={version}", *pins], check=True)
         (venv / ".installed").write_text("")
     return python
 
@@ -81,8 +82,8 @@ def main():
     node_modules = install_npm(cache, NPM)
     old_node_modules = install_npm(cache, NPM_OLD)
     runs = []
-    for version, modes in PYTHON_SDKS:
-        python = install_python(cache, version)
+    for version, modes, pins in PYTHON_SDKS:
+        python = install_python(cache, version, pins)
         for mode in modes:
             runs.append((f"python {version} {mode}", [str(python), str(HERE / "py_client.py"), str(spill),
                                                       "", mode,
