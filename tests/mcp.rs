@@ -893,3 +893,107 @@ fn a_client_that_goes_away_takes_the_downstream_with_it() {
     );
     no_survivor_within_a_second(seconds);
 }
+
+#[test]
+fn an_oversized_notification_is_stored_and_replaced_by_a_log_message_naming_it() {
+    let sb = Sandbox::new();
+    let t = proxy(
+        &sb,
+        "normal",
+        &[],
+        &[call(1, "notify", json!({"n": 100_000}))],
+    );
+    assert_eq!(text_of(&t.by_id(1)["result"]), "small result\n");
+    let notes: Vec<Value> = t
+        .lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(|m| m["method"] == "notifications/message")
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        t.lines.iter().all(|l| l.len() < 20_000),
+        "a line over the bound passed"
+    );
+    let data = &notes[0]["params"]["data"];
+    assert_eq!(notes[0]["params"]["logger"], "spill");
+    assert_eq!(data["replaced"], "notifications/message");
+    let reference = data["envelope"]["ref"].as_str().unwrap();
+    let stored = sb
+        .cmd(&["extract", reference, "$.data", "--unbounded"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    stored.status(0);
+    let params: Value = serde_json::from_str(&stored.out()).unwrap_or(Value::Null);
+    assert_eq!(
+        params.as_str().map(str::len),
+        Some(100_000),
+        "{}",
+        stored.out()
+    );
+}
+
+/// The largest anonymous (heap) resident size of `pid` seen while `running` holds.
+fn peak_heap_kib(pid: u32, running: impl Fn() -> bool) -> u64 {
+    let mut peak = 0;
+    while running() {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            && let Some(line) = status.lines().find(|l| l.starts_with("RssAnon:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            peak = peak.max(kib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    peak
+}
+
+#[test]
+fn a_100_mb_result_is_streamed_into_the_store_with_a_small_heap() {
+    use std::io::{Read, Write};
+    let sb = Sandbox::new();
+    let ds = downstream();
+    let n: u64 = 100_000_000;
+    let mut child = sb
+        .cmd(&[
+            "mcp",
+            "proxy",
+            "--",
+            "python3",
+            ds.to_str().unwrap(),
+            "normal",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .spawn_piped();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&script(&[call(1, "huge", json!({"n": n}))]))
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).unwrap();
+        out
+    });
+    let pid = child.id();
+    let peak = peak_heap_kib(pid, || !reader.is_finished());
+    let out = reader.join().unwrap();
+    child.wait().unwrap();
+    let t = Transcript {
+        lines: split(&out),
+        stderr: String::new(),
+    };
+    let envelope: Value = serde_json::from_str(&text_of(&t.by_id(1)["result"])).unwrap();
+    // 65 literal bytes (`y` × 63 and `\n`) make 64 text bytes; the rest is `z`s.
+    let piece = 65 * (1 << 14);
+    let text_bytes = n / piece * (64 << 14) + n % piece;
+    assert_eq!(envelope["sizeBytes"], text_bytes, "{envelope}");
+    // The line is 100 MB; the heap stays near the 8 MiB spool size (a debug build).
+    assert!(peak < 64 << 10, "peak heap {peak} KiB");
+}

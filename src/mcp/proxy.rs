@@ -42,7 +42,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::rpc::{self, Head, Line, code};
+use super::rpc::{self, Bytes, Head, Line, Message, code};
+
+/// A downstream line longer than this is written on to an unnamed file in the store's root as
+/// it is read and handled from a map of it, so the proxy's heap stays within about this much
+/// (plus its 1 MiB read buffer and the capture pipeline's buffers) whatever a message's size.
+pub const SPOOL_AT: usize = 8 << 20;
 use crate::error::{Error, Result};
 use crate::store::StoreConfig;
 use crate::wrap::WrapOptions;
@@ -424,23 +429,29 @@ fn write_downstream(mut input: std::process::ChildStdin, queue: mpsc::Receiver<V
 fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
     let mut output = BufReader::with_capacity(1 << 20, output);
     loop {
-        let line = match rpc::read_line(&mut output) {
-            Ok(Line::Message(line)) => line,
-            Ok(Line::TooLong(n)) => {
+        let line = match rpc::read_message(&mut output, SPOOL_AT, &shared.store.root) {
+            Ok(Message::Line(line)) => line,
+            Ok(Message::TooLong(n)) => {
                 garbage(
                     shared,
                     &format!("a line of {n} bytes (the limit is {})", rpc::MAX_LINE),
                 );
                 continue;
             }
-            Ok(Line::End) | Err(_) => break,
+            Ok(Message::End) | Err(_) => break,
         };
         let Some(head) = Head::parse(&line) else {
             garbage(shared, &format!("\"{}\"", rpc::excerpt(&line)));
             continue;
         };
         if !head.is_response() {
-            shared.client.send(&line);
+            match (&head.method, head.id) {
+                (Some(method), None) if line.len() as u64 > shared.opts.max_inline => {
+                    let replaced = notification(shared, method, head.params);
+                    shared.client.send(replaced.as_deref().unwrap_or(&line));
+                }
+                _ => shared.client.send(&line),
+            }
             continue;
         }
         let id = rpc::id_key(head.id.expect("a response has an id"));
@@ -508,8 +519,33 @@ fn negotiated(result: &serde_json::value::RawValue) -> Option<String> {
         .map(|i| i.protocol_version)
 }
 
+/// A notification larger than `--max-inline`: its params stored, and a log message naming them
+/// in its place (`None`: it could not be stored, and passes through as it is).
+fn notification(
+    shared: &Shared,
+    method: &str,
+    params: Option<&serde_json::value::RawValue>,
+) -> Option<Vec<u8>> {
+    let opts = WrapOptions {
+        max_inline: shared.opts.max_inline,
+        label: Some(method.to_string()),
+        ..WrapOptions::default()
+    };
+    let params = params.map_or("null", |p| p.get());
+    match super::spill::notification(method, params, &opts, &shared.store) {
+        Ok(line) => Some(line),
+        Err(e) => {
+            (shared.warn)(&format!(
+                "mcp proxy: passed a {} notification through unchanged: {e}",
+                crate::diag::echo(method)
+            ));
+            None
+        }
+    }
+}
+
 /// A `tools/call` answer: small ones byte for byte, oversized parts stored.
-fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str, revision: &str) -> Vec<u8> {
+fn tool_result(shared: &Shared, line: Bytes, tool: &str, revision: &str) -> Bytes {
     if line.len() as u64 <= shared.opts.max_inline {
         return line;
     }
@@ -521,7 +557,7 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str, revision: &str) -> Ve
     // A revision before 2025-06-18 has no resource_link block: the envelope names the ref.
     let links = super::revision::at_least(revision, "2025-06-18");
     match super::spill::replace(&line, &opts, &shared.store, true, links) {
-        Ok(Some(replaced)) => replaced,
+        Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {
             (shared.warn)(&format!(
@@ -533,7 +569,7 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str, revision: &str) -> Ve
 }
 
 /// The first page of `tools/list`, with spill's tools added and output schemas dropped.
-fn tools_list(shared: &Shared, line: Vec<u8>, revision: &str) -> Vec<u8> {
+fn tools_list(shared: &Shared, line: Bytes, revision: &str) -> Bytes {
     let Ok(mut message) = serde_json::from_slice::<Value>(&line) else {
         return line;
     };
@@ -549,7 +585,7 @@ fn tools_list(shared: &Shared, line: Vec<u8>, revision: &str) -> Vec<u8> {
         super::revision::tool(&mut tool, revision);
         tool
     }));
-    serde_json::to_vec(&message).unwrap_or(line)
+    serde_json::to_vec(&message).map_or(line, Bytes::Heap)
 }
 
 /// Fails requests past their deadline, until the proxy is done; on SIGTERM, SIGINT or SIGHUP,
