@@ -997,3 +997,30 @@ fn a_100_mb_result_is_streamed_into_the_store_with_a_small_heap() {
     // The line is 100 MB; the heap stays near the 8 MiB spool size (a debug build).
     assert!(peak < 64 << 10, "peak heap {peak} KiB");
 }
+
+#[test]
+fn a_large_resource_of_the_downstream_is_stored_and_a_small_one_passes() {
+    let sb = Sandbox::new();
+    let lines = [
+        request(1, "resources/read", json!({"uri": "test://rows/5000"})),
+        request(2, "resources/read", json!({"uri": "test://rows/3"})),
+    ];
+    let t = proxy(&sb, "normal", &[], &lines);
+    let contents = &t.by_id(1)["result"]["contents"][0];
+    assert_eq!(contents["uri"], "test://rows/5000");
+    assert_eq!(contents["mimeType"], "text/plain");
+    let envelope: Value = serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["spilled"], true, "{envelope}");
+    let found = sb
+        .cmd(&["search", envelope["ref"].as_str().unwrap(), "-F", "MARKER"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    assert!(found.out().starts_with("2501:1:MARKER"), "{}", found.out());
+    let alone = direct("normal", &lines);
+    assert_eq!(
+        t.raw_by_id(2),
+        alone
+            .iter()
+            .find(|l| l.starts_with(br#"{"jsonrpc": "2.0", "id": 2"#))
+    );
+}

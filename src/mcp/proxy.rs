@@ -82,6 +82,7 @@ pub trait Local: Send + Sync {
 #[derive(Debug, Clone)]
 enum Kind {
     Initialize,
+    ResourcesRead,
     ToolsCall { tool: String },
     ToolsList { first_page: bool },
     Other,
@@ -365,6 +366,7 @@ fn read_client(shared: &Shared, input: &mut dyn BufRead, to_downstream: &mpsc::S
                 reply(shared, &id, answer);
                 continue;
             }
+            "resources/read" => Kind::ResourcesRead,
             "tools/list" => Kind::ToolsList {
                 first_page: params.get("cursor").is_none_or(Value::is_null),
             },
@@ -479,6 +481,11 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
             Some((Kind::ToolsCall { tool }, revision)) if head.result.is_some() => {
                 tool_result(shared, line, &tool, &revision)
             }
+            Some((Kind::ResourcesRead, _))
+                if head.result.is_some() && line.len() as u64 > shared.opts.max_inline =>
+            {
+                resource_contents(shared, line)
+            }
             Some((Kind::ToolsList { first_page: true }, revision)) if head.result.is_some() => {
                 tools_list(shared, line, &revision)
             }
@@ -562,6 +569,26 @@ fn tool_result(shared: &Shared, line: Bytes, tool: &str, revision: &str) -> Byte
         Err(e) => {
             (shared.warn)(&format!(
                 "mcp proxy: passed a result of {tool} through unchanged: {e}"
+            ));
+            line
+        }
+    }
+}
+
+/// A large `resources/read` answer of the downstream's own resources: text contents over
+/// `--max-inline` stored, the rest byte for byte.
+fn resource_contents(shared: &Shared, line: Bytes) -> Bytes {
+    let opts = WrapOptions {
+        max_inline: shared.opts.max_inline,
+        label: Some("resources/read".to_string()),
+        ..WrapOptions::default()
+    };
+    match super::spill::replace_contents(&line, &opts, &shared.store) {
+        Ok(Some(replaced)) => Bytes::Heap(replaced),
+        Ok(None) => line,
+        Err(e) => {
+            (shared.warn)(&format!(
+                "mcp proxy: passed a resources/read result through unchanged: {e}"
             ));
             line
         }

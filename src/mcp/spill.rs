@@ -190,6 +190,82 @@ pub fn replace(
     Ok(Some(out.into_bytes()))
 }
 
+/// A `resources/read` response line with each text content larger than `opts.max_inline` stored
+/// and its `text` replaced by the envelope (the content stays a valid text resource: `uri`,
+/// `mimeType` and the rest are kept); `None` when no text content is that large. Blobs pass.
+pub fn replace_contents(
+    line: &[u8],
+    opts: &WrapOptions,
+    store: &StoreConfig,
+) -> Result<Option<Vec<u8>>> {
+    #[derive(Deserialize)]
+    struct Reply<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+        #[serde(borrow)]
+        result: Option<BTreeMap<String, &'a RawValue>>,
+    }
+    let invalid = |e: serde_json::Error| Error::Usage(format!("a resources/read result: {e}"));
+    let reply: Reply = serde_json::from_slice(line).map_err(invalid)?;
+    let Some(result) = reply.result else {
+        return Ok(None);
+    };
+    let Some(contents) = result.get("contents") else {
+        return Ok(None);
+    };
+    let contents: Vec<BTreeMap<String, &RawValue>> =
+        serde_json::from_str(contents.get()).map_err(invalid)?;
+    let big = |item: &BTreeMap<String, &RawValue>| {
+        item.get("text").is_some_and(|t| {
+            t.get().starts_with('"') && (t.get().len() - 2) as u64 > opts.max_inline
+        })
+    };
+    if !contents.iter().any(big) {
+        return Ok(None);
+    }
+    let forced = WrapOptions {
+        max_inline: 0,
+        ..opts.clone()
+    };
+    let mut items = Vec::with_capacity(contents.len());
+    for item in &contents {
+        let mut fields: Vec<(String, String)> = Vec::with_capacity(item.len());
+        for (key, raw) in item {
+            let value = if key == "text" && big(item) {
+                let mut text = Joined::new(&[raw.get().as_bytes()]);
+                let envelope = match wrap::capture(&mut text, &forced, store, &|| false)? {
+                    Capture::Spilled(s) => wrap::envelope(&s, opts, None, true),
+                    Capture::Inline(_) => unreachable!("max_inline 0 always stores"),
+                };
+                serde_json::to_string(&envelope.to_json()).expect("a string serialises")
+            } else {
+                raw.get().to_string()
+            };
+            fields.push((serde_json::to_string(key).expect("a key serialises"), value));
+        }
+        let body: Vec<String> = fields.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        items.push(format!("{{{}}}", body.join(",")));
+    }
+    let mut rest: Vec<String> = result
+        .iter()
+        .filter(|(key, _)| key.as_str() != "contents")
+        .map(|(key, raw)| {
+            format!(
+                "{}:{}",
+                serde_json::to_string(key).expect("a key serialises"),
+                raw.get()
+            )
+        })
+        .collect();
+    rest.insert(0, format!("\"contents\":[{}]", items.join(",")));
+    let out = format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{{}}}}}"#,
+        reply.id.get(),
+        rest.join(",")
+    );
+    Ok(Some(out.into_bytes()))
+}
+
 /// A notification's params stored (as JSON), and a `notifications/message` warning in its
 /// place whose data names the method replaced and holds the envelope: a notification has no
 /// result to carry a link, and its own params would no longer match its method's schema.

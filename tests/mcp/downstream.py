@@ -5,7 +5,8 @@ Usage: downstream.py [MODE]. Tools: `small` (one short line), `text N` (N lines 
 marker line in the middle), `structured N` (N records as structuredContent, and the same JSON
 as text), `blob N` (one text block of N bytes, written as fast as possible), `huge N` (one text block of N
 bytes, `\n`-escaped lines, streamed in 1 MiB pieces so the server's memory stays small),
-`notify N` (a notifications/message of N bytes of data, then a small result). MODE changes how
+`notify N` (a notifications/message of N bytes of data, then a small result). `resources/read`
+of test://rows/N: N lines of text. MODE changes how
 `tools/call` is answered: `normal`; `crash` (exit 3 without answering); `hang` (never answer);
 `garbage` (write a line that is not JSON-RPC instead); `deaf` (ignore the end of stdin and keep
 running, so the proxy has to stop it). Newline-delimited JSON-RPC 2.0, as MCP's stdio transport.
@@ -87,6 +88,12 @@ def main():
             send({"jsonrpc": "2.0", "id": request_id, "result": {
                 "protocolVersion": message["params"].get("protocolVersion", "2025-06-18"),
                 "capabilities": {"tools": {}}, "serverInfo": {"name": "downstream", "version": "1.0"}}})
+        elif method == "resources/read":
+            # test://rows/N: N lines of text.
+            uri = message["params"]["uri"]
+            n = int(uri.rsplit("/", 1)[-1])
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"contents": [
+                {"uri": uri, "mimeType": "text/plain", "text": text_rows(n)}]}})
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
         elif method == "tools/call":
