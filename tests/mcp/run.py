@@ -10,6 +10,8 @@ below.
 Installs the pins into a cache directory once (a venv for Python, an npm prefix for the rest)
 and reuses them. Every check prints PASS or FAIL; any FAIL exits 1.
 
+MCP Inspector (`@modelcontextprotocol/inspector`, CLI mode) lists and calls the tools too.
+
 Usage: tests/mcp/run.py [--spill PATH] [--cache DIR] [--keep]
 Needs: python3 (with venv), node and npm. Network: PyPI and the npm registry, for the first
 install only; everything else runs on this machine.
@@ -18,6 +20,7 @@ install only; everything else runs on this machine.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -35,6 +38,44 @@ NPM = [
 ]
 # An older TypeScript client (it speaks 2025-03-26); the servers come from NPM's install.
 NPM_OLD = [("@modelcontextprotocol/sdk", "1.11.5")]
+# MCP Inspector, in its CLI mode (one request per run).
+INSPECTOR = [("@modelcontextprotocol/inspector", "2.12.0")]
+
+
+def inspector_checks(node_modules, spill, work, downstream):
+    """MCP Inspector's CLI lists and calls spill's tools, directly and through the proxy."""
+    cli = str(node_modules / ".bin" / "mcp-inspector")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPILL_")}
+    env.update(SPILL_DIR=str(work / "store"), SPILL_SCOPE="inspector")
+    rows = "".join(f"row {i}\n" for i in range(1, 5001))
+    ref = json.loads(subprocess.run([str(spill), "wrap"], input=rows.encode(), env=env, capture_output=True,
+                                    check=True).stdout)["ref"]
+    failed = 0
+
+    def run(*args):
+        done = subprocess.run([cli, "--cli", *args], env=env, capture_output=True, text=True, timeout=120)
+        try:
+            return json.loads(done.stdout)
+        except ValueError:
+            return {"error": (done.stdout + done.stderr)[-400:]}
+
+    def check(name, ok, detail):
+        nonlocal failed
+        print(f"{'PASS' if ok else 'FAIL'}  inspector: {name}" + ("" if ok else f"  ({str(detail)[:400]})"))
+        failed += not ok
+
+    listed = run(str(spill), "mcp", "--method", "tools/list")
+    check("lists spill's tools", [t["name"] for t in listed.get("tools", [])] == ["cat", "shape", "extract", "search", "ls"], listed)
+    cat = run(str(spill), "mcp", "--method", "tools/call", "--tool-name", "cat", "--tool-arg", f"source={ref}",
+              "--tool-arg", "lines=5000:5000")
+    check("calls cat", cat.get("content", [{}])[0].get("text") == "row 5000\nlines 5,000–5,000 of 5,000\n", cat)
+    resources = run(str(spill), "mcp", "--method", "resources/list")
+    check("lists the stored output", [r["uri"] for r in resources.get("resources", [])] == [f"spill://inspector/{ref}"], resources)
+    # The Inspector drops a `--` from the server's arguments, so the proxy is started by a shell.
+    command = " ".join(shlex.quote(w) for w in [str(spill), "mcp", "proxy", "--", sys.executable, str(downstream)])
+    proxied = run("sh", "-c", f"exec {command}", "--method", "tools/list")
+    check("lists the tools through the proxy", "spill_search" in [t["name"] for t in proxied.get("tools", [])], proxied)
+    return failed
 
 
 def install_python(cache, version, pins):
@@ -81,6 +122,7 @@ def main():
     cache = Path(args.cache)
     node_modules = install_npm(cache, NPM)
     old_node_modules = install_npm(cache, NPM_OLD)
+    inspector_modules = install_npm(cache, INSPECTOR)
     runs = []
     for version, modes, pins in PYTHON_SDKS:
         python = install_python(cache, version, pins)
@@ -102,6 +144,9 @@ def main():
             print(f"== {name} SDK client", flush=True)
             done = subprocess.run(command, timeout=600)
             status |= done.returncode != 0
+        print("== MCP Inspector CLI", flush=True)
+        (work / "inspector").mkdir()
+        status |= inspector_checks(inspector_modules, spill, work / "inspector", HERE / "downstream.py") != 0
     finally:
         if args.keep:
             print(f"work directory kept: {work}")
