@@ -416,6 +416,147 @@ fn the_server_names_itself_and_negotiates_the_current_revision() {
     );
 }
 
+fn init_as(version: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string()
+}
+
+/// Lines fed after an `initialize` for `version` (instead of [`script`]'s 2025-11-25).
+fn script_as(version: &str, lines: &[String]) -> Vec<u8> {
+    let mut all = vec![init_as(version), INITIALIZED.to_string()];
+    all.extend(lines.iter().cloned());
+    (all.join("\n") + "\n").into_bytes()
+}
+
+fn server_as(sb: &Sandbox, stdin: Vec<u8>) -> Transcript {
+    let run = sb
+        .cmd(&["mcp"])
+        .env("SPILL_SCOPE", "srv")
+        .stdin(stdin)
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+#[test]
+fn the_server_answers_each_published_revision_with_itself_and_an_unknown_one_with_its_latest() {
+    let sb = Sandbox::new();
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let t = server_as(&sb, script_as(version, &[]));
+        assert_eq!(
+            t.by_id(0)["result"]["protocolVersion"],
+            version,
+            "{}",
+            t.stderr
+        );
+    }
+    // A revision spill does not know, and 2026-07-28 over the old handshake (that revision has
+    // none): the newest revision that has one.
+    for version in ["2099-01-01", "2026-07-28"] {
+        let t = server_as(&sb, script_as(version, &[]));
+        assert_eq!(t.by_id(0)["result"]["protocolVersion"], "2025-11-25");
+    }
+}
+
+#[test]
+fn results_hold_only_what_the_negotiated_revision_defines() {
+    let sb = Sandbox::new();
+    let reference = store_text(&sb, "srv", 3000);
+    let lines = [
+        request(1, "tools/list", json!({})),
+        call(2, "cat", json!({"source": reference, "lines": "1:2"})),
+        request(3, "resources/list", json!({})),
+        request(
+            4,
+            "resources/read",
+            json!({"uri": format!("spill://srv/{reference}")}),
+        ),
+    ];
+    let old = server_as(&sb, script_as("2025-03-26", &lines));
+    let tools = old.by_id(1)["result"]["tools"].as_array().unwrap().clone();
+    assert!(
+        tools.iter().all(|t| t.get("outputSchema").is_none()
+            && t.get("title").is_none()
+            && t["annotations"]["readOnlyHint"] == true),
+        "{tools:?}"
+    );
+    let cat = &old.by_id(2)["result"];
+    assert!(cat.get("structuredContent").is_none(), "{cat}");
+    assert!(
+        cat["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["type"] == "text"),
+        "{cat}"
+    );
+    assert!(old.by_id(4)["result"]["contents"][0].get("_meta").is_none());
+    for id in 1..=4 {
+        assert!(old.by_id(id)["result"].get("resultType").is_none());
+    }
+    let oldest = server_as(&sb, script_as("2024-11-05", &lines[..1]));
+    let tools = oldest.by_id(1)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(tools.iter().all(|t| t.get("annotations").is_none()));
+    // 2025-06-18 has them all.
+    let current = server_as(&sb, script_as("2025-06-18", &lines));
+    assert!(current.by_id(1)["result"]["tools"][0]["outputSchema"].is_object());
+    assert!(current.by_id(2)["result"]["structuredContent"].is_object());
+    link_of(&current.by_id(2)["result"]);
+}
+
+/// A 2026-07-28 request: no `initialize`, the revision and capabilities in `_meta`.
+fn stateless(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}});
+    request(id, method, params)
+}
+
+#[test]
+fn revision_2026_07_28_is_served_without_initialize_and_marks_every_result() {
+    let sb = Sandbox::new();
+    let reference = store_text(&sb, "srv", 3000);
+    let lines = [
+        stateless(1, "tools/list", json!({})),
+        stateless(
+            2,
+            "tools/call",
+            json!({"name": "cat", "arguments": {"source": reference, "lines": "1:1"}}),
+        ),
+        stateless(3, "resources/list", json!({})),
+        stateless(4, "resources/templates/list", json!({})),
+        stateless(
+            5,
+            "resources/read",
+            json!({"uri": format!("spill://srv/{reference}?lines=2:2")}),
+        ),
+    ];
+    let t = server_as(&sb, (lines.join("\n") + "\n").into_bytes());
+    for id in 1..=5 {
+        let result = &t.by_id(id)["result"];
+        assert_eq!(result["resultType"], "complete", "{id}: {result}");
+    }
+    assert_eq!(t.by_id(1)["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(t.by_id(1)["result"]["cacheScope"], "private");
+    assert_eq!(
+        text_of(&t.by_id(2)["result"]),
+        "line 1 of the stored output\nlines 1–1 of 3,000 · next: --lines 2:2\n"
+    );
+    assert_eq!(
+        t.by_id(5)["result"]["contents"][0]["text"],
+        "line 2 of the stored output\n"
+    );
+}
+
 #[test]
 fn the_server_tools_print_what_the_commands_print() {
     let sb = Sandbox::new();
@@ -530,5 +671,356 @@ fn the_run_tool_exists_only_with_allow_run_and_never_in_restricted_mode() {
         refused.stderr.contains("restricted mode"),
         "{}",
         refused.stderr
+    );
+}
+
+fn proxy_raw(sb: &Sandbox, stdin: Vec<u8>) -> Transcript {
+    let ds = downstream();
+    let run = sb
+        .cmd(&[
+            "mcp",
+            "proxy",
+            "--",
+            "python3",
+            ds.to_str().unwrap(),
+            "normal",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .stdin(stdin)
+        .run();
+    run.status(0);
+    Transcript {
+        lines: split(&run.stdout),
+        stderr: run.stderr,
+    }
+}
+
+#[test]
+fn the_proxy_follows_the_revision_the_downstream_chose() {
+    let sb = Sandbox::new();
+    let lines = [
+        request(1, "tools/list", json!({})),
+        call(2, "text", json!({"n": 5000})),
+    ];
+    let t = proxy_raw(&sb, script_as("2025-03-26", &lines));
+    assert_eq!(t.by_id(0)["result"]["protocolVersion"], "2025-03-26");
+    let tools = t.by_id(1)["result"]["tools"].as_array().unwrap().clone();
+    let spill_cat = tools.iter().find(|t| t["name"] == "spill_cat").unwrap();
+    assert!(
+        spill_cat.get("outputSchema").is_none() && spill_cat.get("title").is_none(),
+        "{spill_cat}"
+    );
+    // The envelope names the ref; 2025-03-26 has no resource_link block.
+    let result = &t.by_id(2)["result"];
+    let envelope: Value = serde_json::from_str(&text_of(result)).unwrap();
+    assert_eq!(envelope["spilled"], true);
+    assert!(
+        result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["type"] == "text"),
+        "{result}"
+    );
+    let reference = envelope["ref"].as_str().unwrap().to_string();
+    // 2026-07-28: no initialize; the proxy's own answers carry resultType.
+    let lines = [
+        stateless(
+            1,
+            "tools/call",
+            json!({"name": "spill_cat", "arguments": {"source": reference, "lines": "1:1"}}),
+        ),
+        stateless(
+            2,
+            "resources/read",
+            json!({"uri": format!("spill://proxy-test/{reference}?lines=1:1")}),
+        ),
+        stateless(
+            3,
+            "resources/read",
+            json!({"uri": "spill://proxy-test/sp_0000000000000000"}),
+        ),
+    ];
+    let t = proxy_raw(&sb, (lines.join("\n") + "\n").into_bytes());
+    assert_eq!(t.by_id(1)["result"]["resultType"], "complete");
+    assert_eq!(t.by_id(2)["result"]["resultType"], "complete");
+    assert_eq!(t.by_id(2)["result"]["cacheScope"], "private");
+    assert_eq!(t.by_id(3)["error"]["code"], -32602);
+}
+
+/// The processes whose command line holds `token` (the proxy's own, which names them all, is
+/// left out by the callers that need it).
+fn processes_with(token: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // A zombie has an empty command line and is gone for every purpose here.
+        // Arguments are NUL-separated: `sleep\0N` is looked for as `sleep N`.
+        if String::from_utf8_lossy(&cmdline)
+            .replace('\0', " ")
+            .contains(token)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold.
+fn within(limit: std::time::Duration, check: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        if check() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// A number of seconds for `sleep` that names test `n` of this run (tests of other runs may be
+/// looking for their own at the same time).
+fn family(n: u64) -> u64 {
+    10_000_000 + u64::from(std::process::id()) * 4 + n
+}
+
+/// A proxy in front of a downstream that never answers `tools/call` and has a child of its own
+/// (`sleep SECONDS`, the token to look for), with one `tools/call` pending.
+fn proxy_with_a_family(sb: &Sandbox, seconds: u64) -> std::process::Child {
+    let ds = downstream();
+    let family = format!(
+        "sleep {seconds} & exec python3 {} hang spill-family-{seconds}",
+        ds.display()
+    );
+    let mut child = sb
+        .cmd(&["mcp", "proxy", "--", "sh", "-c", &family])
+        .env("SPILL_SCOPE", "proxy-test")
+        .spawn_piped();
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin
+            .write_all(&script(&[call(1, "small", json!({}))]))
+            .unwrap();
+        stdin.flush().unwrap();
+    }
+    let token = format!("spill-family-{seconds}");
+    // The proxy's guardian is a fork of it, with its command line: the downstream is told
+    // apart by its program's name.
+    let running = |name: &str, token: &str| {
+        processes_with(token).into_iter().any(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.starts_with(name))
+        })
+    };
+    let started = within(std::time::Duration::from_secs(20), || {
+        running("python", &token) && running("sleep", &format!("sleep {seconds}"))
+    });
+    if !started {
+        let seen: Vec<String> = processes_with(&format!("{seconds}"))
+            .into_iter()
+            .map(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default())
+            .collect();
+        child.kill().unwrap();
+        panic!("the downstream and its child did not start (seen: {seen:?})");
+    }
+    child
+}
+
+fn no_survivor_within_a_second(seconds: u64) {
+    let gone = within(std::time::Duration::from_secs(1), || {
+        processes_with(&format!("spill-family-{seconds}")).is_empty()
+            && processes_with(&format!("sleep {seconds}")).is_empty()
+    });
+    let left = (
+        processes_with(&format!("spill-family-{seconds}")),
+        processes_with(&format!("sleep {seconds}")),
+    );
+    assert!(gone, "survivors a second later: {left:?}");
+}
+
+#[test]
+fn kill_9_of_the_proxy_leaves_no_downstream_process() {
+    let sb = Sandbox::new();
+    let seconds = family(1);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    no_survivor_within_a_second(seconds);
+}
+
+#[test]
+fn sigterm_of_the_proxy_fails_the_pending_request_and_stops_the_downstream() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let sb = Sandbox::new();
+    let seconds = family(2);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    // SAFETY: kill(2) of the proxy this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    no_survivor_within_a_second(seconds);
+    let t = Transcript {
+        lines: split(&out),
+        stderr: String::new(),
+    };
+    let error = &t.by_id(1)["error"];
+    assert_eq!(error["code"], -32000, "{error}");
+    assert!(error["message"].as_str().unwrap().contains("signal 15"));
+}
+
+#[test]
+fn a_client_that_goes_away_takes_the_downstream_with_it() {
+    let sb = Sandbox::new();
+    let seconds = family(3);
+    let mut child = proxy_with_a_family(&sb, seconds);
+    // The client dies: both of its pipes close, a request still pending (--timeout is 60 s).
+    drop(child.stdin.take());
+    drop(child.stdout.take());
+    assert!(
+        crate::common::exits_within(&mut child, std::time::Duration::from_secs(2)),
+        "the proxy outlived its client"
+    );
+    no_survivor_within_a_second(seconds);
+}
+
+#[test]
+fn an_oversized_notification_is_stored_and_replaced_by_a_log_message_naming_it() {
+    let sb = Sandbox::new();
+    let t = proxy(
+        &sb,
+        "normal",
+        &[],
+        &[call(1, "notify", json!({"n": 100_000}))],
+    );
+    assert_eq!(text_of(&t.by_id(1)["result"]), "small result\n");
+    let notes: Vec<Value> = t
+        .lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(|m| m["method"] == "notifications/message")
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        t.lines.iter().all(|l| l.len() < 20_000),
+        "a line over the bound passed"
+    );
+    let data = &notes[0]["params"]["data"];
+    assert_eq!(notes[0]["params"]["logger"], "spill");
+    assert_eq!(data["replaced"], "notifications/message");
+    let reference = data["envelope"]["ref"].as_str().unwrap();
+    let stored = sb
+        .cmd(&["extract", reference, "$.data", "--unbounded"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    stored.status(0);
+    let params: Value = serde_json::from_str(&stored.out()).unwrap_or(Value::Null);
+    assert_eq!(
+        params.as_str().map(str::len),
+        Some(100_000),
+        "{}",
+        stored.out()
+    );
+}
+
+/// The largest anonymous (heap) resident size of `pid` seen while `running` holds.
+fn peak_heap_kib(pid: u32, running: impl Fn() -> bool) -> u64 {
+    let mut peak = 0;
+    while running() {
+        if let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status"))
+            && let Some(line) = status.lines().find(|l| l.starts_with("RssAnon:"))
+        {
+            let kib: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            peak = peak.max(kib);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    peak
+}
+
+#[test]
+fn a_100_mb_result_is_streamed_into_the_store_with_a_small_heap() {
+    use std::io::{Read, Write};
+    let sb = Sandbox::new();
+    let ds = downstream();
+    let n: u64 = 100_000_000;
+    let mut child = sb
+        .cmd(&[
+            "mcp",
+            "proxy",
+            "--",
+            "python3",
+            ds.to_str().unwrap(),
+            "normal",
+        ])
+        .env("SPILL_SCOPE", "proxy-test")
+        .spawn_piped();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&script(&[call(1, "huge", json!({"n": n}))]))
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        stdout.read_to_end(&mut out).unwrap();
+        out
+    });
+    let pid = child.id();
+    let peak = peak_heap_kib(pid, || !reader.is_finished());
+    let out = reader.join().unwrap();
+    child.wait().unwrap();
+    let t = Transcript {
+        lines: split(&out),
+        stderr: String::new(),
+    };
+    let envelope: Value = serde_json::from_str(&text_of(&t.by_id(1)["result"])).unwrap();
+    // 65 literal bytes (`y` × 63 and `\n`) make 64 text bytes; the rest is `z`s.
+    let piece = 65 * (1 << 14);
+    let text_bytes = n / piece * (64 << 14) + n % piece;
+    assert_eq!(envelope["sizeBytes"], text_bytes, "{envelope}");
+    // The line is 100 MB; the heap stays near the 8 MiB spool size (a debug build).
+    assert!(peak < 64 << 10, "peak heap {peak} KiB");
+}
+
+#[test]
+fn a_large_resource_of_the_downstream_is_stored_and_a_small_one_passes() {
+    let sb = Sandbox::new();
+    let lines = [
+        request(1, "resources/read", json!({"uri": "test://rows/5000"})),
+        request(2, "resources/read", json!({"uri": "test://rows/3"})),
+    ];
+    let t = proxy(&sb, "normal", &[], &lines);
+    let contents = &t.by_id(1)["result"]["contents"][0];
+    assert_eq!(contents["uri"], "test://rows/5000");
+    assert_eq!(contents["mimeType"], "text/plain");
+    let envelope: Value = serde_json::from_str(contents["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["spilled"], true, "{envelope}");
+    let found = sb
+        .cmd(&["search", envelope["ref"].as_str().unwrap(), "-F", "MARKER"])
+        .env("SPILL_SCOPE", "proxy-test")
+        .run();
+    assert!(found.out().starts_with("2501:1:MARKER"), "{}", found.out());
+    let alone = direct("normal", &lines);
+    assert_eq!(
+        t.raw_by_id(2),
+        alone
+            .iter()
+            .find(|l| l.starts_with(br#"{"jsonrpc": "2.0", "id": 2"#))
     );
 }

@@ -42,15 +42,31 @@ fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
     };
     let local = Box::new(crate::mcp::server::Reader::new(store.clone(), "spill_"));
     let mut input = BufReader::with_capacity(1 << 16, io::stdin());
+    let client = proxy::ClientSide {
+        input: &mut input,
+        output: Box::new(io::stdout()),
+        closed: Box::new(stdout_closed),
+    };
     proxy::run(
         store,
         opts,
         local,
-        &mut input,
-        Box::new(io::stdout()),
+        client,
         Box::new(|m: &str| diag::warning(m)),
     )?;
     Ok(Outcome::Found)
+}
+
+/// True when the reader of stdout is gone (a pipe whose read end is closed polls as an error).
+fn stdout_closed() -> bool {
+    let mut fd = libc::pollfd {
+        fd: 1,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: poll(2) of one descriptor we own, without waiting.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
 /// A scope of its own for a proxy started without SPILL_SCOPE: `mcp-` and 12 hex digits of a

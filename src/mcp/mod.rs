@@ -8,6 +8,7 @@
 
 pub mod proxy;
 pub mod resources;
+pub mod revision;
 pub mod rpc;
 pub mod server;
 pub mod spill;
@@ -62,7 +63,12 @@ impl ResourceUri {
             match key {
                 "lines" => parsed.lines = Some(value),
                 "bytes" => parsed.bytes = Some(value),
-                other => return Err(format!("unknown parameter {other:?} (use lines or bytes)")),
+                other => {
+                    return Err(format!(
+                        "unknown parameter \"{}\" (use lines or bytes)",
+                        crate::diag::echo(other)
+                    ));
+                }
             }
         }
         Ok(parsed)

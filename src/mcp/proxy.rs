@@ -13,8 +13,18 @@
 //! JSON-RPC error (and every later one at once); one that does not answer within `--timeout`
 //! fails that request; a line that is not JSON-RPC fails the requests pending at that moment
 //! (their answers can no longer be trusted) and is reported on stderr. The proxy ends when the
-//! client closes its input: it waits for the pending answers, closes the downstream's input,
-//! and stops the downstream (SIGTERM, then SIGKILL) if it does not exit by itself.
+//! client closes its input: it waits for the pending answers while the client can still read
+//! them, closes the downstream's input, and stops the downstream (SIGTERM, then SIGKILL) if it
+//! does not exit by itself.
+//!
+//! No orphans, by `wrap -- CMD`'s mechanism ([`crate::wrap::die_with_parent`],
+//! [`crate::wrap::Guardian`]): the downstream runs in a process group of its own, the kernel
+//! kills it when the proxy dies (`PR_SET_PDEATHSIG`), and a guardian in that group kills the
+//! whole group as soon as the proxy is gone, even by SIGKILL. SIGTERM, SIGINT and SIGHUP are
+//! caught: the pending requests get a JSON-RPC error, the group is stopped (SIGTERM, SIGKILL
+//! within half a second) and the proxy then dies by the same signal. A client that goes away
+//! (its end of the proxy's output closed) ends the proxy the same way, without the errors no
+//! one would read.
 //!
 //! Threads, not an async runtime: one reads the client, one reads the downstream, one writes to
 //! the downstream (so a downstream that stops reading never blocks the client's side), and one
@@ -23,6 +33,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -31,7 +42,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::rpc::{self, Head, Line, code};
+use super::rpc::{self, Bytes, Head, Line, Message, code};
+
+/// A downstream line longer than this is written on to an unnamed file in the store's root as
+/// it is read and handled from a map of it, so the proxy's heap stays within about this much
+/// (plus its 1 MiB read buffer and the capture pipeline's buffers) whatever a message's size.
+pub const SPOOL_AT: usize = 8 << 20;
 use crate::error::{Error, Result};
 use crate::store::StoreConfig;
 use crate::wrap::WrapOptions;
@@ -65,6 +81,8 @@ pub trait Local: Send + Sync {
 /// What a forwarded request is, for handling its response.
 #[derive(Debug, Clone)]
 enum Kind {
+    Initialize,
+    ResourcesRead,
     ToolsCall { tool: String },
     ToolsList { first_page: bool },
     Other,
@@ -72,6 +90,9 @@ enum Kind {
 
 struct Pending {
     kind: Kind,
+    /// The revision the request names in its `_meta` (2026-07-28); otherwise its answer
+    /// follows the one negotiated by then.
+    revision: Option<String>,
     deadline: Instant,
 }
 
@@ -84,21 +105,55 @@ struct State {
     gone: Option<String>,
     /// Answers taken from `pending` and not yet written (a large result being stored).
     answering: usize,
+    /// The revision the downstream answered `initialize` with (none yet: a 2026-07-28 client
+    /// names its revision in each request).
+    revision: Option<String>,
+    /// The revision the client asked for in `initialize`, while the downstream has not answered
+    /// (a client that does not wait for the answer is answered in it, when spill knows it).
+    requested: Option<String>,
+}
+
+impl State {
+    /// The revision an answer is valid for: the request's own (`_meta`, 2026-07-28), else the
+    /// one negotiated through the downstream, else the one asked for, else the newest with a
+    /// handshake.
+    fn revision_for(&self, own: Option<&str>) -> String {
+        let requested = self
+            .requested
+            .as_deref()
+            .filter(|v| super::revision::KNOWN.contains(v));
+        own.or(self.revision.as_deref())
+            .or(requested)
+            .unwrap_or(super::revision::LATEST_WITH_INITIALIZE)
+            .to_string()
+    }
 }
 
 /// The client side's writer, one whole line at a time.
 struct Client {
     out: Mutex<Box<dyn Write + Send>>,
+    /// Set when a write failed: the client reads nothing more.
+    broken: AtomicBool,
+    /// True when the client's end of the output is closed (polled, without writing).
+    closed: Box<dyn Fn() -> bool + Send + Sync>,
 }
 
 impl Client {
     fn send(&self, line: &[u8]) {
         let mut out = self.out.lock().unwrap_or_else(|e| e.into_inner());
         // A client that has gone away reads nothing more: there is no one left to tell.
-        let _ = out
+        let sent = out
             .write_all(line)
             .and_then(|_| out.write_all(b"\n"))
             .and_then(|_| out.flush());
+        if sent.is_err() {
+            self.broken.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// True once the client can no longer read what the proxy writes.
+    fn gone(&self) -> bool {
+        self.broken.load(Ordering::SeqCst) || (self.closed)()
     }
 }
 
@@ -131,38 +186,60 @@ impl Shared {
     }
 }
 
-/// Runs the proxy until the client closes `client_in`. `warn` receives the messages meant for
-/// a person (stderr). Errors only when the downstream cannot be started.
+/// The client's side of the proxy: its messages, where the answers go, and a probe that says
+/// whether the client has closed its end of them (`|| false` when it cannot be known).
+pub struct ClientSide<'a> {
+    /// The client's messages.
+    pub input: &'a mut dyn BufRead,
+    /// The answers.
+    pub output: Box<dyn Write + Send>,
+    /// True once the client's end of `output` is closed.
+    pub closed: Box<dyn Fn() -> bool + Send + Sync>,
+}
+
+/// Runs the proxy until the client closes its input. `warn` receives the messages meant for
+/// a person (stderr). Errors only when the downstream cannot be started. Installs the
+/// process's handlers for SIGTERM, SIGINT and SIGHUP ([`crate::wrap::catch_signals`]); one of
+/// them ends the process by that signal once the downstream is stopped.
 pub fn run(
     store: StoreConfig,
     opts: ProxyOptions,
     local: Box<dyn Local>,
-    client_in: &mut dyn BufRead,
-    client_out: Box<dyn Write + Send>,
+    client: ClientSide<'_>,
     warn: Box<dyn Fn(&str) + Send + Sync>,
 ) -> Result<()> {
     let (program, args) = opts
         .command
         .split_first()
         .ok_or_else(|| Error::Usage("mcp proxy: name the downstream server after --".into()))?;
-    let mut child = Command::new(program)
+    crate::wrap::catch_signals();
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| {
-            Error::Usage(format!(
-                "mcp proxy: cannot start {}: {e}",
-                crate::diag::echo(&program.to_string_lossy())
-            ))
-        })?;
+        .process_group(0);
+    crate::wrap::die_with_parent(&mut command);
+    let mut child = command.spawn().map_err(|e| {
+        Error::Usage(format!(
+            "mcp proxy: cannot start {}: {e}",
+            crate::diag::echo(&program.to_string_lossy())
+        ))
+    })?;
+    let group = child.id() as libc::pid_t;
+    // Dropped when `run` returns, killing what is left of the group; a dead proxy's guardian
+    // does the same.
+    let guardian = crate::wrap::Guardian::start(group);
     let child_in = child.stdin.take().expect("piped");
     let child_out = child.stdout.take().expect("piped");
+    let client_in = client.input;
     let shared = Arc::new(Shared {
         state: Mutex::new(State::default()),
         client: Client {
-            out: Mutex::new(client_out),
+            out: Mutex::new(client.output),
+            broken: AtomicBool::new(false),
+            closed: client.closed,
         },
         opts,
         store,
@@ -178,28 +255,45 @@ pub fn run(
     };
     {
         let shared = Arc::clone(&shared);
-        thread::spawn(move || expire(&shared));
+        thread::spawn(move || expire(&shared, group));
     }
     read_client(&shared, client_in, &to_downstream);
     // The client is done sending: let the answers it is waiting for arrive (each bounded by
-    // --timeout), then close the downstream's input and see it exit.
-    loop {
+    // --timeout) while it can still read them, then close the downstream's input and see it
+    // exit.
+    let gone = loop {
+        let gone = shared.client.gone();
         let state = shared.state();
-        if state.pending.is_empty() && state.answering == 0 {
-            break;
+        if gone || (state.pending.is_empty() && state.answering == 0) {
+            break gone;
         }
         drop(state);
         thread::sleep(Duration::from_millis(10));
-    }
+    };
     // From here the downstream's end of output is expected, not news.
     shared.done.store(true, Ordering::SeqCst);
     drop(to_downstream);
-    stop(&mut child);
+    if gone {
+        // No one is waiting: the downstream gets the short sequence a signal gets.
+        stop_group(
+            group,
+            Duration::from_millis(300),
+            Duration::from_millis(300),
+        );
+        let _ = child.wait();
+    } else {
+        stop(&mut child);
+    }
     // The reader ends at the downstream's end of output; a grandchild still holding that pipe
     // open must not keep the proxy alive, so it is waited for only briefly.
     let deadline = Instant::now() + Duration::from_secs(1);
     while !reader.is_finished() && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(10));
+    }
+    drop(guardian);
+    if crate::wrap::signalled() {
+        // A signal that came while the downstream was being stopped still ends the proxy.
+        die_by(crate::wrap::last_signal());
     }
     Ok(())
 }
@@ -233,25 +327,52 @@ fn read_client(shared: &Shared, input: &mut dyn BufRead, to_downstream: &mpsc::S
             .params
             .and_then(|p| serde_json::from_str(p.get()).ok())
             .unwrap_or(Value::Null);
+        let own = super::revision::of_request(&params).map(str::to_string);
+        if method == "initialize" {
+            shared.state().requested = params["protocolVersion"].as_str().map(str::to_string);
+        }
+        let revision = shared.state().revision_for(own.as_deref());
         let kind = match method {
+            "initialize" => Kind::Initialize,
             "tools/call" => {
                 let tool = params["name"].as_str().unwrap_or("").to_string();
                 if let Some(answer) = shared.local.call_tool(&tool, &params["arguments"]) {
+                    let answer = answer.map(|mut result| {
+                        super::revision::call_result(&mut result, &revision);
+                        super::revision::complete(&mut result, &revision, false);
+                        result
+                    });
                     reply(shared, &id, answer);
                     continue;
                 }
                 Kind::ToolsCall { tool }
             }
             "resources/read" if params["uri"].as_str().is_some_and(super::is_spill_uri) => {
-                reply(shared, &id, shared.local.read_resource(&params));
+                let answer = shared.local.read_resource(&params);
+                let answer = match answer {
+                    Ok(mut result) => {
+                        super::revision::read_result(&mut result, &revision);
+                        super::revision::complete(&mut result, &revision, true);
+                        Ok(result)
+                    }
+                    // 2026-07-28 names an unknown resource with invalid-params, as rmcp does.
+                    Err((code::RESOURCE_NOT_FOUND, message))
+                        if super::revision::at_least(&revision, super::revision::NO_INITIALIZE) =>
+                    {
+                        Err((code::INVALID_PARAMS, message))
+                    }
+                    Err(e) => Err(e),
+                };
+                reply(shared, &id, answer);
                 continue;
             }
+            "resources/read" => Kind::ResourcesRead,
             "tools/list" => Kind::ToolsList {
                 first_page: params.get("cursor").is_none_or(Value::is_null),
             },
             _ => Kind::Other,
         };
-        forward(shared, to_downstream, Some((id, kind)), line);
+        forward(shared, to_downstream, Some((id, kind, own)), line);
     }
 }
 
@@ -267,23 +388,30 @@ fn reply(shared: &Shared, id: &str, answer: std::result::Result<Value, (i64, Str
 fn forward(
     shared: &Shared,
     to_downstream: &mpsc::Sender<Vec<u8>>,
-    request: Option<(String, Kind)>,
+    request: Option<(String, Kind, Option<String>)>,
     line: Vec<u8>,
 ) {
     let mut state = shared.state();
     if let Some(why) = state.gone.clone() {
         drop(state);
-        if let Some((id, _)) = request {
+        if let Some((id, _, _)) = request {
             shared
                 .client
                 .send(&rpc::error_reply(&id, code::CONNECTION_CLOSED, &why));
         }
         return;
     }
-    if let Some((id, kind)) = request {
+    if let Some((id, kind, revision)) = request {
         state.failed.remove(&id);
         let deadline = Instant::now() + shared.opts.timeout;
-        state.pending.insert(id, Pending { kind, deadline });
+        state.pending.insert(
+            id,
+            Pending {
+                kind,
+                revision,
+                deadline,
+            },
+        );
     }
     drop(state);
     // A closed queue means the writer saw the downstream's input close: the reader reports it.
@@ -303,23 +431,29 @@ fn write_downstream(mut input: std::process::ChildStdin, queue: mpsc::Receiver<V
 fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
     let mut output = BufReader::with_capacity(1 << 20, output);
     loop {
-        let line = match rpc::read_line(&mut output) {
-            Ok(Line::Message(line)) => line,
-            Ok(Line::TooLong(n)) => {
+        let line = match rpc::read_message(&mut output, SPOOL_AT, &shared.store.root) {
+            Ok(Message::Line(line)) => line,
+            Ok(Message::TooLong(n)) => {
                 garbage(
                     shared,
                     &format!("a line of {n} bytes (the limit is {})", rpc::MAX_LINE),
                 );
                 continue;
             }
-            Ok(Line::End) | Err(_) => break,
+            Ok(Message::End) | Err(_) => break,
         };
         let Some(head) = Head::parse(&line) else {
             garbage(shared, &format!("\"{}\"", rpc::excerpt(&line)));
             continue;
         };
         if !head.is_response() {
-            shared.client.send(&line);
+            match (&head.method, head.id) {
+                (Some(method), None) if line.len() as u64 > shared.opts.max_inline => {
+                    let replaced = notification(shared, method, head.params);
+                    shared.client.send(replaced.as_deref().unwrap_or(&line));
+                }
+                _ => shared.client.send(&line),
+            }
             continue;
         }
         let id = rpc::id_key(head.id.expect("a response has an id"));
@@ -328,7 +462,8 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
             match state.pending.remove(&id) {
                 Some(p) => {
                     state.answering += 1;
-                    Some(p.kind)
+                    let revision = state.revision_for(p.revision.as_deref());
+                    Some((p.kind, revision))
                 }
                 None if state.failed.remove(&id) => continue,
                 None => None,
@@ -336,11 +471,23 @@ fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
         };
         let answered = pending.is_some();
         let line = match pending {
-            Some(Kind::ToolsCall { tool }) if head.result.is_some() => {
-                tool_result(shared, line, &tool)
+            Some((Kind::Initialize, _)) => {
+                // The downstream chose the revision; the proxy's own answers follow it.
+                if let Some(version) = head.result.and_then(negotiated) {
+                    shared.state().revision = Some(version);
+                }
+                line
             }
-            Some(Kind::ToolsList { first_page: true }) if head.result.is_some() => {
-                tools_list(shared, line)
+            Some((Kind::ToolsCall { tool }, revision)) if head.result.is_some() => {
+                tool_result(shared, line, &tool, &revision)
+            }
+            Some((Kind::ResourcesRead, _))
+                if head.result.is_some() && line.len() as u64 > shared.opts.max_inline =>
+            {
+                resource_contents(shared, line)
+            }
+            Some((Kind::ToolsList { first_page: true }, revision)) if head.result.is_some() => {
+                tools_list(shared, line, &revision)
             }
             _ => line,
         };
@@ -367,8 +514,45 @@ fn garbage(shared: &Shared, what: &str) {
     );
 }
 
+/// The `protocolVersion` of an `initialize` result.
+fn negotiated(result: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Init {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    serde_json::from_str::<Init>(result.get())
+        .ok()
+        .map(|i| i.protocol_version)
+}
+
+/// A notification larger than `--max-inline`: its params stored, and a log message naming them
+/// in its place (`None`: it could not be stored, and passes through as it is).
+fn notification(
+    shared: &Shared,
+    method: &str,
+    params: Option<&serde_json::value::RawValue>,
+) -> Option<Vec<u8>> {
+    let opts = WrapOptions {
+        max_inline: shared.opts.max_inline,
+        label: Some(method.to_string()),
+        ..WrapOptions::default()
+    };
+    let params = params.map_or("null", |p| p.get());
+    match super::spill::notification(method, params, &opts, &shared.store) {
+        Ok(line) => Some(line),
+        Err(e) => {
+            (shared.warn)(&format!(
+                "mcp proxy: passed a {} notification through unchanged: {e}",
+                crate::diag::echo(method)
+            ));
+            None
+        }
+    }
+}
+
 /// A `tools/call` answer: small ones byte for byte, oversized parts stored.
-fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
+fn tool_result(shared: &Shared, line: Bytes, tool: &str, revision: &str) -> Bytes {
     if line.len() as u64 <= shared.opts.max_inline {
         return line;
     }
@@ -377,8 +561,10 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
         label: Some(tool.to_string()),
         ..WrapOptions::default()
     };
-    match super::spill::replace(&line, &opts, &shared.store, true) {
-        Ok(Some(replaced)) => replaced,
+    // A revision before 2025-06-18 has no resource_link block: the envelope names the ref.
+    let links = super::revision::at_least(revision, "2025-06-18");
+    match super::spill::replace(&line, &opts, &shared.store, true, links) {
+        Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {
             (shared.warn)(&format!(
@@ -389,8 +575,28 @@ fn tool_result(shared: &Shared, line: Vec<u8>, tool: &str) -> Vec<u8> {
     }
 }
 
+/// A large `resources/read` answer of the downstream's own resources: text contents over
+/// `--max-inline` stored, the rest byte for byte.
+fn resource_contents(shared: &Shared, line: Bytes) -> Bytes {
+    let opts = WrapOptions {
+        max_inline: shared.opts.max_inline,
+        label: Some("resources/read".to_string()),
+        ..WrapOptions::default()
+    };
+    match super::spill::replace_contents(&line, &opts, &shared.store) {
+        Ok(Some(replaced)) => Bytes::Heap(replaced),
+        Ok(None) => line,
+        Err(e) => {
+            (shared.warn)(&format!(
+                "mcp proxy: passed a resources/read result through unchanged: {e}"
+            ));
+            line
+        }
+    }
+}
+
 /// The first page of `tools/list`, with spill's tools added and output schemas dropped.
-fn tools_list(shared: &Shared, line: Vec<u8>) -> Vec<u8> {
+fn tools_list(shared: &Shared, line: Bytes, revision: &str) -> Bytes {
     let Ok(mut message) = serde_json::from_slice::<Value>(&line) else {
         return line;
     };
@@ -402,14 +608,32 @@ fn tools_list(shared: &Shared, line: Vec<u8>) -> Vec<u8> {
             tool.remove("outputSchema");
         }
     }
-    tools.extend(shared.local.tools());
-    serde_json::to_vec(&message).unwrap_or(line)
+    tools.extend(shared.local.tools().into_iter().map(|mut tool| {
+        super::revision::tool(&mut tool, revision);
+        tool
+    }));
+    serde_json::to_vec(&message).map_or(line, Bytes::Heap)
 }
 
-/// Fails requests past their deadline, until the proxy is done.
-fn expire(shared: &Shared) {
+/// Fails requests past their deadline, until the proxy is done; on SIGTERM, SIGINT or SIGHUP,
+/// fails every pending request, stops the downstream's group and ends the process by that
+/// signal.
+fn expire(shared: &Shared, group: libc::pid_t) {
     while !shared.done.load(Ordering::SeqCst) {
         thread::sleep(Duration::from_millis(20));
+        if crate::wrap::signalled() {
+            let signal = crate::wrap::last_signal();
+            shared.fail_pending(
+                code::CONNECTION_CLOSED,
+                &format!("spill mcp proxy was stopped by signal {signal}"),
+            );
+            stop_group(
+                group,
+                Duration::from_millis(200),
+                Duration::from_millis(300),
+            );
+            die_by(signal);
+        }
         let now = Instant::now();
         let expired: Vec<String> = {
             let mut state = shared.state();
@@ -437,6 +661,47 @@ fn expire(shared: &Shared) {
     }
 }
 
+/// Stops the downstream's process group: its input is closed already or about to be; after
+/// `grace`, SIGTERM to the group, after `term` more, SIGKILL. Reaps the downstream (the leader)
+/// as it goes; the guardian kills whatever is left of the group when the proxy ends.
+fn stop_group(group: libc::pid_t, grace: Duration, term: Duration) {
+    let reaped = |within: Duration| {
+        let deadline = Instant::now() + within;
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid on our own child, without blocking.
+            match unsafe { libc::waitpid(group, &mut status, libc::WNOHANG) } {
+                0 if Instant::now() < deadline => thread::sleep(Duration::from_millis(10)),
+                0 => return false,
+                _ => return true,
+            }
+        }
+    };
+    if reaped(grace) {
+        // SAFETY: kill(2) of the group; an empty group only makes it fail with ESRCH.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGTERM) };
+    reaped(term);
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+}
+
+/// Ends the process by `signal` (its default action), as if the handler had never caught it.
+fn die_by(signal: i32) -> ! {
+    // SAFETY: restoring the default disposition and raising the signal in this process.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+    // Not reached for SIGTERM, SIGINT and SIGHUP, whose default action ends the process.
+    loop {
+        thread::sleep(Duration::from_secs(1));
+    }
+}
+
 /// Waits for the downstream to exit after its input closed: 2 s, then SIGTERM, then 2 s more,
 /// then SIGKILL.
 fn stop(child: &mut Child) {
@@ -454,8 +719,8 @@ fn stop(child: &mut Child) {
         return;
     }
     if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) on our own child's pid, which has not been reaped yet.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        // SAFETY: kill(2) of our own child's process group, whose leader is not reaped yet.
+        unsafe { libc::kill(-pid, libc::SIGTERM) };
     }
     if !exited(child, Duration::from_secs(2)) {
         let _ = child.kill();

@@ -106,20 +106,32 @@ pub fn templates(store: &StoreConfig) -> Value {
     }]})
 }
 
-/// `resources/read` of a `spill://` URI.
+/// The longest URI `resources/read` takes: a scope, a ref and two ranges need far less, and
+/// the result repeats the URI.
+pub const MAX_URI: usize = 1024;
+
+/// `resources/read` of a `spill://` URI. Errors echo at most [`crate::diag::ECHO_MAX`]
+/// characters of it.
 pub fn read(store: &StoreConfig, uri: &str) -> Result<Value, RpcError> {
+    let shown = crate::diag::echo(uri);
+    if uri.len() > MAX_URI {
+        return Err((
+            code::INVALID_PARAMS,
+            format!("{shown}: a URI of {} bytes (at most {MAX_URI})", uri.len()),
+        ));
+    }
     let parsed =
-        ResourceUri::parse(uri).map_err(|why| (code::INVALID_PARAMS, format!("{uri}: {why}")))?;
+        ResourceUri::parse(uri).map_err(|why| (code::INVALID_PARAMS, format!("{shown}: {why}")))?;
     let not_found = |what: String| (code::RESOURCE_NOT_FOUND, what);
     if parsed.scope != store.scope {
         return Err(not_found(format!(
-            "resource not found: {uri} (this server reads scope {} only)",
+            "resource not found: {shown} (this server reads scope {} only)",
             store.scope
         )));
     }
     if Ref::parse(&parsed.reference).is_none() {
         return Err(not_found(format!(
-            "resource not found: {uri} (a ref is sp_ + 16 hex digits)"
+            "resource not found: {shown} (a ref is sp_ + 16 hex digits)"
         )));
     }
     let req = ops::cat::Request {

@@ -85,6 +85,104 @@ pub fn read_line(reader: &mut dyn BufRead) -> io::Result<Line> {
     }
 }
 
+/// A message line's bytes: in memory, or (past the spool size) in an unnamed file, mapped.
+pub enum Bytes {
+    /// Held in memory.
+    Heap(Vec<u8>),
+    /// Written to an unnamed file as it was read, and mapped.
+    Map(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Heap(v) => v,
+            Bytes::Map(m) => m,
+        }
+    }
+}
+
+/// What [`read_message`] read.
+pub enum Message {
+    /// A message line (without its `\n`).
+    Line(Bytes),
+    /// A line longer than [`MAX_LINE`], skipped to its end.
+    TooLong(usize),
+    /// End of input.
+    End,
+}
+
+/// Reads the next non-blank line as [`read_line`] does, except that a line longer than
+/// `spool_at` bytes goes on into an unnamed file in `dir` as it is read and comes back mapped:
+/// the heap holds at most `spool_at` bytes of a line, whatever its length (up to [`MAX_LINE`]).
+pub fn read_message(
+    reader: &mut dyn BufRead,
+    spool_at: usize,
+    dir: &std::path::Path,
+) -> io::Result<Message> {
+    use std::io::Write;
+    loop {
+        let mut line = Vec::new();
+        let mut file: Option<std::io::BufWriter<std::fs::File>> = None;
+        let mut total = 0usize;
+        let mut skipped = false;
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                if total == 0 {
+                    return Ok(Message::End);
+                }
+                break;
+            }
+            let (take, done) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i, true),
+                None => (buf.len(), false),
+            };
+            if skipped || total + take > MAX_LINE {
+                skipped = true;
+                line = Vec::new();
+                file = None;
+            } else if let Some(f) = file.as_mut() {
+                f.write_all(&buf[..take])?;
+            } else if line.len() + take > spool_at {
+                std::fs::create_dir_all(dir)?;
+                let mut f = std::io::BufWriter::with_capacity(1 << 20, tempfile::tempfile_in(dir)?);
+                f.write_all(&line)?;
+                f.write_all(&buf[..take])?;
+                line = Vec::new();
+                file = Some(f);
+            } else {
+                line.extend_from_slice(&buf[..take]);
+            }
+            total += take;
+            reader.consume(take + usize::from(done));
+            if done {
+                break;
+            }
+        }
+        if skipped {
+            return Ok(Message::TooLong(total));
+        }
+        if let Some(f) = file {
+            let f = f.into_inner().map_err(|e| e.into_error())?;
+            // SAFETY: the file is unnamed and only this process holds it; nothing changes it
+            // while it is mapped.
+            let map = unsafe { memmap2::Mmap::map(&f)? };
+            return Ok(Message::Line(Bytes::Map(map)));
+        }
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        return Ok(Message::Line(Bytes::Heap(line)));
+    }
+}
+
 /// The head of a JSON-RPC message; everything else stays undecoded.
 #[derive(Debug, Deserialize)]
 pub struct Head<'a> {
@@ -178,6 +276,33 @@ mod tests {
             ["{\"a\":1}\r", "{\"b\":", "2}", "last"]
         );
         assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn a_line_past_the_spool_size_is_read_whole_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "x".repeat(100);
+        let input = format!("{{\"a\":1}}\n\n{long}\nlast");
+        let mut reader = io::BufReader::with_capacity(7, input.as_bytes());
+        let mut seen = Vec::new();
+        loop {
+            match read_message(&mut reader, 10, dir.path()).unwrap() {
+                Message::Line(Bytes::Heap(l)) => seen.push(("heap", String::from_utf8(l).unwrap())),
+                Message::Line(Bytes::Map(m)) => {
+                    seen.push(("map", String::from_utf8(m.to_vec()).unwrap()))
+                }
+                Message::TooLong(n) => seen.push(("long", n.to_string())),
+                Message::End => break,
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                ("heap", "{\"a\":1}".to_string()),
+                ("map", long),
+                ("heap", "last".to_string())
+            ]
+        );
     }
 
     #[test]

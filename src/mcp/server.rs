@@ -4,9 +4,10 @@
 //! rmcp is asynchronous; its runtime (tokio, one thread) is built only here, so no other
 //! command pays for it. The tools are synchronous library calls, run one at a time.
 //!
-//! Protocol revisions: 2025-11-25 (what current clients negotiate over `initialize`) and
-//! 2026-07-28 (rmcp's newest, without the handshake); a client asking for an older one is
-//! answered with 2025-11-25, which it may accept or refuse.
+//! Protocol revisions: every published one, 2024-11-05 to 2026-07-28 ([`super::revision`]):
+//! `initialize` is answered with the client's revision when it is one of them, otherwise with
+//! 2025-11-25; 2026-07-28 requests without `initialize` are served too (rmcp reads their
+//! `_meta`). Each result is cut to what the negotiated revision defines.
 
 use std::borrow::Cow;
 use std::process::Command;
@@ -24,13 +25,14 @@ use serde_json::{Value, json};
 
 use super::proxy::Local;
 use super::resources::{self, RpcError};
+use super::revision;
 use super::tools;
 use crate::error::{Error, Result};
 use crate::store::StoreConfig;
 
-/// The protocol revisions served: the previous one and the current one.
-pub const PROTOCOL_VERSIONS: [ProtocolVersion; 2] =
-    [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+/// The protocol revisions served: every one rmcp knows, oldest first (the same list as
+/// [`super::revision::KNOWN`]).
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = ProtocolVersion::KNOWN_VERSIONS;
 
 /// How the server is set up.
 #[derive(Debug, Clone)]
@@ -108,8 +110,21 @@ fn rpc_error((code, message): RpcError) -> ErrorData {
     ErrorData::new(ErrorCode(code as i32), message, None)
 }
 
-fn convert<T: serde::de::DeserializeOwned>(value: Value) -> std::result::Result<T, ErrorData> {
+/// A result built as JSON, typed for rmcp. It is marked `resultType: complete`, as rmcp's own
+/// constructors do: rmcp strips the mark for revisions before 2026-07-28 and adds the cache
+/// hints that revision requires.
+fn convert<T: serde::de::DeserializeOwned>(mut value: Value) -> std::result::Result<T, ErrorData> {
+    if let Some(map) = value.as_object_mut() {
+        map.entry("resultType").or_insert(json!("complete"));
+    }
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// The revision a request is answered in: its own `_meta`'s, else the negotiated one.
+fn revision_of(context: &RequestContext<RoleServer>) -> ProtocolVersion {
+    context
+        .protocol_version()
+        .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
 impl ServerHandler for Handler {
@@ -119,7 +134,7 @@ impl ServerHandler for Handler {
             .enable_resources()
             .build();
         ServerConfig::new(capabilities)
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new("spill", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Stored command outputs of this conversation. An envelope names a ref (sp_…); \
@@ -130,28 +145,30 @@ impl ServerHandler for Handler {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(&PROTOCOL_VERSIONS)
+        Cow::Borrowed(PROTOCOL_VERSIONS)
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
         let mut list = self.reader.tools();
         if self.allow_run {
             list.push(run_definition());
         }
-        convert(json!({ "tools": list }))
+        let mut result = json!({ "tools": list });
+        revision::tools_list(&mut result, revision_of(&context).as_str());
+        convert(result)
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let answer = match self.reader.call_tool(&request.name, &arguments) {
+        let mut answer = match self.reader.call_tool(&request.name, &arguments) {
             Some(answer) => answer.map_err(rpc_error)?,
             None if self.allow_run && request.name == "run" => {
                 run(&self.reader.store(), &arguments).unwrap_or_else(|e| tools::failure(&e))
@@ -163,34 +180,39 @@ impl ServerHandler for Handler {
                 ));
             }
         };
+        revision::call_result(&mut answer, revision_of(&context).as_str());
         convert::<CallToolResult>(answer).map(Into::into)
     }
 
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
         let cursor = request.and_then(|r| r.cursor);
-        let page = resources::list(&self.reader.store(), cursor.as_deref(), self.page_size)
+        let mut page = resources::list(&self.reader.store(), cursor.as_deref(), self.page_size)
             .map_err(rpc_error)?;
+        revision::resource_list(&mut page, revision_of(&context).as_str());
         convert(page)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourceTemplatesResult, ErrorData> {
-        convert(resources::templates(&self.reader.store()))
+        let mut templates = resources::templates(&self.reader.store());
+        revision::resource_list(&mut templates, revision_of(&context).as_str());
+        convert(templates)
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
-        let result = resources::read(&self.reader.store(), &request.uri).map_err(rpc_error)?;
+        let mut result = resources::read(&self.reader.store(), &request.uri).map_err(rpc_error)?;
+        revision::read_result(&mut result, revision_of(&context).as_str());
         convert::<ReadResourceResult>(result).map(Into::into)
     }
 }

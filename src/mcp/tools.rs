@@ -75,7 +75,13 @@ impl Args {
             Some(Value::String(s)) => s,
             Some(_) => return Err(Error::Usage(format!("{name}: expected a number"))),
         };
-        parse(&text).map_err(|why| Error::Usage(format!("{name}: {why}")))
+        // The parser's message quotes the input whole.
+        parse(&text).map_err(|why| {
+            Error::Usage(format!(
+                "{name}: {}",
+                crate::diag::cut(&why, 2 * crate::diag::ECHO_MAX)
+            ))
+        })
     }
 
     fn strings(&mut self, name: &str) -> Result<Vec<String>> {
@@ -292,12 +298,19 @@ pub fn call(store: &StoreConfig, name: &str, arguments: &Value) -> Option<Value>
     Some(answer.unwrap_or_else(|e| failure(&e)))
 }
 
+/// The longest error text a tool answers: the message echoes at most
+/// [`crate::diag::ECHO_MAX`] characters of each input it names; this bounds the whole
+/// whatever a message holds.
+pub const MAX_ERROR: usize = 4096;
+
 /// A failed command: the message it prints, as an error result.
 pub fn failure(e: &Error) -> Value {
     let mut text = format!("spill: {e}\n");
     if let Error::Query { query, offset, .. } = e {
         text.push_str(&crate::diag::caret_lines(query, *offset));
     }
+    // The cut's marker (`…[+N chars]…`) fits in the room left.
+    let text = crate::diag::cut(&text, MAX_ERROR - 64);
     json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
@@ -467,15 +480,65 @@ fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         ..defaults
     };
     args.finish()?;
-    let (text, _) = capture(|out| ops::search::run(store, &req, out))?;
-    let structured = if req.json {
-        first_json(&text)
+    let (text, structured) = if req.json {
+        let (text, report) = bounded_json(store, &req)?;
+        let structured = first_json(&text);
+        (text + &report.trailer(), structured)
     } else {
+        let (text, _) = capture(|out| ops::search::run(store, &req, out))?;
         req.json = true;
-        let (json_text, _) = capture(|out| ops::search::run(store, &req, out))?;
-        first_json(&json_text)
+        (text, first_json(&bounded_json(store, &req)?.0))
     };
     Ok(result(store, Some(&req.source), text, structured))
+}
+
+/// `search --json` within `max_bytes`, as the text page is. The JSON repeats a line and its
+/// context for every match on it, so the same page can be many times the text's size (a large
+/// `context` made it 12.9 MB for a 1.2 MB input): it is written into a buffer that refuses more
+/// than `max_bytes`, and a page that does not fit is asked for again with half the `limit`, down
+/// to `limit: 0` (the total and `nextOffset` alone). The object says which `limit` it used and
+/// its `nextOffset` continues from the matches it holds. Each try is one search of the source.
+fn bounded_json(store: &StoreConfig, req: &ops::search::Request) -> Result<(String, Report)> {
+    let cap = if req.unbounded || req.max_bytes == 0 {
+        usize::MAX
+    } else {
+        usize::try_from(req.max_bytes).unwrap_or(usize::MAX)
+    };
+    let mut req = req.clone();
+    loop {
+        let mut out = Capped {
+            bytes: Vec::new(),
+            cap,
+            over: false,
+        };
+        match ops::search::run(store, &req, &mut out) {
+            Ok(report) => return Ok((String::from_utf8_lossy(&out.bytes).into_owned(), report)),
+            Err(_) if out.over && req.limit > 0 => req.limit /= 2,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A buffer that fails a write past `cap` bytes (and says so in `over`).
+struct Capped {
+    bytes: Vec<u8>,
+    cap: usize,
+    over: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > self.cap {
+            self.over = true;
+            return Err(std::io::Error::other("over the bound"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The JSON object on the first line of a command's output.
@@ -498,4 +561,99 @@ fn ls(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         String::from_utf8_lossy(&out).into_owned(),
         structured,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use crate::ops::testing;
+
+    fn text_of(result: &Value) -> String {
+        result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect()
+    }
+
+    /// Any string, from empty to 300 KB: short garbage, long runs, a query's characters.
+    fn any_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[ -~]{0,40}",
+            ("[a-z$.\\[\\]*?:0-9\"]{1,8}", 1usize..40_000).prop_map(|(s, n)| s.repeat(n)),
+        ]
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            any_text().prop_map(Value::String),
+            any::<u32>().prop_map(|n| json!(n)),
+            any::<bool>().prop_map(Value::Bool),
+            Just(Value::Null),
+            Just(json!([1, "x"])),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        /// Whatever the arguments, an error names at most a bounded excerpt of them, and a
+        /// search's structuredContent stays within its max_bytes as its text does.
+        #[test]
+        fn every_answer_stays_within_its_bounds(
+            tool in 0usize..5,
+            names in proptest::collection::vec(
+                prop_oneof![
+                    Just("pattern".to_string()), Just("query".to_string()),
+                    Just("lines".to_string()), Just("max_bytes".to_string()),
+                    Just("context".to_string()), Just("limit".to_string()),
+                    Just("json".to_string()), Just("regexp".to_string()), "[a-z_]{1,12}",
+                    ("[a-z]", 1usize..5000).prop_map(|(s, n)| s.repeat(n)),
+                ], 0..4),
+            values in proptest::collection::vec(any_value(), 4),
+            source_is_ref in any::<bool>(),
+            context in 0u64..40,
+            max_bytes in 300u64..6000,
+        ) {
+            let (_dir, store) = testing::store();
+            let rows: String = (0..400).map(|i| format!("{} {}\n", "y".repeat(200), i)).collect();
+            let reference = testing::spill(&store, rows.as_bytes());
+            let name = super::NAMES[tool];
+            let mut arguments = serde_json::Map::new();
+            if source_is_ref {
+                arguments.insert("source".into(), json!(reference));
+            }
+            for (key, value) in names.iter().zip(values) {
+                arguments.insert(key.clone(), value);
+            }
+            let answer = super::call(&store, name, &Value::Object(arguments)).unwrap();
+            if answer["isError"] == true {
+                let text = text_of(&answer);
+                prop_assert!(text.chars().count() <= super::MAX_ERROR, "{} chars", text.len());
+            }
+            // A search that matches on every line, with context: its JSON repeats the lines.
+            let search = json!({"source": reference, "pattern": "y", "context": context,
+                                "max_bytes": max_bytes, "limit": 1000});
+            let answer = super::call(&store, "search", &search).unwrap();
+            prop_assert_eq!(&answer["isError"], &json!(false), "{}", text_of(&answer));
+            let structured = serde_json::to_string(&answer["structuredContent"]).unwrap();
+            prop_assert!(structured.len() as u64 <= max_bytes, "{} > {max_bytes}", structured.len());
+            prop_assert!(text_of(&answer).len() as u64 <= max_bytes + 200);
+            prop_assert!(answer["structuredContent"]["totalMatches"].as_u64().unwrap() > 0);
+        }
+
+        /// A URI of any length is answered with an error that echoes at most a bounded part.
+        #[test]
+        fn resource_errors_echo_a_bounded_excerpt(uri in any_text(), prefix in any::<bool>()) {
+            let (_dir, store) = testing::store();
+            let uri = if prefix { format!("spill://default/{uri}") } else { uri };
+            if let Err((_, message)) = super::super::resources::read(&store, &uri) {
+                prop_assert!(message.chars().count() <= 2 * crate::diag::ECHO_MAX + 100,
+                             "{} chars", message.len());
+            }
+        }
+    }
 }

@@ -176,8 +176,8 @@ pub fn run_command(command: &CommandSpec, opts: &WrapOptions, store: &StoreConfi
 
 /// Makes CMD die with wrap: on Linux the kernel sends it SIGKILL when wrap's thread that
 /// spawned it ends, even when wrap itself is killed with SIGKILL ([`Guardian`] covers the rest of
-/// its process group).
-fn die_with_parent(command: &mut Command) {
+/// its process group). Also used by `spill mcp proxy` for its downstream server.
+pub fn die_with_parent(command: &mut Command) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: getpid has no preconditions.
@@ -206,8 +206,8 @@ fn die_with_parent(command: &mut Command) {
 /// closes that end however wrap ends — returning, failing, or killed with SIGKILL, alone or
 /// with its own process group. So nothing CMD started outlives wrap (a daemon that must, leaves
 /// the group with `setsid`). Dropping the guardian (when CMD is done) ends the group the same way
-/// and reaps it.
-struct Guardian {
+/// and reaps it. Also used by `spill mcp proxy` for its downstream server's group.
+pub struct Guardian {
     pid: libc::pid_t,
     /// The write end: closing it is the signal.
     wake: Option<OwnedFd>,
@@ -216,7 +216,7 @@ struct Guardian {
 impl Guardian {
     /// Forks the guardian into `group`; `None` when no pipe or process can be made (CMD still
     /// dies with wrap on Linux, only its own children may not).
-    fn start(group: libc::pid_t) -> Option<Guardian> {
+    pub fn start(group: libc::pid_t) -> Option<Guardian> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: pipe2 writes two descriptors into `fds` on success.
         if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {

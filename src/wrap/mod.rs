@@ -27,9 +27,9 @@ mod signals;
 mod text;
 
 pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
-pub use child::{CommandSpec, Exited, NotStarted, Ran, run_command};
+pub use child::{CommandSpec, Exited, Guardian, NotStarted, Ran, die_with_parent, run_command};
 pub use envelope::{envelope, hint};
-pub use signals::{capture_stdin, catch_signals, signalled};
+pub use signals::{capture_stdin, catch_signals, last_signal, signalled};
 pub use text::render_text;
 
 /// Quotes a word for a POSIX shell only when it needs it (the crate's one rule, kept here for

@@ -60,6 +60,11 @@ pub fn catch_signals() {
     });
 }
 
+/// The last signal [`catch_signals`] caught (0: none).
+pub fn last_signal() -> i32 {
+    SIGNAL.load(Ordering::SeqCst)
+}
+
 /// True once one of the signals [`catch_signals`] catches has arrived.
 pub fn signalled() -> bool {
     SIGNAL.load(Ordering::SeqCst) != 0

@@ -3,7 +3,10 @@
 
 Usage: downstream.py [MODE]. Tools: `small` (one short line), `text N` (N lines of text with a
 marker line in the middle), `structured N` (N records as structuredContent, and the same JSON
-as text), `blob N` (one text block of N bytes, written as fast as possible). MODE changes how
+as text), `blob N` (one text block of N bytes, written as fast as possible), `huge N` (one text block of N
+bytes, `\n`-escaped lines, streamed in 1 MiB pieces so the server's memory stays small),
+`notify N` (a notifications/message of N bytes of data, then a small result). `resources/read`
+of test://rows/N: N lines of text. MODE changes how
 `tools/call` is answered: `normal`; `crash` (exit 3 without answering); `hang` (never answer);
 `garbage` (write a line that is not JSON-RPC instead); `deaf` (ignore the end of stdin and keep
 running, so the proxy has to stop it). Newline-delimited JSON-RPC 2.0, as MCP's stdio transport.
@@ -26,6 +29,21 @@ TOOLS = [
     {"name": "blob", "description": "n bytes of text in one block",
      "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
 ]
+# Not listed (the listing is compared in tests/mcp.rs): huge, notify.
+
+
+def stream_huge(request_id, n):
+    piece = ("y" * 63 + "\\n") * (1 << 14)  # 1 MiB of literal, 64 text bytes per line
+    out = sys.stdout
+    out.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": ""}]}})
+              .replace('"text": ""', '"text": "', 1).split('"text": "')[0] + '"text": "')
+    written = 0
+    while written + len(piece) <= n:
+        out.write(piece)
+        written += len(piece)
+    out.write("z" * (n - written))
+    out.write('"}]}}\n')
+    out.flush()
 
 
 def send(message):
@@ -70,6 +88,12 @@ def main():
             send({"jsonrpc": "2.0", "id": request_id, "result": {
                 "protocolVersion": message["params"].get("protocolVersion", "2025-06-18"),
                 "capabilities": {"tools": {}}, "serverInfo": {"name": "downstream", "version": "1.0"}}})
+        elif method == "resources/read":
+            # test://rows/N: N lines of text.
+            uri = message["params"]["uri"]
+            n = int(uri.rsplit("/", 1)[-1])
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"contents": [
+                {"uri": uri, "mimeType": "text/plain", "text": text_rows(n)}]}})
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
         elif method == "tools/call":
@@ -82,6 +106,13 @@ def main():
                 sys.stdout.flush()
                 continue
             params = message["params"]
+            args = params.get("arguments") or {}
+            if params["name"] == "huge":
+                stream_huge(request_id, int(args.get("n", 10)))
+                continue
+            if params["name"] == "notify":
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "info", "data": "n" * int(args.get("n", 10))}})
             send({"jsonrpc": "2.0", "id": request_id,
                   "result": result_of(params["name"], params.get("arguments") or {})})
         else:

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """`spill mcp` and `spill mcp proxy` driven by the real MCP SDK clients and in front of real MCP
 servers: the Python SDK (PyPI `mcp`) and the TypeScript SDK (`@modelcontextprotocol/sdk`) as
-clients, `@modelcontextprotocol/server-filesystem` and `@modelcontextprotocol/server-everything`
-as downstream servers, each at the version pinned below.
+clients, each at its latest and at one older release (the older ones negotiate 2025-03-26), the
+Python SDK through both of its entry points (the high-level `mcp.Client`, which speaks 2026-07-28,
+and `ClientSession`); `@modelcontextprotocol/server-filesystem` and
+`@modelcontextprotocol/server-everything` as downstream servers, each at the version pinned
+below.
 
 Installs the pins into a cache directory once (a venv for Python, an npm prefix for the rest)
 and reuses them. Every check prints PASS or FAIL; any FAIL exits 1.
+
+MCP Inspector (`@modelcontextprotocol/inspector`, CLI mode) lists and calls the tools too.
 
 Usage: tests/mcp/run.py [--spill PATH] [--cache DIR] [--keep]
 Needs: python3 (with venv), node and npm. Network: PyPI and the npm registry, for the first
@@ -15,6 +20,7 @@ install only; everything else runs on this machine.
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,31 +28,77 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PYTHON_SDK = ("mcp", "2.3.0")
+# (version, entry points, other pins): the latest and one older release (1.9.4 speaks 2025-03-26
+# and imports a pydantic internal that 2.12 removed).
+PYTHON_SDKS = [("2.3.0", ["client", "session"], []), ("1.9.4", ["session"], ["pydantic==2.11.7"])]
 NPM = [
     ("@modelcontextprotocol/sdk", "1.32.2"),
     ("@modelcontextprotocol/server-filesystem", "2026.8.31"),
     ("@modelcontextprotocol/server-everything", "2026.8.31"),
 ]
+# An older TypeScript client (it speaks 2025-03-26); the servers come from NPM's install.
+NPM_OLD = [("@modelcontextprotocol/sdk", "1.11.5")]
+# MCP Inspector, in its CLI mode (one request per run).
+INSPECTOR = [("@modelcontextprotocol/inspector", "2.12.0")]
 
 
-def install(cache):
-    venv = cache / f"py-{PYTHON_SDK[0]}-{PYTHON_SDK[1]}"
+def inspector_checks(node_modules, spill, work, downstream):
+    """MCP Inspector's CLI lists and calls spill's tools, directly and through the proxy."""
+    cli = str(node_modules / ".bin" / "mcp-inspector")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPILL_")}
+    env.update(SPILL_DIR=str(work / "store"), SPILL_SCOPE="inspector")
+    rows = "".join(f"row {i}\n" for i in range(1, 5001))
+    ref = json.loads(subprocess.run([str(spill), "wrap"], input=rows.encode(), env=env, capture_output=True,
+                                    check=True).stdout)["ref"]
+    failed = 0
+
+    def run(*args):
+        done = subprocess.run([cli, "--cli", *args], env=env, capture_output=True, text=True, timeout=120)
+        try:
+            return json.loads(done.stdout)
+        except ValueError:
+            return {"error": (done.stdout + done.stderr)[-400:]}
+
+    def check(name, ok, detail):
+        nonlocal failed
+        print(f"{'PASS' if ok else 'FAIL'}  inspector: {name}" + ("" if ok else f"  ({str(detail)[:400]})"))
+        failed += not ok
+
+    listed = run(str(spill), "mcp", "--method", "tools/list")
+    check("lists spill's tools", [t["name"] for t in listed.get("tools", [])] == ["cat", "shape", "extract", "search", "ls"], listed)
+    cat = run(str(spill), "mcp", "--method", "tools/call", "--tool-name", "cat", "--tool-arg", f"source={ref}",
+              "--tool-arg", "lines=5000:5000")
+    check("calls cat", cat.get("content", [{}])[0].get("text") == "row 5000\nlines 5,000–5,000 of 5,000\n", cat)
+    resources = run(str(spill), "mcp", "--method", "resources/list")
+    check("lists the stored output", [r["uri"] for r in resources.get("resources", [])] == [f"spill://inspector/{ref}"], resources)
+    # The Inspector drops a `--` from the server's arguments, so the proxy is started by a shell.
+    command = " ".join(shlex.quote(w) for w in [str(spill), "mcp", "proxy", "--", sys.executable, str(downstream)])
+    proxied = run("sh", "-c", f"exec {command}", "--method", "tools/list")
+    check("lists the tools through the proxy", "spill_search" in [t["name"] for t in proxied.get("tools", [])], proxied)
+    return failed
+
+
+def install_python(cache, version, pins):
+    venv = cache / "-".join([f"py-mcp-{version}", *(p.replace("==", "-") for p in pins)])
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
-        print(f"installing {PYTHON_SDK[0]}=={PYTHON_SDK[1]} into {venv}")
+        print(f"installing mcp=={version} {' '.join(pins)} into {venv}")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", f"{PYTHON_SDK[0]}=={PYTHON_SDK[1]}"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", f"mcp=={version}", *pins], check=True)
         (venv / ".installed").write_text("")
-    key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in NPM)
+    return python
+
+
+def install_npm(cache, packages):
+    key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in packages)
     prefix = cache / f"npm-{key}"
     if not (prefix / ".installed").exists():
-        print(f"installing {', '.join(f'{n}@{v}' for n, v in NPM)} into {prefix}")
+        print(f"installing {', '.join(f'{n}@{v}' for n, v in packages)} into {prefix}")
         prefix.mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix),
-                        *[f"{n}@{v}" for n, v in NPM]], check=True)
+                        *[f"{n}@{v}" for n, v in packages]], check=True)
         (prefix / ".installed").write_text("")
-    return python, prefix / "node_modules"
+    return prefix / "node_modules"
 
 
 def main():
@@ -67,18 +119,34 @@ def main():
     for tool in ("npm", "node"):
         if shutil.which(tool) is None:
             sys.exit(f"mcp tests: {tool} is not on PATH")
-    python, node_modules = install(Path(args.cache))
+    cache = Path(args.cache)
+    node_modules = install_npm(cache, NPM)
+    old_node_modules = install_npm(cache, NPM_OLD)
+    inspector_modules = install_npm(cache, INSPECTOR)
+    runs = []
+    for version, modes, pins in PYTHON_SDKS:
+        python = install_python(cache, version, pins)
+        for mode in modes:
+            runs.append((f"python {version} {mode}", [str(python), str(HERE / "py_client.py"), str(spill),
+                                                      "", mode,
+                                                      str(HERE / "downstream.py")]))
+    for version, modules in [(NPM[0][1], node_modules), (NPM_OLD[0][1], old_node_modules)]:
+        runs.append((f"typescript {version}", ["node", str(HERE / "ts_client.mjs"), str(modules), str(spill), "",
+                                                str(node_modules)]))
     work = Path(tempfile.mkdtemp(prefix="spill-mcp-"))
     status = 0
     try:
-        for name, command in [
-            ("python", [str(python), str(HERE / "py_client.py"), str(spill), str(work / "py")]),
-            ("typescript", ["node", str(HERE / "ts_client.mjs"), str(node_modules), str(spill), str(work / "ts")]),
-        ]:
-            (work / command[-1]).mkdir(parents=True, exist_ok=True)
+        for i, (name, command) in enumerate(runs):
+            # Each run its own store and work directory.
+            slot = command.index("")
+            command[slot] = str(work / f"run{i}")
+            Path(command[slot]).mkdir(parents=True, exist_ok=True)
             print(f"== {name} SDK client", flush=True)
             done = subprocess.run(command, timeout=600)
             status |= done.returncode != 0
+        print("== MCP Inspector CLI", flush=True)
+        (work / "inspector").mkdir()
+        status |= inspector_checks(inspector_modules, spill, work / "inspector", HERE / "downstream.py") != 0
     finally:
         if args.keep:
             print(f"work directory kept: {work}")
