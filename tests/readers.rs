@@ -501,3 +501,33 @@ proptest::proptest! {
         proptest::prop_assert!(value["summary"].is_string());
     }
 }
+
+/// `tput sgr0` writes `ESC ( B` (select ASCII as G0) before `ESC [ m`: every escape sequence is
+/// removed whole, as a terminal parses it (ESC, intermediates, final byte), so the preview, the
+/// signals, `cat` and `search` show `error: build failed`, never `error(B: build failed`.
+#[test]
+fn a_tput_reset_leaves_nothing_in_the_cleaned_view() {
+    let s = Sandbox::new();
+    let sgr0 = "\x1b(B\x1b[m";
+    let mut log = format!("\x1b[1m\x1b[32mCompiling{sgr0} foo\n").into_bytes();
+    log.extend(crate::common::lines_of_text(1500));
+    log.extend_from_slice(format!("\x1b[1m\x1b[31merror{sgr0}: build failed\n").as_bytes());
+    log.extend_from_slice(format!("\x1b#8\x1b7done\x1b8 \x1bPq#0\x1b\\ok{sgr0}\n").as_bytes());
+    log.extend(crate::common::lines_of_text(1500));
+    let env = s.run(&["wrap", "--max-inline", "0"], log).status(0).json();
+    assert_eq!(env["preview"]["head"][0], "Compiling foo");
+    let signals = crate::common::signal_texts(&env);
+    assert!(
+        signals.iter().any(|t| t.contains("error: build failed")),
+        "{signals:?}"
+    );
+    assert!(!signals.iter().any(|t| t.contains("(B")), "{signals:?}");
+    let r#ref = env["ref"].as_str().unwrap();
+    let r = s.run(&["cat", r#ref, "--lines", "1502:1503"], "");
+    assert_eq!(r.out(), "error: build failed\ndone ok\n");
+    let r = s.run(&["search", r#ref, "-F", "error: build failed"], "");
+    r.status(0);
+    assert_eq!(r.out(), "1502:1:error: build failed\n");
+    let r = s.run(&["search", r#ref, "-F", "(B", "--count"], "");
+    r.status(1);
+}
