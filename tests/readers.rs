@@ -531,3 +531,50 @@ fn a_tput_reset_leaves_nothing_in_the_cleaned_view() {
     let r = s.run(&["search", r#ref, "-F", "(B", "--count"], "");
     r.status(1);
 }
+
+/// A repeated key: every reader takes the first member (README, *Exactness*). `search --paths`
+/// names, for a match in the later member, the object holding it, whose extract holds the
+/// match; `extract` of the name reads the first; `shape` and the envelope type and show the
+/// first alone.
+#[test]
+fn a_repeated_key_is_its_first_member_for_every_reader() {
+    let s = Sandbox::new();
+    let doc = r#"{"a":{"x":1},"b":2,"a":{"x":"hit"},"c":{"k":{"y":"one"},"k":{"y":"two"}}}"#;
+    let f = s.file("dup.json", doc);
+    let p = f.to_str().unwrap();
+    let r = s.run(&["extract", p, "$.a", "--compact"], "");
+    r.status(0);
+    assert_eq!(r.out(), "{\"x\":1}\n");
+    let r = s.run(&["search", p, "hit|two|one", "--paths", "--json"], "");
+    r.status(0);
+    let paths: Vec<String> = r.json()["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths, ["$", "$['c']['k']['y']", "$['c']"]);
+    for (path, text) in paths.iter().zip(["hit", "one", "two"]) {
+        let r = s.run(&["extract", p, path, "--compact"], "");
+        r.status(0);
+        assert!(r.out().contains(text), "{path}: {}", r.out());
+    }
+    let r = s.run(&["shape", p], "");
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "{\"a\":{\"x\":\"integer\"},\"b\":\"integer\",\"c\":{\"k\":{\"y\":\"string\"}}}\n"
+    );
+    let env = s.run(&["wrap", "--max-inline", "0"], doc).status(0).json();
+    let preview = env["preview"].to_string();
+    assert!(
+        !preview.contains("hit") && !preview.contains("two"),
+        "{preview}"
+    );
+    assert!(preview.contains("one"), "{preview}");
+    assert!(
+        !env["shape"].to_string().contains("string|integer"),
+        "{}",
+        env["shape"]
+    );
+}
