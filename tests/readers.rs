@@ -501,3 +501,80 @@ proptest::proptest! {
         proptest::prop_assert!(value["summary"].is_string());
     }
 }
+
+/// `tput sgr0` writes `ESC ( B` (select ASCII as G0) before `ESC [ m`: every escape sequence is
+/// removed whole, as a terminal parses it (ESC, intermediates, final byte), so the preview, the
+/// signals, `cat` and `search` show `error: build failed`, never `error(B: build failed`.
+#[test]
+fn a_tput_reset_leaves_nothing_in_the_cleaned_view() {
+    let s = Sandbox::new();
+    let sgr0 = "\x1b(B\x1b[m";
+    let mut log = format!("\x1b[1m\x1b[32mCompiling{sgr0} foo\n").into_bytes();
+    log.extend(crate::common::lines_of_text(1500));
+    log.extend_from_slice(format!("\x1b[1m\x1b[31merror{sgr0}: build failed\n").as_bytes());
+    log.extend_from_slice(format!("\x1b#8\x1b7done\x1b8 \x1bPq#0\x1b\\ok{sgr0}\n").as_bytes());
+    log.extend(crate::common::lines_of_text(1500));
+    let env = s.run(&["wrap", "--max-inline", "0"], log).status(0).json();
+    assert_eq!(env["preview"]["head"][0], "Compiling foo");
+    let signals = crate::common::signal_texts(&env);
+    assert!(
+        signals.iter().any(|t| t.contains("error: build failed")),
+        "{signals:?}"
+    );
+    assert!(!signals.iter().any(|t| t.contains("(B")), "{signals:?}");
+    let r#ref = env["ref"].as_str().unwrap();
+    let r = s.run(&["cat", r#ref, "--lines", "1502:1503"], "");
+    assert_eq!(r.out(), "error: build failed\ndone ok\n");
+    let r = s.run(&["search", r#ref, "-F", "error: build failed"], "");
+    r.status(0);
+    assert_eq!(r.out(), "1502:1:error: build failed\n");
+    let r = s.run(&["search", r#ref, "-F", "(B", "--count"], "");
+    r.status(1);
+}
+
+/// A repeated key: every reader takes the first member (README, *Exactness*). `search --paths`
+/// names, for a match in the later member, the object holding it, whose extract holds the
+/// match; `extract` of the name reads the first; `shape` and the envelope type and show the
+/// first alone.
+#[test]
+fn a_repeated_key_is_its_first_member_for_every_reader() {
+    let s = Sandbox::new();
+    let doc = r#"{"a":{"x":1},"b":2,"a":{"x":"hit"},"c":{"k":{"y":"one"},"k":{"y":"two"}}}"#;
+    let f = s.file("dup.json", doc);
+    let p = f.to_str().unwrap();
+    let r = s.run(&["extract", p, "$.a", "--compact"], "");
+    r.status(0);
+    assert_eq!(r.out(), "{\"x\":1}\n");
+    let r = s.run(&["search", p, "hit|two|one", "--paths", "--json"], "");
+    r.status(0);
+    let paths: Vec<String> = r.json()["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(paths, ["$", "$['c']['k']['y']", "$['c']"]);
+    for (path, text) in paths.iter().zip(["hit", "one", "two"]) {
+        let r = s.run(&["extract", p, path, "--compact"], "");
+        r.status(0);
+        assert!(r.out().contains(text), "{path}: {}", r.out());
+    }
+    let r = s.run(&["shape", p], "");
+    r.status(0);
+    assert_eq!(
+        r.out(),
+        "{\"a\":{\"x\":\"integer\"},\"b\":\"integer\",\"c\":{\"k\":{\"y\":\"string\"}}}\n"
+    );
+    let env = s.run(&["wrap", "--max-inline", "0"], doc).status(0).json();
+    let preview = env["preview"].to_string();
+    assert!(
+        !preview.contains("hit") && !preview.contains("two"),
+        "{preview}"
+    );
+    assert!(preview.contains("one"), "{preview}");
+    assert!(
+        !env["shape"].to_string().contains("string|integer"),
+        "{}",
+        env["shape"]
+    );
+}

@@ -745,3 +745,37 @@ fn no_match_says_so_on_stderr_in_text_mode_only() {
         "no matches at --offset 9 (2 in total) · first page: --offset 0\n"
     );
 }
+
+/// `-w` next to bytes that are not UTF-8: each such byte is a non-word neighbour, whichever it
+/// is, as for `\bError\b` and `grep -w` (README, `spill search`); a Unicode word character
+/// (`é`) is a word neighbour.
+#[test]
+fn word_matches_next_to_invalid_utf8_do_not_depend_on_the_byte() {
+    let s = Sandbox::new();
+    let mut text = Vec::new();
+    for b in [0x80u8, 0xbf, 0xc0, 0xc3, 0xe2, 0xf0, 0xf5, 0xfe, 0xff] {
+        text.extend_from_slice(&[b]);
+        text.extend_from_slice(b"Error\n");
+        text.extend_from_slice(b"Error");
+        text.extend_from_slice(&[b, b'\n']);
+    }
+    text.extend_from_slice("\u{e9}Error\nError\u{e9}\n_Error\nErrors\n".as_bytes());
+    let f = s.file("bytes.log", &text);
+    let p = f.to_str().unwrap();
+    let r = s.run(&["search", p, "-w", "Error", "--count"], "");
+    r.status(0);
+    assert_eq!(r.out(), "18\n");
+    let r = s.run(&["search", p, r"\bError\b", "--count"], "");
+    assert_eq!(r.out(), "18\n");
+    let r = s.run(&["search", p, "-w", "-F", "Error", "--limit", "2"], "");
+    r.status(0);
+    assert!(r.out().starts_with("1:2:"), "{}", r.out());
+    // -i and several patterns take the same rule.
+    let r = s.run(
+        &[
+            "search", p, "-w", "-i", "-e", "ERROR", "-e", "nothing", "--count",
+        ],
+        "",
+    );
+    assert_eq!(r.out(), "18\n");
+}

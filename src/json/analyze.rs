@@ -538,6 +538,9 @@ enum Open<'a> {
         /// The name of the member whose value is being rendered.
         key: Option<String>,
         done: Vec<(String, JsonPreview)>,
+        /// The keys shown so far, whole: a later member with one of them is not shown (the
+        /// first member is the member, README *Exactness*).
+        seen: Vec<std::borrow::Cow<'a, str>>,
     },
     Arr {
         elements: super::nav::Elements<'a>,
@@ -550,6 +553,7 @@ enum Open<'a> {
         last: std::collections::VecDeque<super::nav::Member<'a>>,
         key: Option<String>,
         done: Vec<(String, JsonPreview)>,
+        seen: Vec<std::borrow::Cow<'a, str>>,
     },
 }
 
@@ -597,6 +601,7 @@ fn render(v: Value<'_>, b: &Bounds, used: &mut usize, limit: usize) -> Option<Js
                         shown: 0,
                         key: None,
                         done: Vec::new(),
+                        seen: Vec::new(),
                     });
                     None
                 }
@@ -657,8 +662,11 @@ fn render(v: Value<'_>, b: &Bounds, used: &mut usize, limit: usize) -> Option<Js
                 shown,
                 key,
                 done,
+                seen,
             } => match members.next() {
+                Some(Ok(m)) if seen.iter().any(|k| m.key_is(k)) => false,
                 Some(Ok(m)) if *shown < b.members - b.members / LAST_KEYS_SHARE => {
+                    seen.push(m.key());
                     *key = Some(name(used, &m, *shown == 0));
                     *shown += 1;
                     next = Some(m.value);
@@ -689,20 +697,31 @@ fn render(v: Value<'_>, b: &Bounds, used: &mut usize, limit: usize) -> Option<Js
                         ));
                     }
                     let mut key = None;
+                    let mut seen = std::mem::take(seen);
                     if more == 0 && *shown == 0 {
                         // Nothing before the last members: the first needs no comma.
                         if let Some(m) = last.pop_front() {
+                            seen.push(m.key());
                             key = Some(name(used, &m, true));
                             next = Some(m.value);
                         }
                     }
-                    *top = Open::Tail { last, key, done };
+                    *top = Open::Tail {
+                        last,
+                        key,
+                        done,
+                        seen,
+                    };
                     false
                 }
                 _ => true,
             },
-            Open::Tail { last, key, .. } => match last.pop_front() {
+            Open::Tail {
+                last, key, seen, ..
+            } => match last.pop_front() {
+                Some(m) if seen.iter().any(|k| m.key_is(k)) => false,
                 Some(m) => {
+                    seen.push(m.key());
                     *key = Some(name(used, &m, false));
                     next = Some(m.value);
                     false

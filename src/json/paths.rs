@@ -22,6 +22,10 @@ pub struct PathHit {
 ///
 /// With `ndjson`, top-level value `i` is `$[i]` (records are addressed as an array). Offsets
 /// between members (whitespace, commas, colons) belong to the enclosing container.
+///
+/// A member whose key an earlier member of the same object already has is not reached by its
+/// name (the first member wins, for every command: README, *Exactness*), so an offset inside
+/// it, key or value, is answered with the path of the object that holds it.
 pub fn paths_at_offsets(
     doc: &[u8],
     offsets: &[u64],
@@ -47,6 +51,8 @@ pub fn paths_at_offsets_skipping(
         next: 0,
         out: vec![None; offsets.len()],
         open: Vec::new(),
+        starts: Vec::new(),
+        shadowed: std::collections::HashMap::new(),
         pending: None,
         ndjson,
     };
@@ -87,15 +93,59 @@ struct PathFinder<'a> {
     out: Vec<Option<PathHit>>,
     /// One entry per open container: the step that reached it (`None` for a JSON root).
     open: Vec<Option<Seg>>,
+    /// The offset of each open container's opening bracket.
+    starts: Vec<usize>,
+    /// Whether the member whose key starts at this offset repeats an earlier member's key.
+    shadowed: std::collections::HashMap<usize, bool>,
     /// The step to the value about to start.
     pending: Option<Seg>,
     ndjson: bool,
 }
 
 impl PathFinder<'_> {
-    fn render(&self, segs: &[Option<Seg>], extra: Option<Seg>) -> String {
+    /// Whether the member with key `doc[a..b]` of the object at `object` comes after a member
+    /// with the same key (decoded: `"\u0061"` is `"a"`).
+    fn is_shadowed(&mut self, object: usize, (a, b): (usize, usize)) -> bool {
+        if let Some(&known) = self.shadowed.get(&a) {
+            return known;
+        }
+        let name = decode_string(&self.doc[a..b]);
+        let mut found = false;
+        for m in super::nav::Value::new(self.doc, object).members() {
+            match m {
+                Ok(m) if m.key_at + 1 < a => {
+                    if m.key_is(&name) {
+                        found = true;
+                        break;
+                    }
+                }
+                _ => break,
+            }
+        }
+        self.shadowed.insert(a, found);
+        found
+    }
+
+    /// The path of `segs` then `extra` (the step from the innermost open container), cut
+    /// before the first member that a repeated key shadows.
+    fn render(&mut self, segs: &[Option<Seg>], extra: Option<Seg>) -> String {
+        let steps = segs.len() + usize::from(extra.is_some());
+        let mut keep = steps;
+        for i in 0..steps {
+            let seg = if i < segs.len() { segs[i] } else { extra };
+            // Step i reaches container i (or the value after the open ones) from container
+            // i - 1; the first open container is a root or a record.
+            if let (Some(Seg::Key(a, b)), Some(&object)) =
+                (seg, i.checked_sub(1).and_then(|p| self.starts.get(p)))
+                && self.is_shadowed(object, (a, b))
+            {
+                keep = i;
+                break;
+            }
+        }
         let mut s = String::from("$");
-        for seg in segs.iter().chain(std::iter::once(&extra)).flatten() {
+        let steps = segs.iter().chain(std::iter::once(&extra));
+        for seg in steps.take(keep).flatten() {
             match *seg {
                 Seg::Index(i) => {
                     s.push('[');
@@ -112,7 +162,10 @@ impl PathFinder<'_> {
     fn flush_below(&mut self, limit: u64, segs: &[Option<Seg>], in_key: bool) {
         let mut path: Option<String> = None;
         while self.next < self.targets.len() && self.targets[self.next].0 < limit {
-            let p = path.get_or_insert_with(|| self.render(segs, None)).clone();
+            let p = match &path {
+                Some(p) => p.clone(),
+                None => path.insert(self.render(segs, None)).clone(),
+            };
             let idx = self.targets[self.next].1;
             self.out[idx] = Some(PathHit { path: p, in_key });
             self.next += 1;
@@ -157,6 +210,7 @@ impl Visitor for PathFinder<'_> {
             }
         }
         self.open.push(seg);
+        self.starts.push(at);
         self.flow()
     }
 
@@ -164,6 +218,7 @@ impl Visitor for PathFinder<'_> {
         // The closing bracket itself belongs to the container.
         self.flush_container(at + 1);
         self.open.pop();
+        self.starts.pop();
         self.flow()
     }
 
@@ -187,9 +242,15 @@ impl Visitor for PathFinder<'_> {
         let mut path: Option<String> = None;
         let seg = self.pending.take();
         while self.next < self.targets.len() && self.targets[self.next].0 < end {
-            let p = path
-                .get_or_insert_with(|| self.render(&self.open, seg))
-                .clone();
+            let p = match &path {
+                Some(p) => p.clone(),
+                None => {
+                    let open = std::mem::take(&mut self.open);
+                    let p = self.render(&open, seg);
+                    self.open = open;
+                    path.insert(p).clone()
+                }
+            };
             let idx = self.targets[self.next].1;
             self.out[idx] = Some(PathHit {
                 path: p,
@@ -243,6 +304,25 @@ mod tests {
                 ("$".to_string(), false),
                 ("$['items']".to_string(), false),
                 ("$['it\\'s']".to_string(), true),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_member_after_one_with_the_same_key_is_answered_with_its_object() {
+        let doc = r#"{"a":{"x":1},"b":[{"\u0061":2,"a":{"y":"in"}}],"a":{"x":"late"}}"#;
+        let at = |s: &str| doc.find(s).unwrap() as u64;
+        assert_eq!(
+            hits(
+                doc,
+                &[at("1"), at("in"), at("late"), at("\"a\":{\"x\":\"") + 1],
+                false
+            ),
+            [
+                ("$['a']['x']".to_string(), false),
+                ("$['b'][0]".to_string(), false),
+                ("$".to_string(), false),
+                ("$".to_string(), true),
             ]
         );
     }
@@ -342,8 +422,8 @@ mod oracle {
         steps
     }
 
-    /// Resolves a path; with duplicate keys the last member wins, as the walk sees them in order
-    /// — so all members with the name are returned.
+    /// Resolves a path; with duplicate keys the first member is the member (README,
+    /// *Exactness*), as `extract` reads it.
     fn resolve<'a>(doc: &'a [u8], steps: &[Step]) -> Vec<Value<'a>> {
         let mut current = vec![root(doc).unwrap()];
         for step in steps {
@@ -354,7 +434,7 @@ mod oracle {
                         next.extend(
                             v.members()
                                 .map(Result::unwrap)
-                                .filter(|m| m.key() == n.as_str())
+                                .find(|m| m.key() == n.as_str())
                                 .map(|m| m.value),
                         );
                     }
@@ -378,12 +458,16 @@ mod oracle {
         v.offset() <= t && t < v.end().unwrap()
     }
 
+    /// Whether a child a path reaches contains `t` (of repeated keys, the first member).
     fn child_containing(v: &Value<'_>, t: usize) -> bool {
         match v.kind().unwrap() {
-            Kind::Object => v
-                .members()
-                .map(Result::unwrap)
-                .any(|m| contains(&m.value, t)),
+            Kind::Object => {
+                let mut seen = std::collections::HashSet::new();
+                v.members()
+                    .map(Result::unwrap)
+                    .filter(|m| seen.insert(m.key()))
+                    .any(|m| contains(&m.value, t))
+            }
             Kind::Array => v
                 .elements()
                 .map(Result::unwrap)

@@ -458,10 +458,13 @@ impl Builder {
         };
         *hint = i + 1;
         let f = &mut self.objs[o as usize].fields[i];
-        if f.last != serial + 1 {
-            f.last = serial + 1;
-            f.present += 1;
+        if f.last == serial + 1 {
+            // A repeated key: the first member is the member (README, *Exactness*), so the
+            // value of this one merges into nothing.
+            return None;
         }
+        f.last = serial + 1;
+        f.present += 1;
         Some(f.ty)
     }
 
@@ -726,11 +729,14 @@ impl Visitor for Builder {
         if let Some(Frame::Obj { obj, serial, hint }) = self.frames.last_mut() {
             let f = &mut self.objs[*obj as usize].fields[*hint];
             *hint += 1;
-            if f.last != *serial + 1 {
+            // A repeated key's value merges into nothing, as in `field`.
+            self.pending = if f.last == *serial + 1 {
+                None
+            } else {
                 f.last = *serial + 1;
                 f.present += 1;
-            }
-            self.pending = Some(f.ty);
+                Some(f.ty)
+            };
         }
         Flow::Continue
     }
@@ -1533,10 +1539,17 @@ mod tests {
     }
 
     #[test]
-    fn key_order_is_document_order_and_duplicates_count_once() {
+    fn key_order_is_document_order_and_a_repeated_key_keeps_its_first_value() {
+        // The first member is the member, as `extract '$.z'` reads it (README, Exactness).
         assert_eq!(
             sk(r#"{"z":1,"a":2,"z":"s"}"#),
-            r#"{"z":"string|integer","a":"integer"}"#
+            r#"{"z":"integer","a":"integer"}"#
+        );
+        // Also when the key is the one records usually have next (the guessed key), and for a
+        // container value.
+        assert_eq!(
+            sk(r#"[{"z":1,"a":2},{"z":3,"z":{"x":1},"a":[1]}]"#),
+            r#"{"array[2]":{"z":"integer","a":"integer|array[1]"}}"#
         );
     }
 

@@ -153,7 +153,7 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
         line: 1,
         total: bytes.len() as u64,
     });
-    let sel = if let Some(span) = lines {
+    let mut sel = if let Some(span) = lines {
         select_lines(bytes, span, max_bytes, frame)
     } else if let Some(span) = byte_span {
         select_bytes(bytes, span, max_bytes, frame)
@@ -171,6 +171,18 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     } else {
         select_default(bytes, frame)
     };
+    // The page ends where what it shows ends: at the first byte `--max-columns` hides, with
+    // `next:` starting there (README, `spill cat`), so following `next:` shows every byte.
+    let cut = (!hex && !req.raw)
+        .then(|| first_cut(&bytes[sel.from..sel.to], req.max_columns))
+        .flatten();
+    if let Some(cut) = &cut {
+        let width = (sel.to - sel.from) as u64;
+        sel.to = sel.from + cut.at;
+        sel.lines = None;
+        let at = frame.offset + sel.to as u64;
+        sel.next = Some(format!("--bytes {at}:{}", at + width));
+    }
     let chunk = &bytes[sel.from..sel.to];
     let (from, to) = (frame.offset + sel.from as u64, frame.offset + sel.to as u64);
     let written = if hex {
@@ -182,7 +194,7 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     } else if req.raw {
         write_all(out, chunk)
     } else {
-        write_lines(out, chunk, req.max_columns, on_terminal)
+        write_lines(out, chunk, cut.as_ref(), on_terminal)
     };
     // A write straight from a map that shrank fails with EFAULT ("bad address"), not SIGBUS:
     // the change is the error to report.
@@ -540,42 +552,70 @@ fn select_bytes(bytes: &[u8], span: Span, max_bytes: u64, frame: Frame) -> Selec
     }
 }
 
-/// Writes lines, cutting those longer than `max_columns` characters with a marker, and
-/// escaping control characters when stdout is a terminal.
-fn write_lines(
-    out: &mut dyn Write,
-    chunk: &[u8],
-    max_columns: usize,
-    on_terminal: bool,
-) -> Result<()> {
-    for line in chunk.split_inclusive(|&b| b == b'\n') {
+/// The first line of a page longer than `--max-columns` characters (0: no limit), and where
+/// it is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Cut {
+    /// The offset in the page of the first byte not shown.
+    at: usize,
+    /// How many characters of that line the page held past the cut (the marker's `+N`).
+    hidden: usize,
+    /// Whether that line's end was in the page (the marker then ends the line).
+    newline: bool,
+}
+
+fn first_cut(page: &[u8], max_columns: usize) -> Option<Cut> {
+    if max_columns == 0 {
+        return None;
+    }
+    let mut start = 0;
+    for line in page.split_inclusive(|&b| b == b'\n') {
         let (body, newline) = match line.strip_suffix(b"\n") {
             Some(body) => (body, true),
             None => (line, false),
         };
-        // 0 means no limit, as in `search --max-columns 0`; --max-bytes still bounds the page.
-        let keep = if max_columns == 0 {
-            body.len()
-        } else {
-            text::prefix_bytes_for_chars(body, max_columns)
-        };
-        let (shown, cut) = if keep < body.len() {
-            (&body[..keep], Some(text::char_count(&body[keep..])))
-        } else {
-            (body, None)
-        };
-        if on_terminal {
-            write_all(out, crate::diag::escape_bytes(shown).as_bytes())?;
-        } else {
-            write_all(out, shown)?;
+        // A line of at most `max_columns` bytes has at most that many characters.
+        if body.len() > max_columns {
+            let keep = text::prefix_bytes_for_chars(body, max_columns);
+            if keep < body.len() {
+                return Some(Cut {
+                    at: start + keep,
+                    hidden: text::char_count(&body[keep..]),
+                    newline,
+                });
+            }
         }
-        if let Some(more) = cut {
-            write_all(
-                out,
-                format!("…[+{} chars]", group_digits(more as u64)).as_bytes(),
-            )?;
+        start += line.len();
+    }
+    None
+}
+
+/// Writes the page's lines, escaping control characters when stdout is a terminal, and the
+/// marker of the line cut at the page's end (`…[+N chars]`), when one is.
+fn write_lines(
+    out: &mut dyn Write,
+    chunk: &[u8],
+    cut: Option<&Cut>,
+    on_terminal: bool,
+) -> Result<()> {
+    if on_terminal {
+        for line in chunk.split_inclusive(|&b| b == b'\n') {
+            let (body, newline) = match line.strip_suffix(b"\n") {
+                Some(body) => (body, true),
+                None => (line, false),
+            };
+            write_all(out, crate::diag::escape_bytes(body).as_bytes())?;
+            if newline {
+                write_all(out, b"\n")?;
+            }
         }
-        if newline {
+    } else {
+        write_all(out, chunk)?;
+    }
+    if let Some(cut) = cut {
+        let marker = format!("…[+{} chars]", group_digits(cut.hidden as u64));
+        write_all(out, marker.as_bytes())?;
+        if cut.newline {
             write_all(out, b"\n")?;
         }
     }

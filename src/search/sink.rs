@@ -4,9 +4,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io;
 
 use grep_matcher::Matcher;
-use grep_regex::RegexMatcher;
 use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
 
+use super::matcher::SpillMatcher;
 use super::window::Window;
 use super::{ContextLine, Match, Page};
 use crate::text::analyze::count_byte;
@@ -14,7 +14,7 @@ use crate::text::analyze::count_byte;
 /// Receives the matching lines (and the context lines around them) from the searcher and
 /// turns them into occurrences: one per `find_iter` match within a line.
 pub(crate) struct PageSink<'a> {
-    matcher: &'a RegexMatcher,
+    matcher: &'a SpillMatcher,
     page: &'a Page,
     /// Occurrences seen so far, kept or not.
     pub(crate) seen: u64,
@@ -52,7 +52,7 @@ impl<'a> PageSink<'a> {
     /// A sink for a search of `haystack` (when the source is one slice) that stops once the
     /// page is complete when `stop`, or else goes on counting.
     pub(crate) fn new(
-        matcher: &'a RegexMatcher,
+        matcher: &'a SpillMatcher,
         page: &'a Page,
         haystack: Option<&'a [u8]>,
         stop: bool,
@@ -273,12 +273,12 @@ impl Sink for PageSink<'_> {
 /// Counts occurrences only: the fast path for `--count` and for the rest of a source once
 /// the page is complete.
 pub(crate) struct CountSink<'a> {
-    matcher: &'a RegexMatcher,
+    matcher: &'a SpillMatcher,
     pub(crate) count: u64,
 }
 
 impl<'a> CountSink<'a> {
-    pub(crate) fn new(matcher: &'a RegexMatcher) -> CountSink<'a> {
+    pub(crate) fn new(matcher: &'a SpillMatcher) -> CountSink<'a> {
         CountSink { matcher, count: 0 }
     }
 }
@@ -315,7 +315,7 @@ fn room(budget: u64, line: u64, column: Option<u64>) -> usize {
 }
 
 /// Occurrences of the pattern in one line (without its terminator).
-fn count_in_line(matcher: &RegexMatcher, text: &[u8]) -> io::Result<u64> {
+fn count_in_line(matcher: &SpillMatcher, text: &[u8]) -> io::Result<u64> {
     let mut n = 0;
     matcher
         .find_iter(text, |_| {

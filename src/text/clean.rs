@@ -4,54 +4,87 @@
 //! sequences or bare `\r`, so every line the envelope shows is found at the same line number.
 //! Stored bytes stay raw.
 
-/// Removes ANSI escape sequences (CSI, OSC, and two-byte escapes) from `line`.
+/// Removes escape sequences from `line`, as a VT500-series terminal parses them (the state
+/// table of `anstyle-parse`, the parser `anstream` uses): ESC with its intermediates and final
+/// byte (`ESC ( B`, which `tput sgr0` writes before `ESC [ m`; `ESC 7`; `ESC # 8`), CSI with its
+/// parameters, OSC up to BEL or ST (`ESC \`), and DCS, SOS, PM and APC strings up to ST.
+///
+/// Decisions, for text that is mostly UTF-8 and sometimes not:
+/// - Only ESC starts a sequence. The 8-bit C1 introducers (0x9B, 0x9D, …) are UTF-8
+///   continuation bytes in the text spill sees, so they are kept as text.
+/// - A control byte inside a sequence that the terminal would execute (a tab, a backspace) is
+///   kept, as the terminal would act on it; CAN and SUB end the sequence and are kept too.
+/// - A byte of 0x80 or more inside ESC or CSI (the grammar allows none) ends the sequence and is
+///   kept as text, so that a stray ESC before UTF-8 text removes no text; inside the OSC, DCS,
+///   SOS, PM and APC strings it is part of the string.
+/// - A sequence still open at the end of the line is removed to the end of the line (lines are
+///   cleaned one at a time, so a source's line `N` is always its view's line `N`).
+///
+/// A line without an ESC byte is returned as it is, after one `memchr`; between sequences the
+/// text is copied in runs found by `memchr`, so only the sequences' own bytes go through the
+/// state table.
 pub fn strip_ansi(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    if !line.contains(&0x1b) {
+    use anstyle_parse::state::{Action, State, state_change};
+    let Some(first) = memchr::memchr(0x1b, line) else {
         return std::borrow::Cow::Borrowed(line);
-    }
+    };
     let mut out = Vec::with_capacity(line.len());
-    let mut i = 0;
+    out.extend_from_slice(&line[..first]);
+    let mut i = first;
+    // line[i] is an ESC that starts a sequence.
     while i < line.len() {
-        if line[i] != 0x1b {
-            out.push(line[i]);
+        // The common case first: a CSI of parameter and intermediate bytes and its final byte
+        // is removed whole by the state table too (through CsiIgnore when malformed).
+        if line.get(i + 1) == Some(&b'[') {
+            let body = line[i + 2..]
+                .iter()
+                .position(|b| !(0x20..=0x3f).contains(b))
+                .map(|n| i + 2 + n);
+            if let Some(end) = body
+                && (0x40..=0x7e).contains(&line[end])
+            {
+                i = end + 1;
+                let run_end = memchr::memchr(0x1b, &line[i..]).map_or(line.len(), |at| i + at);
+                out.extend_from_slice(&line[i..run_end]);
+                i = run_end;
+                continue;
+            }
+        }
+        let mut state = State::Escape;
+        i += 1;
+        while i < line.len() && state != State::Ground {
+            let byte = line[i];
+            let plain_grammar = matches!(
+                state,
+                State::Escape
+                    | State::EscapeIntermediate
+                    | State::CsiEntry
+                    | State::CsiParam
+                    | State::CsiIntermediate
+                    | State::CsiIgnore
+            );
+            if byte >= 0x80 && plain_grammar {
+                // Not part of the sequence: text again, from this byte.
+                break;
+            }
+            // ESC starts another sequence here (abandoning this one); CAN and SUB end it.
+            let (next, action) = state_change(state, byte);
+            if action == Action::Execute {
+                out.push(byte);
+            }
+            // `Anywhere` means the state does not change.
+            if next != State::Anywhere {
+                state = next;
+            }
             i += 1;
-            continue;
         }
-        match line.get(i + 1) {
-            // CSI: parameters 0x30–0x3F, intermediates 0x20–0x2F, one final byte 0x40–0x7E.
-            Some(b'[') => {
-                let mut j = i + 2;
-                while j < line.len() && (0x20..=0x3f).contains(&line[j]) {
-                    j += 1;
-                }
-                i = if j < line.len() && (0x40..=0x7e).contains(&line[j]) {
-                    j + 1
-                } else {
-                    j
-                };
-            }
-            // OSC (and DCS, PM, APC): up to BEL or ST (ESC \).
-            Some(b']' | b'P' | b'^' | b'_') => {
-                let mut j = i + 2;
-                loop {
-                    match line.get(j) {
-                        None => break,
-                        Some(0x07) => {
-                            j += 1;
-                            break;
-                        }
-                        Some(0x1b) if line.get(j + 1) == Some(&b'\\') => {
-                            j += 2;
-                            break;
-                        }
-                        Some(_) => j += 1,
-                    }
-                }
-                i = j;
-            }
-            Some(0x40..=0x7e) => i += 2,
-            _ => i += 1,
+        if i >= line.len() {
+            break;
         }
+        // Text up to the next ESC.
+        let run_end = memchr::memchr(0x1b, &line[i..]).map_or(line.len(), |at| i + at);
+        out.extend_from_slice(&line[i..run_end]);
+        i = run_end;
     }
     std::borrow::Cow::Owned(out)
 }
@@ -134,7 +167,32 @@ mod tests {
             &*strip_ansi(b"\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\"),
             b"link"
         );
-        assert_eq!(&*strip_ansi(b"a\x1b(Bb"), b"a(Bb");
+        // `tput sgr0`: ESC ( B (designate G0 as ASCII), then an SGR reset.
+        assert_eq!(
+            &*strip_ansi(b"\x1b[31merror\x1b(B\x1b[m: failed"),
+            b"error: failed"
+        );
+        assert_eq!(&*strip_ansi(b"a\x1b(Bb"), b"ab");
+        assert_eq!(&*strip_ansi(b"a\x1b7b\x1b#8c\x1b8"), b"abc");
+        // DCS, SOS, PM, APC strings up to ST.
+        assert_eq!(&*strip_ansi(b"a\x1bPq#0;2;0;0;0\x1b\\b"), b"ab");
+        assert_eq!(
+            &*strip_ansi(b"a\x1b_apc \xc3\xa9\x1b\\b\x1bXsos\x1b\\c"),
+            b"abc"
+        );
+        // A stray ESC before UTF-8 text removes no text; C1 bytes are text.
+        assert_eq!(
+            &*strip_ansi("\x1b\u{e9}t\u{e9}".as_bytes()),
+            "\u{e9}t\u{e9}".as_bytes()
+        );
+        assert_eq!(&*strip_ansi(b"a\x1b[3\xffb"), b"a\xffb");
+        assert_eq!(&*strip_ansi(b"\x9b31mx"), b"\x9b31mx");
+        // Controls inside a sequence are executed, so kept; CAN ends the sequence.
+        assert_eq!(&*strip_ansi(b"a\x1b[3\x081mb"), b"a\x08b");
+        assert_eq!(&*strip_ansi(b"a\x1b[3\x18b"), b"a\x18b");
+        // ESC inside a sequence starts another.
+        assert_eq!(&*strip_ansi(b"a\x1b[3\x1b[0mb"), b"ab");
+        assert_eq!(&*strip_ansi(b"\x1b"), b"");
         assert_eq!(&*strip_ansi(b"\x1b[2K\x1b[1G100%"), b"100%");
         assert_eq!(&*strip_ansi(b"trailing \x1b["), b"trailing ");
     }
