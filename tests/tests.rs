@@ -8,6 +8,7 @@ mod cli;
 mod color;
 mod concurrency;
 mod consistency;
+mod docs_agree;
 mod env;
 mod extract;
 mod faults;
