@@ -3,6 +3,7 @@
 mod common;
 
 mod adversarial;
+mod architecture_facts;
 mod cat;
 mod cli;
 mod color;
