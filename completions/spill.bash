@@ -1317,17 +1317,33 @@ else
 fi
 
 # Stored refs of the current scope (`spill ls --complete`) for the SOURCE of the reading
-# commands and the REFs of rm, beside the files clap's completion offers.
+# commands and the REFs of rm, beside the files clap's completion offers; @… completes the
+# short refs @last, @1 … @N only.
 _spill_with_refs() {
     _spill "$@"
-    local cur="${COMP_WORDS[COMP_CWORD]}" sub="" i
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        case "${COMP_WORDS[i]}" in -*) ;; *) sub="${COMP_WORDS[i]}"; break ;; esac
+    local line="${COMP_LINE:0:COMP_POINT}" sub="" i
+    local -a words
+    read -ra words <<< "$line"
+    [[ -z $line || $line == *[[:space:]] ]] && words+=("")
+    local n=$((${#words[@]} - 1))
+    local cur="${words[n]}"
+    for ((i = 1; i < n; i++)); do
+        case "${words[i]}" in -*) ;; *) sub="${words[i]}"; break ;; esac
     done
     case " cat shape extract search rm " in *" $sub "*) ;; *) return 0 ;; esac
     [[ $cur == -* ]] && return 0
-    [[ $sub == rm || ${COMP_WORDS[COMP_CWORD-1]} == "$sub" ]] || return 0
-    local IFS=$'\n'
+    [[ $sub == rm || ${words[n-1]} == "$sub" ]] || return 0
+    local IFS=$'
+'
+    if [[ $cur == @* ]]; then
+        local count k short="@last"
+        count=$(command spill ls --complete 2>/dev/null | wc -l)
+        for ((k = 1; k <= count; k++)); do short+=$'
+'"@$k"; done
+        COMPREPLY=($(compgen -W "$short" -- "$cur"))
+        compopt +o bashdefault +o default 2>/dev/null
+        return 0
+    fi
     COMPREPLY+=($(compgen -W "$(command spill ls --complete 2>/dev/null | cut -f1)" -- "$cur"))
 }
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then

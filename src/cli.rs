@@ -56,8 +56,56 @@ fn with_default(text: &str, value: &str) -> String {
     format!("{text} [default: {value}]")
 }
 
-/// The end of `spill --help`: exit statuses, streams, environment and examples.
-pub const EXIT_CODES: &str = "\
+/// What spill colours, stated once. `spill --help`, `man spill` and the README all carry this
+/// sentence word for word (`tests/docs_agree.rs` checks it, and that no text there says
+/// otherwise); the painter that makes it true is `paint::Painter`.
+pub const COLOUR_STATEMENT: &str = "JSON that extract and shape print is coloured like jq's \
+when stdout is a terminal (or a pager on one), as --color and NO_COLOR decide; extract -r, \
+envelopes, --json output and schemas are written without colour.";
+
+/// Which commands page, stated once (as [`COLOUR_STATEMENT`]); `cmd::dispatch` starts the pager.
+pub const PAGING_STATEMENT: &str = "cat, shape, extract, search, ls and schema show their \
+output through a pager when stdout is a terminal (--paging auto|always|never; SPILL_PAGER, \
+then PAGER, else less -FRX); view opens one itself; wrap, rm, gc and the harness commands \
+never page, and nothing is paged in restricted mode.";
+
+/// The short forms of a ref, stated once (as [`COLOUR_STATEMENT`]); `store::shorthand` parses
+/// them and `source::resolve` applies the rule.
+pub const SHORT_REFS_STATEMENT: &str = "A SOURCE may be a short ref: @1 (or @last) is the \
+newest entry of the scope, @2 the one before, and sp_ with 4 to 15 hex digits the one entry \
+whose ref starts with them. Every SOURCE that starts with @ is a short ref, and one that is \
+not valid is an error (exit 2) naming the valid forms; read a file named @1 as ./@1. A prefix \
+that is also the name of an existing file reads the file.";
+
+/// `text` cut into lines of at most `width` characters (words are never split), each indented
+/// by two spaces, as the sections of `spill --help` are written.
+fn indented(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && 2 + line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str("  ");
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str("  ");
+        out.push_str(&line);
+    }
+    out
+}
+
+/// The end of `spill --help`: exit statuses, streams, colour and paging, sources, environment
+/// and examples. The man page `spill.1` renders each `Heading:` as a section.
+pub static EXIT_CODES: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
 Exit status:
   0  success, or something was found; also when a bound was hit (the output says what was cut)
   1  nothing found: extract selected no node, search found no match, search --count counted 0
@@ -70,7 +118,14 @@ Streams:
   stdout has been flushed, so `2>&1` shows them in order; `--footer stdout` moves `next:` lines
   to the end of stdout. With --json, notices go inside the JSON object and stderr stays silent
   on success. Errors are one `spill: ...` line on stderr. `spill ... | head -1` exits quietly
-  with 0. JSON output is never coloured; --color applies to human text on a terminal only.
+  with 0.
+
+At a terminal:
+{colour}
+{paging}
+
+Sources:
+{short}
 
 Environment (a flag wins over its variable):
   SPILL_DIR  SPILL_SCOPE  SPILL_TTL  SPILL_QUOTA  SPILL_MAX_FILE  SPILL_MAX_INLINE  SPILL_FORMAT
@@ -88,9 +143,14 @@ Examples:
   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
   spill extract sp_9f2c4a1b7e3d0c55 '$.items[0:5]'
   spill schema envelope
-  spill wrap --help          # every command explains its options, with examples";
+  spill wrap --help          # every command explains its options, with examples",
+        colour = indented(COLOUR_STATEMENT, 96),
+        paging = indented(PAGING_STATEMENT, 96),
+        short = indented(SHORT_REFS_STATEMENT, 96),
+    )
+});
 
-/// spill: keep oversized command output out of a model's context, without losing any of it.
+/// Keep oversized command output out of a model's context, without losing any of it.
 ///
 /// Small output passes through byte for byte; large output is stored under a ref and replaced by
 /// a compact envelope. Read the stored output with bounded commands.
@@ -99,7 +159,7 @@ Examples:
     name = "spill",
     version,
     arg_required_else_help = true,
-    after_long_help = EXIT_CODES,
+    after_long_help = EXIT_CODES.as_str(),
     after_help = "Exit status: 0 found, 1 nothing found, 2 error. `spill --help` says more."
 )]
 pub struct Cli {
@@ -141,7 +201,7 @@ pub struct Global {
         help = with_default("Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE]",
             &flag_size(limits::MAX_FILE)))]
     pub max_file: Option<u64>,
-    /// When to colour human-readable output (NO_COLOR is honoured).
+    /// When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured).
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
     /// When the reading commands show their output through a pager (SPILL_PAGER, then PAGER,
@@ -166,7 +226,7 @@ pub enum PagingWhen {
 pub enum ColorWhen {
     /// Colour only when writing to a terminal.
     Auto,
-    /// Always colour human-readable output.
+    /// Colour even into a pipe, despite NO_COLOR.
     Always,
     /// Never colour.
     Never,
@@ -808,7 +868,9 @@ pub struct SchemaArgs {
 }
 
 /// Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is
-/// installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.
+/// installed, else the whole document pretty-printed in the pager (coloured as extract colours
+/// it); text in the pager, and binary as the hex dump cat shows. Not available in restricted
+/// mode.
 ///
 /// SPILL_VIEWER chooses the JSON viewer: a command line the file's path is appended to.
 /// The pager is SPILL_PAGER, then PAGER, else less -FRX.

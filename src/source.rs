@@ -270,11 +270,12 @@ pub fn open_with(text: &str, store: &StoreConfig, need: Need<'_>) -> Result<Inpu
 }
 
 /// Classifies a SOURCE as [`SourceSpec::parse`] does, and resolves a short form of a ref
-/// (`@1`, `@last`, `sp_4f9e`: [`crate::store::shorthand`]) against the scope. `@…` is always a
-/// short form; a hex prefix is a file when a file of that name exists (and paths are allowed),
+/// (`@1`, `@last`, `sp_4f9e`: [`crate::store::shorthand`]) against the scope. Every SOURCE
+/// starting with `@` is a short form, and an invalid one is an error, never a file (`./@x` is
+/// the file); a hex prefix is a file when a file of that name exists (and paths are allowed),
 /// as it was before short forms existed.
 pub fn resolve(text: &str, store: &StoreConfig) -> Result<SourceSpec> {
-    if let Some(short) = Shorthand::parse(text)
+    if let Some(short) = Shorthand::parse(text)?
         && (short.is_at_form() || store.restricted || !Path::new(text).exists())
     {
         return Store::new(store.clone())

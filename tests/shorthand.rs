@@ -37,12 +37,43 @@ fn at_n_counts_back_from_the_newest_entry() {
         "{}",
         past.stderr
     );
-    // Not short forms: they stay paths, as before.
-    for not in ["@0", "@01", "@-1"] {
-        let run = s.run(&["cat", not], []);
-        run.status(2);
-        assert!(!run.stderr.contains("entries"), "{not}: {}", run.stderr);
+}
+
+#[test]
+fn every_source_starting_with_at_is_a_short_ref_and_an_invalid_one_is_an_error() {
+    let s = Sandbox::new();
+    store(&s, b"stored\n");
+    // Files of those names exist, and still are not what an @ argument opens.
+    for bad in ["@0", "@01", "@-1", "@", "@LAST", "@foo", "@1x"] {
+        std::fs::write(s.path().join(bad), "a file\n").unwrap();
+        for argv in [
+            vec!["cat", bad],
+            vec!["search", bad, "a", "--count"],
+            vec!["shape", bad],
+            vec!["extract", bad, "$"],
+            vec!["rm", bad],
+        ] {
+            let run = s.cmd(&argv).current_dir(s.path()).run();
+            run.status(2);
+            assert!(
+                run.out().is_empty()
+                    && run.stderr.contains("is not a short ref")
+                    && run.stderr.contains("@last")
+                    && run.stderr.contains(&format!("./{bad}")),
+                "{argv:?}: {}",
+                run.stderr
+            );
+        }
+        // ./@x reaches the file.
+        let file = format!("./{bad}");
+        let run = s.cmd(&["cat", &file]).current_dir(s.path()).run();
+        run.status(0);
+        assert_eq!(run.out(), "a file\n", "{file}");
     }
+    // The entry was never removed by the refused `rm`s.
+    let still = s.run(&["cat", "@1"], []);
+    still.status(0);
+    assert_eq!(still.out(), "stored\n");
 }
 
 #[test]

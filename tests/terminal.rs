@@ -202,22 +202,7 @@ fn view_opens_json_in_the_viewer_and_text_in_the_pager() {
     ));
     paged.status(0);
     assert_eq!(paged.out(), "PLAIN TEXT\n");
-    // No viewer installed and none chosen: JSON goes to the pager too.
-    let bin = s.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    for (name, target) in [
-        ("sh", PathBuf::from("/bin/sh")),
-        ("head", which("head")),
-        ("spill", PathBuf::from(env!("CARGO_BIN_EXE_spill"))),
-    ] {
-        std::os::unix::fs::symlink(target, bin.join(name)).unwrap();
-    }
-    let fallback = s.shell(&format!(
-        "PATH={} PAGER='head -c 9 <' spill view {json}",
-        bin.display()
-    ));
-    fallback.status(0);
-    assert_eq!(fallback.out(), &DOC[..9]);
+    // No viewer installed and none chosen: see the next test.
     // A file path works as well; stdin and missing files are errors.
     let file = s.file("notes.txt", "some notes\n");
     let f = s.shell(&format!("PAGER='cat <' spill view {}", file.display()));
@@ -234,6 +219,65 @@ fn view_opens_json_in_the_viewer_and_text_in_the_pager() {
         "{}",
         failed.stderr
     );
+}
+
+#[test]
+fn view_without_a_json_viewer_pages_json_pretty_and_coloured_and_binary_as_hex() {
+    let s = Sandbox::new();
+    let json = stored(&s);
+    // A PATH with no jless or fx on it, and a pager that shows what it is given.
+    let bin = s.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for (name, target) in [
+        ("sh", PathBuf::from("/bin/sh")),
+        ("cat", which("cat")),
+        ("spill", PathBuf::from(env!("CARGO_BIN_EXE_spill"))),
+    ] {
+        std::os::unix::fs::symlink(target, bin.join(name)).unwrap();
+    }
+    let view = |args: &str| {
+        s.shell(&format!(
+            "PATH={} PAGER='cat -u' spill {args}",
+            bin.display()
+        ))
+    };
+    // The whole document, as extract prints it unbounded: pretty, exact, one value.
+    let want = s.run(&["extract", &json, "$", "--unbounded"], []);
+    want.status(0);
+    let paged = view(&format!("view {json}"));
+    paged.status(0);
+    assert_eq!(paged.out(), want.out());
+    assert!(
+        paged.out().contains("\n  \"items\": [\n"),
+        "{}",
+        paged.out()
+    );
+    assert!(!paged.out().contains('\x1b'), "piped: no colour");
+    // Coloured as extract colours it; without the colours, the same text.
+    let coloured = view(&format!("--color always view {json}"));
+    coloured.status(0);
+    let extract = s.run(
+        &["--color", "always", "extract", &json, "$", "--unbounded"],
+        [],
+    );
+    assert_eq!(coloured.out(), extract.out());
+    assert!(coloured.out().contains("\x1b["), "{:?}", coloured.out());
+    assert_eq!(strip(&coloured.stdout), want.stdout);
+
+    // Binary: the hex dump cat shows, all of it, across the chunks it is written in.
+    let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 256) as u8).collect();
+    let binary = spilled(s.cmd(&["wrap", "--max-inline", "0"]).stdin(bytes.clone()));
+    let hex = view(&format!("view {binary}"));
+    hex.status(0);
+    assert!(hex.stderr.is_empty(), "{}", hex.stderr);
+    let dump = s.run(
+        &["cat", &binary, "--hex", "--bytes", "0:", "--max-bytes", "0"],
+        [],
+    );
+    dump.status(0);
+    assert_eq!(hex.out(), dump.out());
+    assert_eq!(hex.out().lines().count(), 200_000 / 16 + 1);
+    assert!(hex.out().ends_with(&format!("{:08x}\n", bytes.len())));
 }
 
 /// The absolute path of a program on the PATH.

@@ -3,11 +3,13 @@
 mod common;
 
 mod adversarial;
+mod architecture_facts;
 mod cat;
 mod cli;
 mod color;
 mod concurrency;
 mod consistency;
+mod docs_agree;
 mod env;
 mod extract;
 mod faults;

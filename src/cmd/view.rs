@@ -1,20 +1,26 @@
 //! `spill view`: a stored output (or a file) opened for reading at a terminal — JSON in a JSON
-//! viewer (`SPILL_VIEWER`, else `jless`, else `fx`, when installed), text and JSON without a
-//! viewer in the pager (`output::pager_command`). Refused in restricted mode: a viewer or a
-//! pager can open other files and run commands.
+//! viewer (`SPILL_VIEWER`, else `jless`, else `fx`, when installed); without one, the whole
+//! document pretty-printed into the pager by `extract`'s renderer (streamed, and coloured as
+//! `extract` colours it); binary as the hex dump `cat` shows at a terminal, all of it, into the
+//! pager; other text handed to the pager as a file (`output::pager_command`). Refused in
+//! restricted mode: a viewer or a pager can open other files and run commands.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cli::ViewArgs;
+use crate::cli::{FooterTo, ViewArgs};
 use crate::error::{Error, Result};
 use crate::source::SourceSpec;
 use crate::store::{Store, StoreConfig};
+use crate::{ops, output};
 
 use super::Outcome;
 
 /// The JSON viewers tried, in order, when `SPILL_VIEWER` is unset.
 pub const JSON_VIEWERS: [&str; 2] = ["jless", "fx"];
+
+/// The bytes dumped per write of a binary's hex dump: the dump is streamed, never held whole.
+const HEX_CHUNK: usize = 64 * 1024;
 
 /// Runs `spill view`.
 pub fn run(store: &StoreConfig, args: ViewArgs) -> Result<Outcome> {
@@ -23,8 +29,9 @@ pub fn run(store: &StoreConfig, args: ViewArgs) -> Result<Outcome> {
             "view is not available in restricted mode (SPILL_RESTRICTED=1): a viewer can open other files and run commands; use spill cat, search or extract".into(),
         ));
     }
-    let path = match crate::source::resolve(&args.source, store)? {
-        SourceSpec::Ref(r) => Store::new(store.clone()).open(&r)?.1,
+    // `source` is what the readers are given again: the full ref, or the path.
+    let (path, source) = match crate::source::resolve(&args.source, store)? {
+        SourceSpec::Ref(r) => (Store::new(store.clone()).open(&r)?.1, r.to_string()),
         SourceSpec::Path(path) => {
             if !path.is_file() {
                 return Err(Error::Usage(format!(
@@ -32,7 +39,7 @@ pub fn run(store: &StoreConfig, args: ViewArgs) -> Result<Outcome> {
                     crate::diag::echo(&args.source)
                 )));
             }
-            path
+            (path, args.source.clone())
         }
         SourceSpec::Stdin => {
             return Err(Error::Usage(
@@ -42,24 +49,75 @@ pub fn run(store: &StoreConfig, args: ViewArgs) -> Result<Outcome> {
     };
     let input = crate::source::open(&path.to_string_lossy(), store)?;
     let is_json = crate::json::sniff::looks_like_json(&input);
-    drop(input);
-    let viewer = if is_json { json_viewer() } else { None };
-    let line = match viewer.or_else(crate::output::pager_command) {
-        Some(line) => line,
-        None => {
-            return Err(Error::Usage(
-                "no pager to view with: PAGER or SPILL_PAGER is empty or cat (spill cat reads it in pages)".into(),
-            ));
-        }
+    if is_json && let Some(viewer) = json_viewer() {
+        drop(input);
+        return run_viewer(&viewer, &path);
+    }
+    let Some(pager) = output::pager_command() else {
+        return Err(Error::Usage(
+            "no pager to view with: PAGER or SPILL_PAGER is empty or cat (spill cat reads it in pages)".into(),
+        ));
     };
-    let status = viewer_command(&line, &path)
+    if is_json {
+        drop(input);
+        output::start_pager(output::Paging::Always, false);
+        return page_json(store, source);
+    }
+    if crate::text::is_binary(&input) {
+        output::start_pager(output::Paging::Always, false);
+        return page_hex(&input);
+    }
+    drop(input);
+    run_viewer(&pager, &path)
+}
+
+/// The whole document as `spill extract SOURCE '$' --unbounded` prints it (pretty-printed,
+/// coloured when the pager shows on a colour terminal), into the running pager. A document
+/// that turns out not to be JSON ends with extract's error, after the pager.
+fn page_json(store: &StoreConfig, source: String) -> Result<Outcome> {
+    let req = ops::extract::Request {
+        unbounded: true,
+        ..ops::extract::Request::new(source, "$")
+    };
+    let mut out = output::stdout();
+    let report = output::json(&mut out, |w| ops::extract::run(store, &req, w))?;
+    super::print_report(&mut out, FooterTo::Stderr, &report)?;
+    Ok(report.outcome)
+}
+
+/// A binary source as `cat` dumps it at a terminal (`hexdump -C`'s format), all of it, a chunk
+/// at a time.
+fn page_hex(input: &crate::source::Input) -> Result<Outcome> {
+    let mut out = output::stdout();
+    let mut offset = 0;
+    for chunk in input.chunks(HEX_CHUNK) {
+        let dump = crate::text::hex::dump(chunk, offset as u64);
+        offset += chunk.len();
+        // Every chunk's dump ends with its end offset; only the last one's is the dump's end.
+        let dump = match offset < input.len() {
+            true => dump.trim_end_matches(|c| c != '|'),
+            false => dump.as_str(),
+        };
+        output::write_all(&mut out, dump.as_bytes())?;
+        if offset < input.len() {
+            output::write_all(&mut out, b"\n")?;
+        }
+    }
+    input.check_unchanged()?;
+    output::flush(&mut out)?;
+    Ok(Outcome::Found)
+}
+
+/// Runs a viewer or the pager on the file; one that fails is an error naming it.
+fn run_viewer(line: &str, path: &PathBuf) -> Result<Outcome> {
+    let status = viewer_command(line, path)
         .status()
         .map_err(|e| Error::stream("start the viewer", e))?;
     match status.code() {
         Some(0) => Ok(Outcome::Found),
         _ => Err(Error::Usage(format!(
             "the viewer ({}) ended with {status}",
-            crate::diag::echo(&line)
+            crate::diag::echo(line)
         ))),
     }
 }

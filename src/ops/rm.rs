@@ -31,7 +31,7 @@ pub fn run(config: &StoreConfig, req: &Request) -> Result<RmOutput> {
     } else {
         // Short forms (`@1`, `sp_4f9e`) are all resolved before anything is removed, so that
         // `rm @1 @2` removes the two newest; an ambiguous prefix stops the command.
-        let resolved = |t: &String| match Shorthand::parse(t) {
+        let resolved = |t: &String| match Shorthand::parse(t)? {
             Some(short) => match store.resolve(&short, t) {
                 Ok(r) => Ok(Some(r)),
                 Err(Error::UnknownRef(_)) => Ok(None),

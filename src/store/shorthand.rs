@@ -27,27 +27,35 @@ pub enum Shorthand {
 }
 
 impl Shorthand {
-    /// Recognises a short form by its syntax alone; `None` for anything else (a full ref
-    /// included: that is [`Ref::parse`]'s).
-    pub fn parse(text: &str) -> Option<Shorthand> {
+    /// Recognises a short form by its syntax alone: `Ok(None)` for anything that is not one (a
+    /// full ref included: that is [`Ref::parse`]'s). Every text that starts with `@` is meant as
+    /// a short form, so one that is not valid (`@0`, `@`, `@LAST`, `@foo`) is an error naming
+    /// the valid forms, never a file name: a file named `@foo` is read as `./@foo`.
+    pub fn parse(text: &str) -> Result<Option<Shorthand>> {
         if let Some(n) = text.strip_prefix('@') {
             if n == "last" {
-                return Some(Shorthand::Newest(1));
+                return Ok(Some(Shorthand::Newest(1)));
             }
             // Plain decimal digits only: no sign, no spaces, no leading zero.
-            if n.is_empty()
-                || n.len() > 9
-                || n.starts_with('0')
-                || !n.bytes().all(|b| b.is_ascii_digit())
-            {
-                return None;
-            }
-            return n.parse().ok().map(Shorthand::Newest);
+            let valid = !n.is_empty()
+                && n.len() <= 9
+                && !n.starts_with('0')
+                && n.bytes().all(|b| b.is_ascii_digit());
+            return match n.parse() {
+                Ok(k) if valid => Ok(Some(Shorthand::Newest(k))),
+                _ => Err(Error::Usage(format!(
+                    "{:?} is not a short ref: the short forms are @1 (or @last) for the newest entry, @2 the one before (up to 9 digits, no leading zero), and sp_ with {MIN_PREFIX} to 15 hex digits; to read a file of that name, write ./{}",
+                    crate::diag::echo(text),
+                    crate::diag::echo(text)
+                ))),
+            };
         }
-        let hex = text.strip_prefix("sp_")?;
+        let Some(hex) = text.strip_prefix("sp_") else {
+            return Ok(None);
+        };
         let ok = (MIN_PREFIX..16).contains(&hex.len())
             && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        ok.then(|| Shorthand::Prefix(hex.to_string()))
+        Ok(ok.then(|| Shorthand::Prefix(hex.to_string())))
     }
 
     /// True for a form that is only ever a shorthand (`@…`); a prefix may also be a file name.
@@ -114,27 +122,18 @@ mod tests {
 
     #[test]
     fn short_forms_are_recognised_by_their_syntax() {
-        assert_eq!(Shorthand::parse("@1"), Some(Shorthand::Newest(1)));
-        assert_eq!(Shorthand::parse("@last"), Some(Shorthand::Newest(1)));
-        assert_eq!(Shorthand::parse("@12"), Some(Shorthand::Newest(12)));
+        let parse = |t: &str| Shorthand::parse(t).expect(t);
+        assert_eq!(parse("@1"), Some(Shorthand::Newest(1)));
+        assert_eq!(parse("@last"), Some(Shorthand::Newest(1)));
+        assert_eq!(parse("@12"), Some(Shorthand::Newest(12)));
+        assert_eq!(parse("@999999999"), Some(Shorthand::Newest(999_999_999)));
+        assert_eq!(parse("sp_4f9e"), Some(Shorthand::Prefix("4f9e".into())));
         assert_eq!(
-            Shorthand::parse("sp_4f9e"),
-            Some(Shorthand::Prefix("4f9e".into()))
-        );
-        assert_eq!(
-            Shorthand::parse("sp_0123456789abcde"),
+            parse("sp_0123456789abcde"),
             Some(Shorthand::Prefix("0123456789abcde".into()))
         );
+        // Not short forms, and not meant as one: left to the full-ref and path rules.
         for not in [
-            "@",
-            "@0",
-            "@01",
-            "@-1",
-            "@+1",
-            "@ 1",
-            "@1x",
-            "@lastt",
-            "@1234567890",
             "sp_",
             "sp_4f9",
             "sp_4F9E",
@@ -143,10 +142,38 @@ mod tests {
             "4f9e",
             "-",
             "file.json",
+            "./@1",
+            "a@1",
         ] {
-            assert_eq!(Shorthand::parse(not), None, "{not}");
+            assert_eq!(parse(not), None, "{not}");
         }
-        assert!(Shorthand::parse("@2").unwrap().is_at_form());
-        assert!(!Shorthand::parse("sp_abcd").unwrap().is_at_form());
+        // Meant as a short form (it starts with @) but not a valid one: an error naming the
+        // valid forms and the way to the file.
+        for bad in [
+            "@",
+            "@0",
+            "@01",
+            "@-1",
+            "@+1",
+            "@ 1",
+            "@1x",
+            "@LAST",
+            "@lastt",
+            "@foo",
+            "@1234567890",
+        ] {
+            let Err(Error::Usage(message)) = Shorthand::parse(bad) else {
+                panic!("{bad} should be refused");
+            };
+            assert!(
+                message.contains("not a short ref")
+                    && message.contains("@last")
+                    && message.contains("sp_")
+                    && message.contains(&format!("./{bad}")),
+                "{bad}: {message}"
+            );
+        }
+        assert!(parse("@2").unwrap().is_at_form());
+        assert!(!parse("sp_abcd").unwrap().is_at_form());
     }
 }

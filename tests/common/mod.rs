@@ -71,6 +71,12 @@ impl Cmd {
         self
     }
 
+    /// Runs in this working directory (otherwise the test's own).
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Cmd {
+        self.command.current_dir(dir);
+        self
+    }
+
     /// Runs to completion.
     pub fn run(mut self) -> Run {
         self.command

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Builds the PyPI wheel and the npm packages from this tree, installs each where a harness would
 (a fresh virtual environment; a scratch Node project from the packed tarballs, offline), and runs
-`spill wrap` through the path each package hands out. Run by `.ci/run`; `cargo test` never needs
-it.
+`spill wrap` through the path each package hands out, and by name through the `spill` each puts on
+PATH (npm: `node_modules/.bin`, `npx spill-cli`, `npm install -g`; the binary itself, never a Node
+launcher). Run by `.ci/run`; `cargo test` never needs it.
 
     python3 tests/install/check.py [--cache DIR] [--release] [--keep]
 
@@ -13,6 +14,7 @@ the dev build reuses what `cargo test` compiled. RELEASING.md builds the release
 """
 
 import argparse
+import filecmp
 import glob
 import json
 import os
@@ -59,10 +61,16 @@ def check_versions(version):
             pkg = json.load(f)
         if pkg["version"] != version:
             fail(f"npm/{name}/package.json says {pkg['version']}, Cargo.toml {version}")
-        scripts = set(pkg.get("scripts", {}))
-        if scripts & {"preinstall", "install", "postinstall", "prepare"}:
-            fail(f"npm/{name} has install scripts: {sorted(scripts)}")
+        # The one install step allowed: spill-cli's postinstall, which links the binary it
+        # already has (install.js; it downloads nothing). The platform package has none.
+        scripts = {k: v for k, v in pkg.get("scripts", {}).items()
+                   if k in {"preinstall", "install", "postinstall", "prepare"}}
+        allowed = {"postinstall": "node install.js"} if name == "spill-cli" else {}
+        if scripts != allowed:
+            fail(f"npm/{name} has install scripts {scripts}, not {allowed}")
         if name == "spill-cli":
+            if pkg.get("bin") != {"spill": "bin/spill"}:
+                fail(f"spill-cli's bin is {pkg.get('bin')}, not spill -> bin/spill")
             wanted = pkg["optionalDependencies"]["spill-cli-linux-x64"]
             if wanted != version:
                 fail(f"spill-cli wants spill-cli-linux-x64@{wanted}, not {version}")
@@ -151,6 +159,11 @@ def check_python(wheel, tmp, env):
     if not version.startswith(b"spill "):
         fail(f"python -m spill --version printed {version!r}")
     say("python: pip install of the wheel, spill.bin_path(), wrap and cat: ok")
+    check_native(os.path.join(venv, "bin", "spill"), run(
+        [py, "-c", "import spill; print(spill.bin_path())"], env=env, capture_output=True,
+        text=True).stdout.strip(), "pip install: the environment's bin/spill")
+    check_spill_on_path(os.path.join(venv, "bin"), env, "pip install: spill on PATH")
+    say("python: `spill` on the environment's PATH is the binary itself: ok")
     return os.path.join(venv, "bin", "spill")
 
 
@@ -200,6 +213,69 @@ def check_node(binary, tmp, env):
               env=dict(env, PATH=os.environ["PATH"]), capture_output=True).stdout
     check_envelope(out, "node")
     say("node: npm install of both tarballs (offline), binaryPath(), wrap and cat: ok")
+
+    # `spill` on PATH is the binary itself, never a Node launcher: node_modules/.bin/spill (what
+    # `npx` and npm scripts see), `npx spill-cli …`, and the global bin of `npm install -g`.
+    local_bin = os.path.join(project, "node_modules", ".bin")
+    check_native(os.path.join(local_bin, "spill"), installed, "npm install: node_modules/.bin/spill")
+    check_spill_on_path(local_bin, env, "npm install: spill on PATH")
+    npx = run(["npx", "--offline", "spill-cli", "--version"], cwd=project, env=npm_env,
+              capture_output=True).stdout
+    if not npx.startswith(b"spill "):
+        fail(f"npx spill-cli --version printed {npx!r}")
+    prefix = os.path.join(tmp, "global")
+    run(["npm", "install", "-g", "--prefix", prefix, "--offline", "--no-audit", "--no-fund",
+         "--silent", *packed], cwd=tmp, env=npm_env)
+    global_platform = os.path.join(prefix, "lib", "node_modules", "spill-cli-linux-x64", "bin",
+                                   "spill")
+    check_native(os.path.join(prefix, "bin", "spill"), global_platform, "npm install -g: bin/spill")
+    check_spill_on_path(os.path.join(prefix, "bin"), env, "npm install -g: spill on PATH")
+    say("node: `spill` on PATH is the native binary (node_modules/.bin, npx spill-cli, npm -g): ok")
+
+    # Install scripts skipped (--ignore-scripts): bin/spill stays the Node stand-in, which still
+    # runs the binary and passes its exit status on.
+    skipped = os.path.join(tmp, "project-no-scripts")
+    os.makedirs(skipped)
+    with open(os.path.join(skipped, "package.json"), "w", encoding="utf-8") as f:
+        json.dump({"name": "scratch", "version": "0.0.0", "private": True}, f)
+    run(["npm", "install", "--offline", "--ignore-scripts", "--no-audit", "--no-fund", "--silent",
+         *packed], cwd=skipped, env=npm_env)
+    stand_in = os.path.join(skipped, "node_modules", ".bin", "spill")
+    with open(stand_in, "rb") as f:
+        if not f.read(2) == b"#!":
+            fail("with --ignore-scripts, node_modules/.bin/spill is not the Node stand-in")
+    check_spill_on_path(os.path.dirname(stand_in), dict(env, PATH=os.environ["PATH"]),
+                        "npm install --ignore-scripts: the stand-in", prepend=True)
+    gone = run([stand_in, "cat", "sp_0000000000000000"], env=dict(env, PATH=os.environ["PATH"]),
+               capture_output=True, check=False)
+    if gone.returncode != 2 or b"unknown ref" not in gone.stderr:
+        fail(f"the stand-in did not pass spill's exit status on: {gone.returncode} {gone.stderr!r}")
+    say("node: with --ignore-scripts, bin/spill is a Node stand-in that runs the binary: ok")
+
+
+def check_native(path, binary, where):
+    """`path` resolves to the platform package's binary itself (a hard link or a copy of it), not
+    to a script."""
+    real = os.path.realpath(path)
+    with open(real, "rb") as f:
+        head = f.read(4)
+    if head != b"\x7fELF":
+        fail(f"{where} resolves to {real}, which is not the binary (starts {head!r})")
+    if not (os.path.samefile(real, binary) or filecmp.cmp(real, binary, shallow=False)):
+        fail(f"{where} resolves to {real}, which differs from {binary}")
+
+
+def check_spill_on_path(bin_dir, env, where, prepend=False):
+    """Runs `spill wrap` and `spill cat` by name, as a harness's hooks do, with `bin_dir` on PATH."""
+    path = bin_dir + ":" + (env["PATH"] if prepend else "/usr/bin:/bin")
+    env = dict(env, PATH=path)
+    data = b"".join(b"%d\n" % i for i in range(1, LINES + 1))
+    wrap = run(["spill", "wrap"], input=data, env=env, capture_output=True)
+    ref = check_envelope(wrap.stdout, where)
+    tail = run(["spill", "cat", ref, "--lines", f"{LINES - 1}:{LINES}"], env=env,
+               capture_output=True).stdout
+    if tail != f"{LINES - 1}\n{LINES}\n".encode():
+        fail(f"{where}: spill cat printed {tail!r}")
 
 
 def main():

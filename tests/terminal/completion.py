@@ -79,6 +79,40 @@ SHELLS = {
 }
 
 
+def check_bash_short_refs(term):
+    """`@<Tab>` offers the short refs (@last, @1, @2 for the two entries), never bash's host
+    names (HOSTFILE names one) nor files; `@l<Tab>` completes to `@last`."""
+    term.keys("C-c")
+    term.type("clear")
+    term.keys("Enter")
+    term.wait_for(["ready>"])
+    term.type("spill cat @")
+    term.keys("Tab")
+    time.sleep(0.5)
+    term.keys("Tab")
+    screen = term.wait_for(["last"])
+    listed = screen.split("spill cat @", 1)[1]
+    if "@last" not in listed or "@1" not in listed or "@2" not in listed or "@3" in listed:
+        raise AssertionError(f"bash did not offer @last, @1 and @2 (two entries):\n{screen}")
+    if "spill-test-host" in screen or "cwd-file" in screen:
+        raise AssertionError(f"bash offered host names or files for @:\n{screen}")
+    term.keys("C-u")
+    term.type("spill shape @l")
+    term.keys("Tab")
+    term.wait_for(["spill shape @last"])
+    term.keys("C-u")
+    term.type("clear")
+    term.keys("Enter")
+    term.wait_for(["ready>"])
+    # rm takes short refs in every operand.
+    term.type("spill rm @2 @")
+    term.keys("Tab")
+    time.sleep(0.5)
+    term.keys("Tab")
+    term.wait_for(["@last", "@1"])
+    print("completion: bash: @<Tab> offers @last, @1, @2 and no host names", flush=True)
+
+
 def check_shell(name, spill, sandbox):
     work = os.path.join(sandbox, name)
     os.makedirs(os.path.join(work, "cwd"))
@@ -90,7 +124,12 @@ def check_shell(name, spill, sandbox):
         "SPILL_DIR": os.path.join(work, "store"),
         "XDG_CONFIG_HOME": os.path.join(work, "config"),
         "XDG_DATA_HOME": os.path.join(work, "data"),
+        # bash completes host names after @ from this file unless spill's script stops it.
+        "HOSTFILE": os.path.join(work, "hosts"),
     }
+    with open(env["HOSTFILE"], "w") as hosts:
+        hosts.write("127.0.0.1 spill-test-host\n")
+    open(os.path.join(work, "cwd", "cwd-file"), "w").close()
     numbers = store(spill, env, "seq numbers", b"".join(b"%d\n" % i for i in range(1, 5001)))
     words = store(spill, env, "build log", b"compiling\n" * 3000)
     argv, setup = SHELLS[name]
@@ -127,6 +166,8 @@ def check_shell(name, spill, sandbox):
         screen = term.screen()
         if name == "bash" and numbers in screen:
             raise AssertionError(f"bash offered refs for search's PATTERN:\n{screen}")
+        if name == "bash":
+            check_bash_short_refs(term)
         print(f"completion: {name}: refs complete by prefix and are listed"
               f"{' with their labels' if name != 'bash' else ''}", flush=True)
     finally:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The pager and the colours in a real terminal: tmux runs bash, `spill cat` of a long output
 opens less (the default pager), `q` closes it and the footer is on the screen after it; `spill
-extract` at the terminal is in colour, and not with NO_COLOR. Run by `.ci/run` (tmux and less
+extract` at the terminal is in colour, and not with NO_COLOR; `spill view` without a JSON
+viewer shows JSON pretty and coloured, and a binary as a hex dump. Run by `.ci/run` (tmux and less
 from Debian); `cargo test` never needs them.
 
     python3 tests/terminal/pager.py --spill target/debug/spill
@@ -45,6 +46,7 @@ def main():
     }
     text = store(spill, env, b"".join(b"row %d\n" % i for i in range(1, 5001)))
     doc = store(spill, env, json.dumps({"items": [{"id": 7, "ok": True}]}).encode())
+    binary = store(spill, env, bytes(range(256)) * 2)  # 33 dump rows: one screen
     term = Terminal(work, env, ["bash", "--norc", "--noprofile"])
     try:
         term.type("PS1='ready> '; clear")
@@ -76,6 +78,25 @@ def main():
         if any("\x1b[" in line for line in body):
             raise AssertionError(f"NO_COLOR still coloured:\n{plain!r}")
         print("pager: extract is coloured at the terminal, plain with NO_COLOR", flush=True)
+        # view with no JSON viewer installed (a PATH holding only spill, sh and less): the
+        # document pretty-printed and coloured in less; a binary as cat's hex dump, no error.
+        bare = os.path.join(work, "bare-bin")
+        os.makedirs(bare)
+        for name in ("sh", "less"):
+            os.symlink(shutil.which(name), os.path.join(bare, name))
+        os.symlink(spill, os.path.join(bare, "spill"))
+        term.type(f"clear; PATH={bare} spill view {doc}; echo status=$?")
+        term.keys("Enter")
+        screen = term.wait_for(['  "items": [', '"id": 7', "status=0"])
+        viewed = term.tmux("capture-pane", "-p", "-e", "-t", "t", capture=True)
+        if "\x1b[" not in viewed:
+            raise AssertionError(f"view of JSON is not coloured:\n{viewed!r}")
+        term.type(f"clear; PATH={bare} spill view {binary}; echo status=$?")
+        term.keys("Enter")
+        screen = term.wait_for(["00000000  00 01 02 03", "status=0"])
+        if "viewer" in screen:
+            raise AssertionError(f"view of a binary failed:\n{screen}")
+        print("pager: view shows JSON pretty and coloured, a binary as hex, in less", flush=True)
     finally:
         term.close()
         shutil.rmtree(work, ignore_errors=True)
