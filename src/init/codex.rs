@@ -15,6 +15,8 @@
 //! `[[hooks.PreToolUse]]` groups (the position of spill's) and refuses files where appending
 //! tables would not be valid TOML (hooks written as inline values).
 
+use sha2::Digest as _;
+
 /// The first line of spill's block.
 const BEGIN: &str =
     "# spill: begin (written by `spill init codex`; `spill init codex --uninstall` removes it)";
@@ -261,7 +263,7 @@ pub fn trust_hash(matcher: &str, command: &str) -> String {
         serde_json::Value::from(command),
         serde_json::Value::from(matcher),
     );
-    let digest = super::sha256::digest(identity.as_bytes());
+    let digest = sha2::Sha256::digest(identity.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
 }

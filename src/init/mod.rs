@@ -6,7 +6,6 @@
 //! changes only where spill's entries go.
 
 pub mod codex;
-mod sha256;
 
 use serde_json::{Map, Value};
 
