@@ -13,6 +13,7 @@ mod extract;
 mod faults;
 mod fuzz_cases;
 mod hook;
+mod init;
 mod json_test_suite;
 mod layering;
 mod lifecycle;
