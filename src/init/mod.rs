@@ -240,10 +240,11 @@ impl HookSet {
         let mut new = match &root {
             Some(root) => {
                 self.check_shape(root)?;
-                if gemini && let Some(config) = root.get("hooksConfig") {
-                    if !is_object(&config.value) {
-                        return Err("\"hooksConfig\" in the settings file is not an object".into());
-                    }
+                if gemini
+                    && let Some(config) = root.get("hooksConfig")
+                    && !is_object(&config.value)
+                {
+                    return Err("\"hooksConfig\" in the settings file is not an object".into());
                 }
                 if self.has_exactly(text, root, spill) && (!gemini || enabled(text, root)) {
                     return Ok(None);
