@@ -88,10 +88,25 @@ pub fn install(
     Ok((new != text).then_some(new))
 }
 
-/// The file read as TOML (only read: the text is never rendered back).
+/// The file read as TOML (only read: the text is never rendered back). The error is
+/// `line L, column C: REASON`, on one line.
 fn parse(text: &str) -> std::result::Result<toml_edit::DocumentMut, String> {
-    text.parse::<toml_edit::DocumentMut>()
-        .map_err(|e| e.to_string().trim_end().replace('\n', " "))
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let full = e.to_string();
+        let lines: Vec<&str> = full.lines().collect();
+        let at = lines
+            .first()
+            .map_or("", |l| l.trim_start_matches("TOML parse error at "));
+        let why = match lines.iter().rposition(|l| l.contains('^')) {
+            Some(caret) => {
+                let mut why = vec![lines[caret].rsplit_once('^').map_or("", |(_, r)| r)];
+                why.extend(&lines[caret + 1..]);
+                why.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ")
+            }
+            None => lines.get(1..).unwrap_or(&[]).join(" "),
+        };
+        format!("{at}: {}", why.trim())
+    })
 }
 
 /// `[hooks.state."KEY"]` when the file has it: `Some(trusted_hash)` (itself `None` when the
@@ -290,6 +305,25 @@ mod tests {
                 .unwrap()
                 .unwrap()
                 .contains(":pre_tool_use:1:0")
+        );
+    }
+
+    #[test]
+    fn a_trust_record_already_there_is_reused_or_refused_and_bad_toml_is_refused() {
+        let hash = trust_hash(MATCHER, &command("/usr/bin/spill"));
+        let key = format!("{CONFIG}:pre_tool_use:0:0");
+        let ours = format!("[hooks.state.\"{key}\"]\ntrusted_hash = \"{hash}\"\n");
+        let with = install(&ours, "/usr/bin/spill", CONFIG).unwrap().unwrap();
+        assert_eq!(with.matches("[hooks.state.").count(), 1, "{with}");
+        assert!(parse(&with).is_ok());
+        assert_eq!(uninstall(&with, None).unwrap().unwrap(), ours);
+        let stale = ours.replace(&hash, "sha256:00");
+        let err = install(&stale, "/usr/bin/spill", CONFIG).unwrap_err();
+        assert!(err.contains("\"sha256:00\"") && err.contains(&key), "{err}");
+        let err = install("a = 1\n[x]\n[x]\n", "spill", CONFIG).unwrap_err();
+        assert_eq!(
+            err,
+            "config.toml is not valid TOML: line 3, column 2: duplicate key"
         );
     }
 
