@@ -15,6 +15,7 @@ mod extract;
 mod faults;
 mod fuzz_cases;
 mod hook;
+mod init;
 mod json_test_suite;
 mod layering;
 mod lifecycle;

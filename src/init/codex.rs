@@ -11,9 +11,14 @@
 //!
 //! The file is edited as text, not parsed and rewritten: spill's lines are appended at the end
 //! between two marker comments, so every other byte, comment and layout stays as it was, and
-//! `--uninstall` removes exactly those lines. A light line scanner counts the user's own
-//! `[[hooks.PreToolUse]]` groups (the position of spill's) and refuses files where appending
-//! tables would not be valid TOML (hooks written as inline values).
+//! `--uninstall` removes exactly those lines. The rest of the file is read with `toml_edit`
+//! (only to read it): a file that is not valid TOML is refused, the user's own
+//! `[[hooks.PreToolUse]]` groups give the position of spill's, a trust record already there for
+//! that position is reused when it trusts spill's hook and refused otherwise (TOML allows one
+//! table per key), and the result is parsed again before it is written, so spill never writes a
+//! config.toml Codex cannot read.
+
+use sha2::Digest as _;
 
 /// The first line of spill's block.
 const BEGIN: &str =
@@ -38,7 +43,30 @@ pub fn install(
     config_path: &str,
 ) -> std::result::Result<Option<String>, String> {
     let (rest, _) = without_block(text)?;
-    let groups = pre_tool_use_groups(&rest)?;
+    let doc = parse(&rest).map_err(|e| format!("config.toml is not valid TOML: {e}"))?;
+    let groups = pre_tool_use_groups(&doc)?;
+    let command = command(spill);
+    let key = format!("{config_path}:pre_tool_use:{groups}:0");
+    let hash = trust_hash(MATCHER, &command);
+    let trust = match trust_record(&doc, &key) {
+        None => format!(
+            "\n# Codex runs a hook only once it is trusted; this is the hash its own review records.\n\
+             [hooks.state.{}]\ntrusted_hash = {}\n",
+            basic_string(&key),
+            basic_string(&hash),
+        ),
+        // The user's own record already trusts exactly this hook: it stays theirs.
+        Some(Some(theirs)) if theirs == hash => String::new(),
+        Some(theirs) => {
+            return Err(format!(
+                "config.toml already holds the trust record [hooks.state.{}] (trusted_hash {}), \
+                 left by a hook that was at the position spill's takes; TOML allows one table per \
+                 key, so remove that table (Codex records it again when you review a hook)",
+                basic_string(&key),
+                theirs.map_or("missing".into(), |h| basic_string(&h)),
+            ));
+        }
+    };
     let mut new = rest.clone();
     if !new.is_empty() {
         if !new.ends_with('\n') {
@@ -46,18 +74,57 @@ pub fn install(
         }
         new.push('\n');
     }
-    let command = command(spill);
-    let key = format!("{config_path}:pre_tool_use:{groups}:0");
     new.push_str(&format!(
-        "{BEGIN}\n[[hooks.PreToolUse]]\nmatcher = {}\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n\n\
-         # Codex runs a hook only once it is trusted; this is the hash its own review records.\n\
-         [hooks.state.{}]\ntrusted_hash = {}\n{END}\n",
+        "{BEGIN}\n[[hooks.PreToolUse]]\nmatcher = {}\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n{trust}{END}\n",
         basic_string(MATCHER),
         basic_string(&command),
-        basic_string(&key),
-        basic_string(&trust_hash(MATCHER, &command)),
     ));
+    if let Err(e) = parse(&new) {
+        return Err(format!(
+            "spill's block after this config.toml would not be valid TOML ({e}); \
+             `spill init codex --dry-run` shows the block"
+        ));
+    }
     Ok((new != text).then_some(new))
+}
+
+/// The file read as TOML (only read: the text is never rendered back). The error is
+/// `line L, column C: REASON`, on one line.
+fn parse(text: &str) -> std::result::Result<toml_edit::DocumentMut, String> {
+    text.parse::<toml_edit::DocumentMut>().map_err(|e| {
+        let full = e.to_string();
+        let lines: Vec<&str> = full.lines().collect();
+        let at = lines
+            .first()
+            .map_or("", |l| l.trim_start_matches("TOML parse error at "));
+        let why = match lines.iter().rposition(|l| l.contains('^')) {
+            Some(caret) => {
+                let mut why = vec![lines[caret].rsplit_once('^').map_or("", |(_, r)| r)];
+                why.extend(&lines[caret + 1..]);
+                why.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" ")
+            }
+            None => lines.get(1..).unwrap_or(&[]).join(" "),
+        };
+        format!("{at}: {}", why.trim())
+    })
+}
+
+/// `[hooks.state."KEY"]` when the file has it: `Some(trusted_hash)` (itself `None` when the
+/// record holds none).
+fn trust_record(doc: &toml_edit::DocumentMut, key: &str) -> Option<Option<String>> {
+    let record = doc
+        .get("hooks")?
+        .as_table_like()?
+        .get("state")?
+        .as_table_like()?
+        .get(key)?;
+    Some(
+        record
+            .as_table_like()
+            .and_then(|r| r.get("trusted_hash"))
+            .and_then(|h| h.as_str())
+            .map(str::to_string),
+    )
 }
 
 /// The config text without spill's block, or `None` when it has none. When the result equals
@@ -108,132 +175,34 @@ fn line_start(text: &str, line: &str) -> Option<usize> {
     None
 }
 
-/// How many `[[hooks.PreToolUse]]` groups the file defines, refusing inline definitions of
-/// `hooks`, `hooks.PreToolUse` or `hooks.state` (tables cannot be appended to those).
-fn pre_tool_use_groups(text: &str) -> std::result::Result<usize, String> {
-    let inline = |path: &[String]| {
+/// How many `[[hooks.PreToolUse]]` groups the file defines, refusing files that define
+/// `hooks`, `hooks.PreToolUse` or `hooks.state` as an inline value (or `hooks.PreToolUse` as one
+/// plain table): spill's tables cannot be appended to those.
+fn pre_tool_use_groups(doc: &toml_edit::DocumentMut) -> std::result::Result<usize, String> {
+    use toml_edit::Item;
+    let inline = |path: &str| {
         format!(
-            "config.toml defines `{}` as an inline value, so spill cannot append its hook as a table; \
-             rewrite it as [[hooks.PreToolUse]] tables (`spill init codex --dry-run` shows spill's)",
-            path.join(".")
+            "config.toml defines `{path}` as an inline value or a plain table, so spill cannot append \
+             its hook as a [[hooks.PreToolUse]] table; rewrite it as [[hooks.PreToolUse]] tables \
+             (`spill init codex --dry-run` shows spill's)"
         )
     };
-    let mut groups = 0;
-    let mut table: Vec<String> = Vec::new();
-    let mut open: Option<&str> = None; // the delimiter of a multi-line string being read
-    let mut depth = 0usize; // brackets of a multi-line array or inline table being read
-    for line in text.lines() {
-        if let Some(delimiter) = open {
-            if let Some(at) = line.find(delimiter) {
-                open = None;
-                depth = value_depth(&line[at + 3..], depth, &mut open);
-            }
-            continue;
-        }
-        if depth > 0 {
-            depth = value_depth(line, depth, &mut open);
-            continue;
-        }
-        let trimmed = line.trim_start();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        if let Some(header) = trimmed.strip_prefix("[[") {
-            table = dotted_key(header.split("]]").next().unwrap_or(""));
-            if table == ["hooks", "PreToolUse"] {
-                groups += 1;
-            }
-            continue;
-        }
-        if let Some(header) = trimmed.strip_prefix('[') {
-            table = dotted_key(header.split(']').next().unwrap_or(""));
-            if table == ["hooks", "PreToolUse"] {
-                return Err(inline(&table));
-            }
-            continue;
-        }
-        let Some((key, value)) = split_key(trimmed) else {
-            continue;
-        };
-        let mut path = table.clone();
-        path.extend(dotted_key(key));
-        let hooks = |tail: &[&str]| {
-            path.len() == 1 + tail.len() && path[0] == "hooks" && path[1..].iter().eq(tail)
-        };
-        if hooks(&[]) || hooks(&["PreToolUse"]) || hooks(&["state"]) {
-            return Err(inline(&path));
-        }
-        depth = value_depth(value, 0, &mut open);
+    let hooks = match doc.get("hooks") {
+        None => return Ok(0),
+        Some(Item::Table(hooks)) => hooks,
+        Some(_) => return Err(inline("hooks")),
+    };
+    if matches!(
+        hooks.get("state"),
+        Some(Item::Value(_) | Item::ArrayOfTables(_))
+    ) {
+        return Err(inline("hooks.state"));
     }
-    Ok(groups)
-}
-
-/// `key = value` split at the first `=` outside quotes.
-fn split_key(line: &str) -> Option<(&str, &str)> {
-    let mut quote: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '=') => return Some((&line[..i], &line[i + 1..])),
-            _ => {}
-        }
+    match hooks.get("PreToolUse") {
+        None => Ok(0),
+        Some(Item::ArrayOfTables(groups)) => Ok(groups.len()),
+        Some(_) => Err(inline("hooks.PreToolUse")),
     }
-    None
-}
-
-/// A dotted key's parts, quotes removed (`hooks."PreToolUse"` is `["hooks", "PreToolUse"]`).
-fn dotted_key(key: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    for c in key.chars() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '.') => parts.push(std::mem::take(&mut current).trim().to_string()),
-            _ => current.push(c),
-        }
-    }
-    parts.push(current.trim().to_string());
-    parts
-}
-
-/// The bracket depth after reading `value` from `depth`, skipping strings and comments; sets
-/// `open` when a multi-line string starts and does not end on this line.
-fn value_depth<'a>(value: &str, mut depth: usize, open: &mut Option<&'a str>) -> usize {
-    let bytes = value.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'#' => break,
-            b'[' | b'{' => depth += 1,
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            q @ (b'"' | b'\'') => {
-                let delimiter: &'a str = if q == b'"' { "\"\"\"" } else { "'''" };
-                if value[i..].starts_with(delimiter) {
-                    match value[i + 3..].find(delimiter) {
-                        Some(at) => i += 3 + at + 2,
-                        None => {
-                            *open = Some(delimiter);
-                            return depth;
-                        }
-                    }
-                } else {
-                    i += 1;
-                    while i < bytes.len() && bytes[i] != q {
-                        if q == b'"' && bytes[i] == b'\\' {
-                            i += 1;
-                        }
-                        i += 1;
-                    }
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    depth
 }
 
 /// A TOML basic string.
@@ -261,7 +230,7 @@ pub fn trust_hash(matcher: &str, command: &str) -> String {
         serde_json::Value::from(command),
         serde_json::Value::from(matcher),
     );
-    let digest = super::sha256::digest(identity.as_bytes());
+    let digest = sha2::Sha256::digest(identity.as_bytes());
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256:{hex}")
 }
@@ -336,6 +305,25 @@ mod tests {
                 .unwrap()
                 .unwrap()
                 .contains(":pre_tool_use:1:0")
+        );
+    }
+
+    #[test]
+    fn a_trust_record_already_there_is_reused_or_refused_and_bad_toml_is_refused() {
+        let hash = trust_hash(MATCHER, &command("/usr/bin/spill"));
+        let key = format!("{CONFIG}:pre_tool_use:0:0");
+        let ours = format!("[hooks.state.\"{key}\"]\ntrusted_hash = \"{hash}\"\n");
+        let with = install(&ours, "/usr/bin/spill", CONFIG).unwrap().unwrap();
+        assert_eq!(with.matches("[hooks.state.").count(), 1, "{with}");
+        assert!(parse(&with).is_ok());
+        assert_eq!(uninstall(&with, None).unwrap().unwrap(), ours);
+        let stale = ours.replace(&hash, "sha256:00");
+        let err = install(&stale, "/usr/bin/spill", CONFIG).unwrap_err();
+        assert!(err.contains("\"sha256:00\"") && err.contains(&key), "{err}");
+        let err = install("a = 1\n[x]\n[x]\n", "spill", CONFIG).unwrap_err();
+        assert_eq!(
+            err,
+            "config.toml is not valid TOML: line 3, column 2: duplicate key"
         );
     }
 

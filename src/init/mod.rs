@@ -1,14 +1,43 @@
 //! `spill init`: merging spill's hooks into a harness's settings, and taking them out again.
 //!
 //! The functions here take a file's text and return the new text; reading, backing up and
-//! writing are the command layer's. JSON is parsed keeping the order of keys and written back
-//! as Claude Code writes its own settings (two-space indentation), so a file Claude Code wrote
-//! changes only where spill's entries go.
+//! writing are the command layer's. The user's text is never re-serialised: spill's entries are
+//! spliced in at located places, laid out as the file lays out its own ([`splice`]), and
+//! `--uninstall` cuts out exactly those bytes, so every other byte (number spellings, escapes,
+//! comments, key order, indentation) stays as it was. A hook is spill's only when its command is
+//! exactly the one `spill init` writes: the absolute path of a `spill` binary, quoted as a shell
+//! word where needed, then ` hook HARNESS`. `nice spill hook claude-code`, `SPILL_MAX_INLINE=4096
+//! spill hook claude-code` or a bare `spill hook claude-code` are the user's own, and stay.
 
 pub mod codex;
-mod sha256;
+mod splice;
 
 use serde_json::{Map, Value};
+use splice::{Kind, Member, Node, Style};
+
+/// A change to a file: its new text, and what the user should know about it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Edit {
+    /// The file's new text (empty: the file goes).
+    pub text: String,
+    /// Lines to tell the user (what spill left alone, and why).
+    pub notes: Vec<String>,
+}
+
+impl From<String> for Edit {
+    fn from(text: String) -> Edit {
+        Edit::plain(text)
+    }
+}
+
+impl Edit {
+    fn plain(text: String) -> Edit {
+        Edit {
+            text,
+            notes: Vec::new(),
+        }
+    }
+}
 
 /// A harness whose settings hold hooks as `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`
 /// (Claude Code and Gemini CLI share the shape).
@@ -17,6 +46,8 @@ struct HookSet {
     events: &'static [(&'static str, Option<&'static str>)],
     /// The harness's name as `spill hook` takes it.
     harness: &'static str,
+    /// Whether the harness reads its settings with comments (JSONC): Gemini CLI does.
+    comments: bool,
 }
 
 /// Claude Code's events.
@@ -27,6 +58,7 @@ const CLAUDE: HookSet = HookSet {
         ("SessionEnd", None),
     ],
     harness: "claude-code",
+    comments: false,
 };
 
 /// Gemini CLI's events: the shell tool before it runs, every other tool after it ran (the hook
@@ -38,11 +70,23 @@ const GEMINI: HookSet = HookSet {
         ("SessionEnd", None),
     ],
     harness: "gemini",
+    comments: true,
 };
 
 /// The hook command `spill init` registers for Claude Code.
 pub fn claude_command(spill: &str) -> String {
     CLAUDE.command(spill)
+}
+
+/// The text of a JSON string value, decoded.
+fn string_at(text: &str, node: &Node) -> Option<String> {
+    matches!(node.kind, Kind::Scalar)
+        .then(|| serde_json::from_str::<String>(&text[node.start..node.end]).ok())
+        .flatten()
+}
+
+fn is_object(node: &Node) -> bool {
+    matches!(node.kind, Kind::Object(_))
 }
 
 impl HookSet {
@@ -51,186 +95,341 @@ impl HookSet {
         format!("{} hook {}", crate::wrap::shell_quote(spill), self.harness)
     }
 
-    /// Whether a hook command is one of spill's (`…spill hook HARNESS`, any spill path).
-    fn is_ours(&self, hook: &Value) -> bool {
-        let suffix = format!(" hook {}", self.harness);
-        hook["command"]
-            .as_str()
-            .and_then(|c| c.trim_end().strip_suffix(suffix.as_str()))
-            .is_some_and(|program| program.trim_matches('\'').ends_with("spill"))
-    }
-}
-
-/// Parses a settings file; an empty or whitespace-only file is an empty object.
-fn parse(text: &str) -> std::result::Result<Map<String, Value>, String> {
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str(text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err("the settings file does not hold a JSON object".into()),
-        Err(e) => Err(format!("the settings file is not valid JSON: {e}")),
-    }
-}
-
-fn render(map: &Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(map).expect("a JSON value serialises");
-    text.push('\n');
-    text
-}
-
-/// Removes spill's hooks from `hooks[EVENT][*].hooks`, then the matcher groups, event lists and
-/// `hooks` object that this left empty (only those). True when anything was removed.
-fn remove_ours(settings: &mut Map<String, Value>, set: &HookSet) -> bool {
-    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
-        return false;
-    };
-    let mut removed = false;
-    for (_, groups) in hooks.iter_mut() {
-        let Value::Array(groups) = groups else {
-            continue;
+    /// The spill binary a hook command runs, when the command is exactly one that `spill init`
+    /// writes (any spill path, compared as a whole command, never as a suffix).
+    fn spill_of(&self, command: &str) -> Option<String> {
+        let quoted = command.strip_suffix(&format!(" hook {}", self.harness))?;
+        let path = match quoted.strip_prefix('\'').and_then(|q| q.strip_suffix('\'')) {
+            Some(inner) => inner.replace(r"'\''", "'"),
+            None => quoted.to_string(),
         };
-        groups.retain_mut(|group| {
-            let Some(Value::Array(list)) = group.get_mut("hooks") else {
-                return true;
-            };
-            let before = list.len();
-            list.retain(|h| !set.is_ours(h));
-            removed |= list.len() != before;
-            !(list.is_empty() && before > 0)
-        });
+        let name = std::path::Path::new(&path).file_name()?.to_str()?;
+        (path.starts_with('/')
+            && name.starts_with("spill")
+            && crate::wrap::shell_quote(&path) == quoted)
+            .then_some(path)
     }
-    if removed {
-        hooks.retain(|_, groups| !matches!(groups, Value::Array(g) if g.is_empty()));
-        if hooks.is_empty() {
-            settings.remove("hooks");
+
+    /// The spill binary of a hook object that is spill's: `type` `command` and a command
+    /// [`spill_of`](Self::spill_of) recognises.
+    fn ours(&self, text: &str, hook: &Node) -> Option<String> {
+        let kind = string_at(text, &hook.get("type")?.value)?;
+        let command = string_at(text, &hook.get("command")?.value)?;
+        (kind == "command")
+            .then(|| self.spill_of(&command))
+            .flatten()
+    }
+
+    /// Every hook object of the `hooks` object a harness reads (the last of that name).
+    fn each_hook<'n>(&self, root: &'n Node, mut visit: impl FnMut(&'n Member, &'n Node, &'n Node)) {
+        let Some(hooks) = root.get("hooks") else {
+            return;
+        };
+        for event in hooks.value.members() {
+            for group in event.value.elements() {
+                let Some(list) = group.get("hooks") else {
+                    continue;
+                };
+                for hook in list.value.elements() {
+                    visit(event, group, hook);
+                }
+            }
         }
     }
-    removed
+
+    /// The text without the first of spill's hook objects, and the containers that held only
+    /// it (its matcher group, then the event, then `hooks`, unless the backup shows the file had
+    /// that event or `hooks` before `init`): what `install` added, no more.
+    fn remove_first(
+        &self,
+        text: &str,
+        root: &Node,
+        had_hooks: bool,
+        had_event: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        let ri = root.index("hooks")?;
+        let hooks = &root.members()[ri].value;
+        for (ei, event) in hooks.members().iter().enumerate() {
+            for (gi, group) in event.value.elements().iter().enumerate() {
+                let Some(list) = group.get("hooks") else {
+                    continue;
+                };
+                for (hi, hook) in list.value.elements().iter().enumerate() {
+                    if self.ours(text, hook).is_none() {
+                        continue;
+                    }
+                    return Some(if list.value.len() > 1 {
+                        splice::remove(text, &list.value, hi)
+                    } else if event.value.len() > 1 || had_event(&event.key) {
+                        splice::remove(text, &event.value, gi)
+                    } else if hooks.len() > 1 || had_hooks {
+                        splice::remove(text, hooks, ei)
+                    } else {
+                        splice::remove(text, root, ri)
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The text without any of spill's hooks (`backup`: the file before the first `init`).
+    fn remove_all(&self, text: &str, backup: Option<&str>) -> std::result::Result<String, String> {
+        let old = backup.and_then(|b| splice::parse(b, self.comments).ok().flatten());
+        let old_hooks = old.as_ref().and_then(|o| o.get("hooks"));
+        let had_event = |event: &str| old_hooks.is_some_and(|h| h.value.get(event).is_some());
+        let mut text = text.to_string();
+        while let Some(root) = splice::parse(&text, self.comments)? {
+            match self.remove_first(&text, &root, old_hooks.is_some(), &had_event) {
+                Some(shorter) => text = shorter,
+                None => break,
+            }
+        }
+        Ok(text)
+    }
+
+    /// Whether the file holds exactly spill's hooks for this binary: one per event, in a group
+    /// with spill's matcher, and no other of spill's.
+    fn has_exactly(&self, text: &str, root: &Node, spill: &str) -> bool {
+        let command = self.command(spill);
+        let mut ours = 0;
+        let mut found = Vec::new();
+        self.each_hook(root, |event, group, hook| {
+            if self.ours(text, hook).is_none() {
+                return;
+            }
+            ours += 1;
+            let matcher = group.get("matcher").and_then(|m| string_at(text, &m.value));
+            let right = string_at(text, &hook.get("command").expect("ours").value)
+                .is_some_and(|c| c == command);
+            if right {
+                found.push((event.key.clone(), matcher));
+            }
+        });
+        ours == self.events.len()
+            && self.events.iter().all(|&(event, matcher)| {
+                found.contains(&(event.to_string(), matcher.map(str::to_string)))
+            })
+    }
+
+    /// Refuses a file whose `hooks` (or an event spill uses) has a shape spill cannot add to.
+    fn check_shape(&self, root: &Node) -> std::result::Result<(), String> {
+        let Some(hooks) = root.get("hooks") else {
+            return Ok(());
+        };
+        if !is_object(&hooks.value) {
+            return Err("\"hooks\" in the settings file is not an object".into());
+        }
+        for &(event, _) in self.events {
+            if let Some(e) = hooks.value.get(event)
+                && !matches!(e.value.kind, Kind::Array(_))
+            {
+                return Err(format!(
+                    "\"hooks.{event}\" in the settings file is not an array"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The settings text with spill's hooks (and, for Gemini, `hooksConfig.enabled = true`), or
+    /// `None` when it already has exactly them.
+    fn install(&self, text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+        let gemini = self.harness == GEMINI.harness;
+        let root = splice::parse(text, self.comments)?;
+        let mut new = match &root {
+            Some(root) => {
+                self.check_shape(root)?;
+                if gemini
+                    && let Some(config) = root.get("hooksConfig")
+                    && !is_object(&config.value)
+                {
+                    return Err("\"hooksConfig\" in the settings file is not an object".into());
+                }
+                if self.has_exactly(text, root, spill) && (!gemini || enabled(text, root)) {
+                    return Ok(None);
+                }
+                self.remove_all(text, None)?
+            }
+            None if text.trim().is_empty() => "{}\n".to_string(),
+            // Comments only: the object goes after them.
+            None if text.ends_with('\n') => format!("{text}{{}}\n"),
+            None => format!("{text}\n{{}}\n"),
+        };
+        let command = self.command(spill);
+        for &(event, matcher) in self.events {
+            let root = splice::parse(&new, self.comments)?.expect("an object");
+            let style = Style::of(&new, &root);
+            let mut group = Map::new();
+            if let Some(m) = matcher {
+                group.insert("matcher".into(), Value::from(m));
+            }
+            group.insert(
+                "hooks".into(),
+                serde_json::json!([{"type": "command", "command": command}]),
+            );
+            let group = Value::Object(group);
+            new = match root.get("hooks") {
+                None => {
+                    let mut hooks = Map::new();
+                    hooks.insert(event.into(), Value::Array(vec![group]));
+                    splice::insert(&new, &root, &style, Some("hooks"), &Value::Object(hooks))
+                }
+                Some(hooks) => match hooks.value.get(event) {
+                    None => splice::insert(
+                        &new,
+                        &hooks.value,
+                        &style,
+                        Some(event),
+                        &Value::Array(vec![group]),
+                    ),
+                    Some(list) => splice::insert(&new, &list.value, &style, None, &group),
+                },
+            };
+        }
+        if gemini {
+            let root = splice::parse(&new, true)?.expect("an object");
+            let style = Style::of(&new, &root);
+            new = match root.get("hooksConfig") {
+                None => splice::insert(
+                    &new,
+                    &root,
+                    &style,
+                    Some("hooksConfig"),
+                    &serde_json::json!({"enabled": true}),
+                ),
+                Some(config) => match config.value.get("enabled") {
+                    None => splice::insert(
+                        &new,
+                        &config.value,
+                        &style,
+                        Some("enabled"),
+                        &Value::Bool(true),
+                    ),
+                    Some(on) if &new[on.value.start..on.value.end] == "true" => new.clone(),
+                    Some(on) => splice::replace(&new, &on.value, "true"),
+                },
+            };
+        }
+        Ok((new != text).then(|| Edit::plain(new)))
+    }
+
+    /// The settings text without spill's hooks, or `None` when it has none. When the text is
+    /// exactly what `init` made of `backup` (the file before the first `init`), the backup's
+    /// bytes come back; otherwise exactly spill's entries are cut out.
+    fn uninstall(
+        &self,
+        text: &str,
+        backup: Option<&str>,
+    ) -> std::result::Result<Option<Edit>, String> {
+        let Some(root) = splice::parse(text, self.comments)? else {
+            return Ok(None);
+        };
+        let mut spills = Vec::new();
+        self.each_hook(&root, |_, _, hook| {
+            if let Some(spill) = self.ours(text, hook)
+                && !spills.contains(&spill)
+            {
+                spills.push(spill);
+            }
+        });
+        if spills.is_empty() {
+            return Ok(None);
+        }
+        if let Some(old) = backup {
+            for spill in &spills {
+                if let Ok(Some(made)) = self.install(old, spill)
+                    && made.text == text
+                {
+                    return Ok(Some(Edit::plain(old.to_string())));
+                }
+            }
+        }
+        let mut edit = Edit::plain(self.remove_all(text, backup)?);
+        if self.harness == GEMINI.harness {
+            gemini_enabled_back(&mut edit, backup)?;
+        }
+        Ok(Some(edit))
+    }
+}
+
+/// Whether `hooksConfig.enabled` is `true`.
+fn enabled(text: &str, root: &Node) -> bool {
+    root.get("hooksConfig")
+        .and_then(|c| c.value.get("enabled"))
+        .is_some_and(|on| &text[on.value.start..on.value.end] == "true")
+}
+
+/// After spill's Gemini hooks are cut out of a file that changed since `init`: puts
+/// `hooksConfig.enabled` back as the backup had it, but only while it is still the `true` that
+/// `init` set and no other hook in the file needs it (the user's hooks keep running).
+fn gemini_enabled_back(edit: &mut Edit, backup: Option<&str>) -> std::result::Result<(), String> {
+    let text = &edit.text;
+    let Some(root) = splice::parse(text, true)? else {
+        return Ok(());
+    };
+    if !enabled(text, &root) {
+        return Ok(());
+    }
+    let mut others = false;
+    GEMINI.each_hook(&root, |_, _, _| others = true);
+    if others {
+        edit.notes
+            .push("left hooksConfig.enabled on: the file's other hooks need it to run".into());
+        return Ok(());
+    }
+    let old = backup.map(|b| splice::parse(b, true));
+    let Some(Ok(old)) = old else {
+        edit.notes.push(
+            "left hooksConfig.enabled on: no readable backup says what it was before `spill init`"
+                .into(),
+        );
+        return Ok(());
+    };
+    let backup = backup.expect("parsed above");
+    let ci = root.index("hooksConfig").expect("enabled");
+    let config = &root.members()[ci].value;
+    let ei = config.index("enabled").expect("enabled");
+    let old_config = old.as_ref().and_then(|o| o.get("hooksConfig"));
+    edit.text = match old_config.and_then(|c| c.value.get("enabled")) {
+        Some(was) => {
+            let was = &backup[was.value.start..was.value.end];
+            splice::replace(text, &config.members()[ei].value, was)
+        }
+        None if config.len() == 1 && old_config.is_none() => splice::remove(text, &root, ci),
+        None => splice::remove(text, config, ei),
+    };
+    Ok(())
 }
 
 /// The settings text with spill's Claude Code hooks, or `None` when `text` already has exactly
 /// them (nothing to write).
-pub fn claude_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
-    install(text, spill, &CLAUDE, |_| Ok(()))
+pub fn claude_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+    CLAUDE.install(text, spill)
 }
 
-/// The settings text with spill's Gemini CLI hooks and `hooksConfig.enabled = true` (Gemini runs
-/// no hooks without it), or `None` when `text` already has exactly them.
-pub fn gemini_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
-    install(text, spill, &GEMINI, |settings| {
-        let config = settings
-            .entry("hooksConfig")
-            .or_insert_with(|| Value::Object(Map::new()));
-        let Value::Object(config) = config else {
-            return Err("\"hooksConfig\" in the settings file is not an object".into());
-        };
-        config.insert("enabled".into(), Value::Bool(true));
-        Ok(())
-    })
-}
-
-/// The settings text without spill's Gemini CLI hooks, or `None` when it has none.
-/// `hooksConfig.enabled` goes back to what the backup had (absent included); without a backup
-/// it is left on.
-pub fn gemini_uninstall(
-    text: &str,
-    backup: Option<&str>,
-) -> std::result::Result<Option<String>, String> {
-    uninstall(text, backup, &GEMINI, |settings, old| {
-        let Some(old) = old else { return };
-        let before = old
-            .get("hooksConfig")
-            .and_then(|c| c.get("enabled"))
-            .cloned();
-        let Some(Value::Object(config)) = settings.get_mut("hooksConfig") else {
-            return;
-        };
-        match before {
-            Some(v) => {
-                config.insert("enabled".into(), v);
-            }
-            None => {
-                config.remove("enabled");
-                if config.is_empty() && !old.contains_key("hooksConfig") {
-                    settings.remove("hooksConfig");
-                }
-            }
-        }
-    })
-}
-
-/// Adds `set`'s hooks (after `extra` changes the settings) and renders the result.
-fn install(
-    text: &str,
-    spill: &str,
-    set: &HookSet,
-    extra: impl Fn(&mut Map<String, Value>) -> std::result::Result<(), String>,
-) -> std::result::Result<Option<String>, String> {
-    let original = parse(text)?;
-    let mut settings = original.clone();
-    if !matches!(settings.get("hooks"), None | Some(Value::Object(_))) {
-        return Err("\"hooks\" in the settings file is not an object".into());
-    }
-    extra(&mut settings)?;
-    remove_ours(&mut settings, set);
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()))
-        .as_object_mut()
-        .expect("checked above");
-    for &(event, matcher) in set.events {
-        let groups = hooks
-            .entry(event)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(groups) = groups else {
-            return Err(format!(
-                "\"hooks.{event}\" in the settings file is not an array"
-            ));
-        };
-        let mut group = Map::new();
-        if let Some(m) = matcher {
-            group.insert("matcher".into(), Value::String(m.into()));
-        }
-        group.insert(
-            "hooks".into(),
-            serde_json::json!([{"type": "command", "command": set.command(spill)}]),
-        );
-        groups.push(Value::Object(group));
-    }
-    // An unchanged value is not rewritten, so a second `init` leaves the file's bytes alone.
-    Ok((settings != original).then(|| render(&settings)))
-}
-
-/// The settings text without spill's hooks, or `None` when it has none. When the result
-/// equals `backup` (what the file was before the first `init`), the backup's bytes are
-/// returned, so the file comes back byte for byte.
+/// The settings text without spill's Claude Code hooks, or `None` when it has none.
 pub fn claude_uninstall(
     text: &str,
     backup: Option<&str>,
-) -> std::result::Result<Option<String>, String> {
-    uninstall(text, backup, &CLAUDE, |_, _| {})
+) -> std::result::Result<Option<Edit>, String> {
+    CLAUDE.uninstall(text, backup)
 }
 
-/// Removes `set`'s hooks (then lets `extra` undo its other changes, given the backup).
-fn uninstall(
+/// The settings text with spill's Gemini CLI hooks and `hooksConfig.enabled = true` (Gemini runs
+/// no hooks without it), or `None` when `text` already has exactly them. Comments are kept.
+pub fn gemini_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+    GEMINI.install(text, spill)
+}
+
+/// The settings text without spill's Gemini CLI hooks, or `None` when it has none.
+/// `hooksConfig.enabled` goes back to what the backup had (absent included) only while no other
+/// hook needs it and it is still the `true` init set; otherwise it stays on, with a note.
+pub fn gemini_uninstall(
     text: &str,
     backup: Option<&str>,
-    set: &HookSet,
-    extra: impl Fn(&mut Map<String, Value>, Option<&Map<String, Value>>),
-) -> std::result::Result<Option<String>, String> {
-    let mut settings = parse(text)?;
-    if !remove_ours(&mut settings, set) {
-        return Ok(None);
-    }
-    let old = backup.and_then(|b| parse(b).ok());
-    extra(&mut settings, old.as_ref());
-    if let (Some(text), Some(old)) = (backup, old)
-        && old == settings
-    {
-        return Ok(Some(text.to_string()));
-    }
-    Ok(Some(render(&settings)))
+) -> std::result::Result<Option<Edit>, String> {
+    GEMINI.uninstall(text, backup)
 }
 
 /// spill's opencode plugin, with `@SPILL@` standing for the spill binary's path.
@@ -239,20 +438,55 @@ const OPENCODE_PLUGIN: &str = include_str!("opencode-plugin.js");
 /// The first line of spill's opencode plugin, by which `init` knows the file is spill's.
 const OPENCODE_MARKER: &str = "// spill's opencode plugin:";
 
-/// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
-/// plugin file as it is) is exactly that. A file there that is not spill's plugin is refused.
-pub fn opencode_install(text: &str, spill: &str) -> std::result::Result<Option<String>, String> {
-    if !text.is_empty() && !text.starts_with(OPENCODE_MARKER) {
-        return Err("the file exists and is not spill's plugin".into());
-    }
-    let quoted = serde_json::Value::from(spill).to_string();
-    let new = OPENCODE_PLUGIN.replace("\"@SPILL@\"", &quoted);
-    Ok((new != text).then_some(new))
+/// spill's opencode plugin for this spill binary.
+fn opencode_plugin(spill: &str) -> String {
+    let quoted = Value::from(spill).to_string();
+    OPENCODE_PLUGIN.replace("\"@SPILL@\"", &quoted)
 }
 
-/// Nothing (the file goes) when `text` is spill's plugin; `None` when it is not.
-pub fn opencode_uninstall(text: &str) -> std::result::Result<Option<String>, String> {
-    Ok(text.starts_with(OPENCODE_MARKER).then(String::new))
+/// Whether `text` is, byte for byte, the plugin `spill init opencode` writes (for any spill).
+fn is_opencode_plugin(text: &str) -> bool {
+    text.lines()
+        .find_map(|l| l.strip_prefix("const SPILL = ")?.strip_suffix(';'))
+        .and_then(|s| serde_json::from_str::<String>(s).ok())
+        .is_some_and(|spill| opencode_plugin(&spill) == text)
+}
+
+/// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
+/// plugin file as it is) is exactly that. A file there that is not spill's plugin, or is
+/// spill's plugin with someone's changes, is refused.
+pub fn opencode_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+    if !text.is_empty() {
+        if !text.starts_with(OPENCODE_MARKER) {
+            return Err("the file exists and is not spill's plugin".into());
+        }
+        if !is_opencode_plugin(text) {
+            return Err(
+                "the file is spill's plugin changed since spill wrote it, and spill does \
+                        not overwrite those changes: move them to a plugin of your own, or remove \
+                        the file"
+                    .into(),
+            );
+        }
+    }
+    let new = opencode_plugin(spill);
+    Ok((new != text).then(|| Edit::plain(new)))
+}
+
+/// Nothing (the file goes) when `text` is exactly spill's plugin; `None` when it is not spill's.
+/// spill's plugin with someone's changes is refused, kept as it is.
+pub fn opencode_uninstall(text: &str) -> std::result::Result<Option<Edit>, String> {
+    if !text.starts_with(OPENCODE_MARKER) {
+        return Ok(None);
+    }
+    if !is_opencode_plugin(text) {
+        return Err(
+            "the plugin was changed since `spill init opencode` wrote it, so spill does \
+                    not remove it: delete it by hand if the changes are not needed"
+                .into(),
+        );
+    }
+    Ok(Some(Edit::plain(String::new())))
 }
 
 /// A unified diff of two texts (whole-line hunks with 3 lines of context), for `--dry-run`.
@@ -331,7 +565,7 @@ mod tests {
     #[test]
     fn install_keeps_other_settings_in_order_and_is_idempotent() {
         let user = "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash\"\n    ]\n  },\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Edit\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"lint\"\n          }\n        ]\n      }\n    ]\n  },\n  \"alpha\": 1\n}\n";
-        let once = claude_install(user, SPILL).unwrap().unwrap();
+        let once = claude_install(user, SPILL).unwrap().unwrap().text;
         assert!(
             once.starts_with(&user[..user.find("  \"hooks\"").unwrap()]),
             "{once}"
@@ -350,19 +584,29 @@ mod tests {
         // A new spill path replaces the old entries instead of adding more.
         let moved = claude_install(&once, "/opt/my spill/spill")
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .text;
         assert_eq!(moved.matches("hook claude-code").count(), 3);
         assert!(moved.contains("'/opt/my spill/spill' hook claude-code"));
         // Uninstall with the backup restores the original bytes.
-        assert_eq!(claude_uninstall(&once, Some(user)).unwrap().unwrap(), user);
-        assert_eq!(claude_uninstall(&moved, Some(user)).unwrap().unwrap(), user);
+        assert_eq!(
+            claude_uninstall(&once, Some(user)).unwrap().unwrap().text,
+            user
+        );
+        assert_eq!(
+            claude_uninstall(&moved, Some(user)).unwrap().unwrap().text,
+            user
+        );
         assert_eq!(claude_uninstall(user, Some(user)).unwrap(), None);
     }
 
     #[test]
     fn uninstall_without_backup_removes_only_what_spill_added() {
-        let fresh = claude_install("", SPILL).unwrap().unwrap();
-        assert_eq!(claude_uninstall(&fresh, None).unwrap().unwrap(), "{}\n");
+        let fresh = claude_install("", SPILL).unwrap().unwrap().text;
+        assert_eq!(
+            claude_uninstall(&fresh, None).unwrap().unwrap().text,
+            "{}\n"
+        );
         let mut v: Value = serde_json::from_str(&fresh).unwrap();
         v["hooks"]["SessionEnd"][0]["hooks"]
             .as_array_mut()
@@ -371,7 +615,8 @@ mod tests {
         v["theme"] = "dark".into();
         let edited = serde_json::to_string_pretty(&v).unwrap();
         let out: Value =
-            serde_json::from_str(&claude_uninstall(&edited, Some("{}")).unwrap().unwrap()).unwrap();
+            serde_json::from_str(&claude_uninstall(&edited, Some("{}")).unwrap().unwrap().text)
+                .unwrap();
         assert_eq!(
             out,
             serde_json::json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mine"}]}]}, "theme": "dark"})
@@ -402,7 +647,8 @@ mod tests {
     fn the_opencode_plugin_names_this_spill_and_is_installed_once() {
         let plugin = opencode_install("", "/opt/my \"spill\"/spill")
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .text;
         assert!(plugin.starts_with(OPENCODE_MARKER));
         assert!(
             plugin.contains(r#"const SPILL = "/opt/my \"spill\"/spill";"#),
@@ -419,7 +665,7 @@ mod tests {
                 .is_some()
         );
         assert!(opencode_install("export const Mine = 1;\n", "spill").is_err());
-        assert_eq!(opencode_uninstall(&plugin).unwrap().as_deref(), Some(""));
+        assert_eq!(opencode_uninstall(&plugin).unwrap().unwrap().text, "");
         assert_eq!(opencode_uninstall("mine").unwrap(), None);
     }
 

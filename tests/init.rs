@@ -1,0 +1,698 @@
+//! `spill init` and the user's own files, through the binary: the user's hooks that run spill
+//! stay, every byte that is not spill's stays, links stay links, modes and read-only files are
+//! respected, and `--uninstall` gives back exactly the file `init` found (a property test over
+//! generated settings files, for every harness).
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use crate::common::{Run, Sandbox};
+
+const SPILL: &str = env!("CARGO_BIN_EXE_spill");
+
+/// Where `spill init HARNESS` writes, in a sandbox's HOME.
+fn target(sb: &Sandbox, harness: &str) -> PathBuf {
+    let rel = match harness {
+        "claude-code" => ".claude/settings.json",
+        "gemini" => ".gemini/settings.json",
+        "codex" => ".codex/config.toml",
+        "opencode" => ".config/opencode/plugin/spill.js",
+        _ => unreachable!("{harness}"),
+    };
+    let path = sb.path().join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    path
+}
+
+fn init(sb: &Sandbox, harness: &str, uninstall: bool) -> Run {
+    let mut args = vec!["init", harness];
+    if uninstall {
+        args.push("--uninstall");
+    }
+    sb.run(&args, "")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+fn mode_of(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+fn backup(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.spill-backup", path.display()))
+}
+
+#[test]
+fn init_keeps_the_users_own_hooks_that_run_spill_and_every_byte() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "claude-code");
+    // The issue's reproduction, verbatim.
+    let original = r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"nice spill hook claude-code"}]}]},"n":1e3}"#;
+    std::fs::write(&path, original).unwrap();
+    init(&sb, "claude-code", false).status(0);
+    let once = read(&path);
+    assert!(
+        once.starts_with(r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"nice spill hook claude-code"}]}],"#),
+        "{once}"
+    );
+    assert!(once.ends_with(r#"},"n":1e3}"#), "{once}");
+    assert_eq!(
+        once.matches(&format!("{SPILL} hook claude-code")).count(),
+        3
+    );
+    init(&sb, "claude-code", true).status(0);
+    assert_eq!(read(&path), original);
+
+    // The user's hook in one of spill's events, and a change of theirs since `init`: only
+    // spill's bytes go, even without the backup's help.
+    let theirs = "{\n    \"hooks\": {\n        \"PreToolUse\": [\n            {\n                \"matcher\": \"Bash\",\n                \"hooks\": [\n                    {\"type\": \"command\", \"command\": \"SPILL_MAX_INLINE=4096 spill hook claude-code\"}\n                ]\n            }\n        ]\n    },\n    \"big\": 12345678901234567890123,\n    \"s\": \"\\u00e9\\/\"\n}\n";
+    std::fs::write(&path, theirs).unwrap();
+    init(&sb, "claude-code", false).status(0);
+    let once = read(&path);
+    assert!(
+        once.contains("SPILL_MAX_INLINE=4096 spill hook claude-code")
+            && once.contains("12345678901234567890123")
+            && once.contains("\\u00e9\\/"),
+        "{once}"
+    );
+    let mine = "\"mine\": 2E+3,\n    \"big\"";
+    std::fs::write(&path, once.replacen("\"big\"", mine, 1)).unwrap();
+    init(&sb, "claude-code", true).status(0);
+    assert_eq!(read(&path), theirs.replacen("\"big\"", mine, 1));
+}
+
+/// The trust hash `spill init codex` writes for this spill (it does not depend on the path).
+fn codex_trust_hash(sb: &Sandbox) -> String {
+    let home = sb.path().join("other-codex");
+    std::fs::create_dir_all(&home).unwrap();
+    sb.cmd(&["init", "codex"])
+        .env("CODEX_HOME", &home)
+        .run()
+        .status(0);
+    let text = read(&home.join("config.toml"));
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("trusted_hash = "))
+        .unwrap();
+    line["trusted_hash = ".len()..].to_string()
+}
+
+#[test]
+fn codex_init_never_writes_a_second_trust_record_or_into_a_broken_file() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "codex");
+    let key = format!("{}:pre_tool_use:0:0", path.display());
+    // A stale record for the position spill's hook takes: refused, unchanged.
+    let stale =
+        format!("model = \"o3\"\n\n[hooks.state.\"{key}\"]\ntrusted_hash = \"sha256:00\"\n");
+    std::fs::write(&path, &stale).unwrap();
+    let run = init(&sb, "codex", false);
+    run.status(2);
+    assert!(
+        run.stderr.contains("[hooks.state.") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&path), stale);
+    assert!(!backup(&path).exists());
+    // A record that already trusts exactly spill's hook is the user's: no second one.
+    let hash = codex_trust_hash(&sb);
+    let trusted = format!("model = \"o3\"\n\n[hooks.state.\"{key}\"]\ntrusted_hash = {hash}\n");
+    std::fs::write(&path, &trusted).unwrap();
+    init(&sb, "codex", false).status(0);
+    let once = read(&path);
+    assert!(once.starts_with(&trusted), "{once}");
+    assert_eq!(once.matches("[hooks.state.").count(), 1, "{once}");
+    assert!(once.contains(" hook codex\"\n"), "{once}");
+    init(&sb, "codex", true).status(0);
+    assert_eq!(read(&path), trusted);
+    // Not TOML: refused, unchanged, no backup.
+    let broken = "model = \"o3\n[[hooks.PreToolUse]]\n";
+    std::fs::write(&path, broken).unwrap();
+    let run = init(&sb, "codex", false);
+    run.status(2);
+    assert!(
+        run.stderr.contains("not valid TOML") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&path), broken);
+    assert!(!backup(&path).exists());
+}
+
+#[test]
+fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
+    for harness in ["claude-code", "gemini", "codex", "opencode"] {
+        let sb = Sandbox::new();
+        let path = target(&sb, harness);
+        let dotfiles = sb.path().join("dotfiles");
+        std::fs::create_dir(&dotfiles).unwrap();
+        let real = dotfiles.join("settings");
+        // Dotfiles not checked out yet: the link dangles.
+        std::os::unix::fs::symlink(&real, &path).unwrap();
+        init(&sb, harness, false).status(0);
+        assert!(is_link(&path), "{harness}: the link was replaced");
+        assert!(read(&real).contains("hook"), "{harness}");
+        init(&sb, harness, true).status(0);
+        assert!(is_link(&path), "{harness}: the link was removed");
+        assert!(!real.exists(), "{harness}: the file init created stays");
+        if harness == "opencode" {
+            continue;
+        }
+        // A link to a file of the user's (a relative one): the file comes back, the link stays.
+        let original = if harness == "codex" {
+            "model = \"o3\" # mine\n"
+        } else {
+            "{\"theme\": \"dark\", \"n\": 1e3}\n"
+        };
+        std::fs::write(&real, original).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let up = "../".repeat(path.strip_prefix(sb.path()).unwrap().components().count() - 1);
+        std::os::unix::fs::symlink(format!("{up}dotfiles/settings"), &path).unwrap();
+        init(&sb, harness, false).status(0);
+        assert!(is_link(&path), "{harness}");
+        assert_ne!(read(&real), original, "{harness}");
+        init(&sb, harness, true).status(0);
+        assert!(is_link(&path), "{harness}");
+        assert_eq!(read(&real), original, "{harness}");
+    }
+    // A link into a directory that does not exist: refused, nothing created.
+    let sb = Sandbox::new();
+    let path = target(&sb, "claude-code");
+    let missing = sb.path().join("missing/dir/settings.json");
+    std::os::unix::fs::symlink(&missing, &path).unwrap();
+    let run = init(&sb, "claude-code", false);
+    run.status(2);
+    assert!(
+        run.stderr.contains("does not exist") && run.stderr.contains("nothing changed"),
+        "{}",
+        run.stderr
+    );
+    assert!(is_link(&path) && !sb.path().join("missing").exists());
+}
+
+#[test]
+fn gemini_uninstall_keeps_hooks_enabled_while_the_users_hooks_need_them() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "gemini");
+    let original = "{\n  \"hooksConfig\": {\n    \"enabled\": false\n  }\n}\n";
+    std::fs::write(&path, original).unwrap();
+    init(&sb, "gemini", false).status(0);
+    let once = read(&path);
+    assert!(once.contains("\"enabled\": true"), "{once}");
+    // The user adds a hook of their own after `init`.
+    let edited = once.replacen(
+        "\"hooks\": {",
+        "\"hooks\": {\n    \"BeforeAgent\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"my-audit\"}]}],",
+        1,
+    );
+    assert_ne!(edited, once);
+    std::fs::write(&path, &edited).unwrap();
+    let run = init(&sb, "gemini", true);
+    run.status(0);
+    assert!(
+        run.out().contains("left hooksConfig.enabled on"),
+        "{}",
+        run.out()
+    );
+    let v: serde_json::Value = serde_json::from_str(&read(&path)).unwrap();
+    assert_eq!(v["hooksConfig"]["enabled"], true, "{v}");
+    assert_eq!(
+        v["hooks"]["BeforeAgent"][0]["hooks"][0]["command"],
+        "my-audit"
+    );
+    assert!(!read(&path).contains("hook gemini"), "{v}");
+    // Without hooks of the user's, the backup's value comes back.
+    std::fs::write(&path, &once).unwrap();
+    init(&sb, "gemini", true).status(0);
+    assert_eq!(read(&path), original);
+}
+
+#[test]
+fn gemini_settings_with_comments_are_set_up_and_given_back() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "gemini");
+    let original = "// Gemini CLI settings\n{\n  /* auth */\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, // trailing\n  \"n\": 1.50\n}\n";
+    std::fs::write(&path, original).unwrap();
+    init(&sb, "gemini", false).status(0);
+    let once = read(&path);
+    assert!(
+        once.starts_with("// Gemini CLI settings\n{\n  /* auth */\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, // trailing\n  \"n\": 1.50,\n"),
+        "{once}"
+    );
+    assert_eq!(once.matches(" hook gemini\"").count(), 3, "{once}");
+    assert!(once.contains("\"enabled\": true"), "{once}");
+    let again = init(&sb, "gemini", false);
+    assert!(again.out().contains("nothing changed"), "{}", again.out());
+    init(&sb, "gemini", true).status(0);
+    assert_eq!(read(&path), original);
+    // A comment that never ends is refused, unchanged.
+    std::fs::write(&path, "{} /* open").unwrap();
+    let run = init(&sb, "gemini", false);
+    run.status(2);
+    assert!(run.stderr.contains("never ends"), "{}", run.stderr);
+    assert_eq!(read(&path), "{} /* open");
+}
+
+#[test]
+fn opencode_leaves_a_plugin_the_user_changed() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "opencode");
+    init(&sb, "opencode", false).status(0);
+    let changed = format!("{}// my own addition\n", read(&path));
+    std::fs::write(&path, &changed).unwrap();
+    for uninstall in [true, false] {
+        let run = init(&sb, "opencode", uninstall);
+        run.status(2);
+        assert!(
+            run.stderr.contains("changed since") && run.stderr.contains("nothing changed"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(read(&path), changed);
+    }
+}
+
+#[test]
+fn init_refuses_a_read_only_file_and_leaves_it_alone() {
+    for harness in ["claude-code", "gemini", "codex", "opencode"] {
+        let sb = Sandbox::new();
+        let path = target(&sb, harness);
+        let original = match harness {
+            "codex" => "model = \"o3\"\n".to_string(),
+            "opencode" => {
+                init(&sb, harness, false).status(0);
+                std::fs::remove_file(backup(&path)).unwrap();
+                read(&path)
+            }
+            _ => "{\"theme\": \"dark\"}\n".to_string(),
+        };
+        std::fs::write(&path, &original).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let run = init(&sb, harness, harness == "opencode");
+        run.status(2);
+        assert!(
+            run.stderr.contains("read-only") && run.stderr.contains("nothing changed"),
+            "{harness}: {}",
+            run.stderr
+        );
+        assert_eq!(read(&path), original, "{harness}");
+        assert_eq!(mode_of(&path), 0o444, "{harness}");
+        assert!(!backup(&path).exists(), "{harness}");
+    }
+}
+
+// ---- The property: every byte that is not spill's stays, and uninstall gives the file back.
+
+/// A JSON value as the user spelled it.
+#[derive(Clone, Debug)]
+enum J {
+    Raw(String),
+    Obj(Vec<(String, J)>),
+    Arr(Vec<J>),
+}
+
+/// How a generated file is laid out.
+#[derive(Clone, Debug)]
+struct Layout {
+    /// One indentation level; `None`: everything on one line.
+    indent: Option<&'static str>,
+    newline: &'static str,
+    /// JSONC comments before members (Gemini only).
+    comments: bool,
+}
+
+fn render(j: &J, layout: &Layout, depth: usize, out: &mut String) {
+    let (open, close, items): (char, char, Vec<(Option<&String>, &J)>) = match j {
+        J::Raw(raw) => return out.push_str(raw),
+        J::Obj(members) => (
+            '{',
+            '}',
+            members.iter().map(|(k, v)| (Some(k), v)).collect(),
+        ),
+        J::Arr(elements) => ('[', ']', elements.iter().map(|v| (None, v)).collect()),
+    };
+    out.push(open);
+    for (i, (key, value)) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if let Some(unit) = layout.indent {
+            out.push_str(layout.newline);
+            out.push_str(&unit.repeat(depth + 1));
+        }
+        if let Some(key) = key {
+            if layout.comments {
+                out.push_str(&format!("/* {key} */ "));
+            }
+            out.push_str(&serde_json::Value::from(key.as_str()).to_string());
+            out.push_str(if layout.indent.is_some() { ": " } else { ":" });
+        }
+        render(value, layout, depth + 1, out);
+    }
+    if let (Some(unit), false) = (layout.indent, items.is_empty()) {
+        out.push_str(layout.newline);
+        out.push_str(&unit.repeat(depth));
+    }
+    out.push(close);
+}
+
+/// Hook commands of the user's that mention spill (none is the command spill writes).
+fn user_command(harness: &'static str) -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "nice spill hook HARNESS",
+        "SPILL_MAX_INLINE=4096 spill hook HARNESS",
+        "spill hook HARNESS",
+        "env spill hook HARNESS",
+        "/usr/local/bin/spill hook HARNESS --verbose",
+        "'/usr/bin/spill' hook HARNESS",
+        "echo \"spill hook HARNESS\"",
+        "/opt/bin/spill hook other-harness",
+        "my-linter --fix",
+    ])
+    .prop_map(move |c| c.replace("HARNESS", harness))
+}
+
+fn json_string(s: &str) -> J {
+    J::Raw(serde_json::Value::from(s).to_string())
+}
+
+/// A settings file of a JSON harness: the user's hooks (in spill's events and others, empty
+/// lists too), numbers and strings in spellings a re-serialiser would change, any key order.
+/// Also says whether Gemini's hooks stay enabled after an uninstall that cannot restore the
+/// backup (the user's hooks were off), and whether init turns `enabled: false` on.
+fn settings(harness: &'static str) -> impl Strategy<Value = (J, (bool, bool))> {
+    let events: Vec<&str> = if harness == "gemini" {
+        vec!["BeforeTool", "AfterTool", "SessionEnd", "BeforeAgent"]
+    } else {
+        vec!["PreToolUse", "PostToolUse", "SessionEnd", "Stop"]
+    };
+    let hook = (
+        user_command(harness),
+        any::<bool>(),
+        prop::sample::select(vec!["command", "\\u0063ommand"]),
+    )
+        .prop_map(|(command, timeout, kind)| {
+            let mut members = vec![
+                ("type".to_string(), J::Raw(format!("\"{kind}\""))),
+                ("command".to_string(), json_string(&command)),
+            ];
+            if timeout {
+                members.push(("timeout".into(), J::Raw("3e1".into())));
+            }
+            J::Obj(members)
+        });
+    let group = (
+        prop::option::of(prop::sample::select(vec![
+            "Bash",
+            ".*",
+            "^run_shell_command$",
+        ])),
+        prop::collection::vec(hook, 1..3),
+    )
+        .prop_map(|(matcher, hooks)| {
+            let mut members = Vec::new();
+            if let Some(m) = matcher {
+                members.push(("matcher".to_string(), json_string(m)));
+            }
+            members.push(("hooks".to_string(), J::Arr(hooks)));
+            J::Obj(members)
+        });
+    let hooks = prop::collection::vec(
+        (
+            prop::sample::select(events),
+            prop::collection::vec(group, 0..3),
+        ),
+        0..4,
+    )
+    .prop_map(|events| {
+        let mut seen = Vec::new();
+        J::Obj(
+            events
+                .into_iter()
+                .filter(|(e, _)| {
+                    let new = !seen.contains(e);
+                    seen.push(e);
+                    new
+                })
+                .map(|(e, groups)| (e.to_string(), J::Arr(groups)))
+                .collect(),
+        )
+    });
+    let number = prop::sample::select(vec![
+        "1e3",
+        "1000.0",
+        "-0",
+        "12345678901234567890123",
+        "1.50",
+        "2E-7",
+    ]);
+    let string = prop::sample::select(vec!["\"\\u00e9\"", "\"a\\/b\"", "\"tab\\t\"", "\"é\""]);
+    let enabled = prop::sample::select(vec!["none", "empty", "true", "false"]);
+    (
+        prop::option::of(hooks),
+        number,
+        string,
+        enabled,
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(move |(hooks, number, string, enabled, at)| {
+            let mut members = vec![
+                ("model".to_string(), json_string("opus")),
+                ("n".to_string(), J::Raw(number.into())),
+                ("s".to_string(), J::Raw(string.into())),
+            ];
+            let mut has_user_hooks = false;
+            if let Some(hooks) = hooks {
+                if let J::Obj(events) = &hooks {
+                    has_user_hooks = events
+                        .iter()
+                        .any(|(_, groups)| matches!(groups, J::Arr(g) if !g.is_empty()));
+                }
+                members.insert(at.index(members.len() + 1), ("hooks".into(), hooks));
+            }
+            let mut enabled_true = false;
+            let off = harness == "gemini" && enabled == "false";
+            if harness == "gemini" {
+                let config = match enabled {
+                    "none" => None,
+                    "empty" => Some(J::Obj(Vec::new())),
+                    value => {
+                        enabled_true = value == "true";
+                        Some(J::Obj(vec![("enabled".into(), J::Raw(value.into()))]))
+                    }
+                };
+                if let Some(config) = config {
+                    members.push(("hooksConfig".into(), config));
+                }
+            }
+            // Gemini turns hooks on for spill; with hooks of the user's that were off, they stay
+            // on after uninstall unless the file is as init left it (the backup comes back).
+            (J::Obj(members), (has_user_hooks && !enabled_true, off))
+        })
+}
+
+fn layout(comments: bool) -> impl Strategy<Value = Layout> {
+    (
+        prop::sample::select(vec![None, Some("  "), Some("    "), Some("\t")]),
+        prop::sample::select(vec!["\n", "\r\n"]),
+        any::<bool>(),
+    )
+        .prop_map(move |(indent, newline, c)| Layout {
+            indent,
+            newline,
+            comments: comments && c,
+        })
+}
+
+/// Whether `small`'s bytes all appear in `big`, in order.
+fn is_subsequence(small: &str, big: &str) -> bool {
+    let mut big = big.bytes();
+    small.bytes().all(|b| big.any(|c| c == b))
+}
+
+/// The file the property starts from: at `path` itself, or behind a link to a dotfiles
+/// directory; with `mode`.
+fn place(sb: &Sandbox, path: &Path, text: &str, link: bool, mode: u32) -> PathBuf {
+    let real = if link {
+        let dir = sb.path().join("dotfiles");
+        std::fs::create_dir_all(&dir).unwrap();
+        let real = dir.join("file");
+        std::os::unix::fs::symlink(&real, path).unwrap();
+        real
+    } else {
+        path.to_path_buf()
+    };
+    std::fs::write(&real, text).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(mode)).unwrap();
+    real
+}
+
+/// init, init again, uninstall; then init, a change of the user's (`edit`: the first `from`
+/// becomes `to`), uninstall, which gives `after_edit` (`None`: Gemini's hooks stay enabled for
+/// the user's, with a note). `inserts_only`: init only adds bytes (it changes none).
+fn round_trip(
+    harness: &str,
+    text: &str,
+    (link, mode): (bool, u32),
+    (from, to): (&str, &str),
+    inserts_only: bool,
+    after_edit: Option<String>,
+) {
+    let sb = Sandbox::new();
+    let path = target(&sb, harness);
+    let real = place(&sb, &path, text, link, mode);
+    let run = init(&sb, harness, false);
+    run.status(0);
+    let once = read(&real);
+    assert!(is_link(&path) == link && mode_of(&real) == mode, "{once}");
+    assert!(once.contains(&format!("{SPILL} hook {harness}")), "{once}");
+    if harness == "codex" {
+        assert!(once.starts_with(text), "{once}");
+    } else if inserts_only {
+        assert!(is_subsequence(text, &once), "{once}");
+    }
+    let again = init(&sb, harness, false);
+    assert!(again.out().contains("nothing changed"), "{}", again.out());
+    assert_eq!(read(&real), once);
+    init(&sb, harness, true).status(0);
+    assert_eq!(read(&real), text, "after {once}");
+    assert!(is_link(&path) == link && mode_of(&real) == mode);
+    assert!(!backup(&path).exists());
+
+    init(&sb, harness, false).status(0);
+    let once = read(&real);
+    std::fs::write(&real, once.replacen(from, to, 1)).unwrap();
+    let run = init(&sb, harness, true);
+    run.status(0);
+    let back = read(&real);
+    assert!(!back.contains(&format!("{SPILL} hook")), "{back}");
+    if let Some(want) = after_edit {
+        assert_eq!(back, want, "after {once}");
+    } else {
+        assert!(
+            run.out().contains("left hooksConfig.enabled on"),
+            "{}",
+            run.out()
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn claude_code_settings_come_back_byte_for_byte(
+        (file, _) in settings("claude-code"),
+        layout in layout(false),
+        link in any::<bool>(),
+        mode in prop::sample::select(vec![0o600u32, 0o644, 0o640]),
+    ) {
+        let mut text = String::new();
+        render(&file, &layout, 0, &mut text);
+        text.push_str(layout.newline);
+        let edit = ("{", "{\"mine\": 2E+1,");
+        let after = text.replacen(edit.0, edit.1, 1);
+        round_trip("claude-code", &text, (link, mode), edit, true, Some(after));
+    }
+
+    #[test]
+    fn gemini_settings_come_back_byte_for_byte(
+        (file, (enabled_stays, off)) in settings("gemini"),
+        layout in layout(true),
+        link in any::<bool>(),
+        lead in prop::sample::select(vec!["", "// settings\n", "/* a { b */\n"]),
+    ) {
+        let mut text = lead.to_string();
+        render(&file, &layout, 0, &mut text);
+        let edit = ("\"model\"", "\"mine\": 2E+1, \"model\"");
+        let after = (!enabled_stays).then(|| text.replacen(edit.0, edit.1, 1));
+        round_trip("gemini", &text, (link, 0o644), edit, !off, after);
+    }
+
+    #[test]
+    fn codex_config_comes_back_byte_for_byte(
+        keys in prop::sample::subsequence(vec![
+            "model = \"o3\"   # pinned",
+            "n = 1e3",
+            "hex = 0x1F",
+            "big = 9_223_372_036_854_775_807",
+            "note = \"\"\"\n[[hooks.PreToolUse]]\n\"\"\"",
+        ], 0..5),
+        groups in prop::collection::vec(user_command("codex"), 0..3),
+        other_state in any::<bool>(),
+        final_newline in any::<bool>(),
+        link in any::<bool>(),
+    ) {
+        let mut text = String::from("# my codex config\n");
+        for key in &keys {
+            text.push_str(key);
+            text.push('\n');
+        }
+        for command in &groups {
+            text.push_str(&format!(
+                "\n[[hooks.PreToolUse]]\nmatcher = \"^Bash$\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n",
+                serde_json::Value::from(command.as_str())
+            ));
+        }
+        if other_state {
+            text.push_str("\n[hooks.state.\"elsewhere:pre_tool_use:9:0\"]\ntrusted_hash = \"sha256:1\"\n");
+        }
+        if !final_newline {
+            text.pop();
+        }
+        let edit = ("# my codex", "# mine\n# my codex");
+        // Without the backup, a block's blank line cannot tell whether the file had a final
+        // newline: a changed file without one gets one.
+        let mut after = text.replacen(edit.0, edit.1, 1);
+        if !final_newline {
+            after.push('\n');
+        }
+        round_trip("codex", &text, (link, 0o600), edit, true, Some(after));
+    }
+
+    #[test]
+    fn opencode_never_takes_a_file_that_is_not_exactly_its_plugin(
+        link in any::<bool>(),
+        theirs in "[a-z ;=(){}\n]{1,80}",
+        line in "// [a-z ]{0,20}\n",
+        at in any::<prop::sample::Index>(),
+    ) {
+        let sb = Sandbox::new();
+        let path = target(&sb, "opencode");
+        // Absent (or a dangling link): init, uninstall, absent again.
+        let real = if link {
+            let real = sb.path().join("dotfiles-plugin.js");
+            std::os::unix::fs::symlink(&real, &path).unwrap();
+            real
+        } else {
+            path.clone()
+        };
+        init(&sb, "opencode", false).status(0);
+        let plugin = read(&real);
+        init(&sb, "opencode", true).status(0);
+        prop_assert!(!real.exists() && is_link(&path) == link);
+        // Someone else's file: refused, unchanged.
+        std::fs::write(&real, &theirs).unwrap();
+        init(&sb, "opencode", false).status(2);
+        prop_assert_eq!(read(&real), theirs.clone());
+        init(&sb, "opencode", true).status(0);
+        prop_assert_eq!(read(&real), theirs);
+        // spill's plugin with a line of the user's anywhere after the first: kept, both ways.
+        let starts: Vec<usize> = plugin.match_indices('\n').map(|(i, _)| i + 1).collect();
+        let cut = starts[at.index(starts.len())];
+        let changed = format!("{}{line}{}", &plugin[..cut], &plugin[cut..]);
+        std::fs::write(&real, &changed).unwrap();
+        init(&sb, "opencode", true).status(2);
+        init(&sb, "opencode", false).status(2);
+        prop_assert_eq!(read(&real), changed);
+    }
+}
