@@ -16,6 +16,7 @@ mod hook;
 mod json_test_suite;
 mod layering;
 mod lifecycle;
+mod live;
 mod mcp;
 mod packaging;
 mod props;

@@ -10,8 +10,17 @@
 //!                         the sealed ref and the final envelope
 //! .tmp-<…>                the head: the first bytes of the output, appended only, up to the
 //!                         head limit; locked (`flock`) by the supervisor for its whole life
-//! .tmp-<…>                up to two tail segments once the head is full (the rolling tail)
+//! .tmp-<…>                the rolling tail, once the head is full: a 24-byte header (three
+//!                         little-endian u64: the tail bytes written so far, their line breaks,
+//!                         and the end of the write in progress) and a ring of the last bytes,
+//!                         written in place; locked the same way
 //! ```
+//!
+//! The head and the ring together are the per-file cap (`--max-file`), the same split as a
+//! finished payload's (head, then the last quarter of the cap, at most 1 MiB), so an endless
+//! writer holds a bounded number of bytes however fast it writes. A reader copies the ring
+//! between two reads of its header and keeps only the bytes the writer cannot have overwritten
+//! in between (a seqlock without a lock: a writer never waits for a reader).
 //!
 //! The byte files are ordinary temporary files of the store: their bytes count toward the quota
 //! while the command runs, and `gc` removes them once no live supervisor holds their lock. The
@@ -30,6 +39,7 @@
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::fd::FromRawFd;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -57,15 +67,6 @@ pub enum State {
     NotStarted,
 }
 
-/// One tail segment: its file and the offset of its first byte in the whole output.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Segment {
-    /// The file name in the scope directory.
-    pub name: String,
-    /// The offset of its first byte in the whole output.
-    pub start: u64,
-}
-
 /// A running entry's record.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -85,12 +86,9 @@ pub struct Record {
     pub cap: u64,
     /// The head's file name.
     pub head: String,
-    /// The tail segments kept, oldest first.
-    #[serde(default)]
-    pub segments: Vec<Segment>,
-    /// Lines in the bytes dropped between the head and the oldest segment.
-    #[serde(default)]
-    pub dropped_lines: u64,
+    /// The rolling tail's file name, once the head is full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<String>,
     /// At the end: the status `wrap` reports (CMD's exit code, 128 + signal, 124 on timeout).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<i32>,
@@ -125,11 +123,9 @@ pub fn split(cap: u64) -> (u64, u64) {
     (cap - keep_tail, keep_tail)
 }
 
-/// The size of one tail segment: two of them hold the rolling tail, so the bytes on disk never
-/// pass the head plus the tail a finished payload keeps.
-fn segment_size(cap: u64) -> u64 {
-    (split(cap).1 / 2).max(1)
-}
+/// The rolling tail's header: bytes written to the tail so far, their line breaks, and where the
+/// write in progress ends (set before it starts, so a reader knows what it may overwrite).
+const TAIL_HEADER: u64 = 24;
 
 /// A new random id for a running entry (never a content hash: those are unknown until the end).
 pub fn new_id() -> Ref {
@@ -190,8 +186,7 @@ fn read_record(path: &Path) -> Option<Record> {
         .and_then(|b| serde_json::from_slice(&b).ok())
 }
 
-/// The supervisor's side: appends the output to the head and the rolling tail, and keeps the
-/// record current.
+/// The supervisor's side: appends the output to the head, then to the rolling tail.
 #[derive(Debug)]
 pub struct Writer {
     store: Store,
@@ -199,10 +194,12 @@ pub struct Writer {
     record: Record,
     head: TempPayload,
     head_limit: u64,
-    seg_size: u64,
-    /// The open segments, oldest first, with their newline counts.
-    segments: Vec<(TempPayload, u64)>,
-    total: u64,
+    ring: u64,
+    /// The rolling tail, once the head is full.
+    tail: Option<TempPayload>,
+    /// Bytes and line breaks written to the tail.
+    tail_written: u64,
+    tail_lines: u64,
 }
 
 impl Writer {
@@ -227,15 +224,17 @@ impl Writer {
             ..Record::default()
         };
         store.write_record(&id, &record)?;
+        let (head_limit, ring) = split(cap);
         Ok(Writer {
             store: store.clone(),
             id,
             record,
             head,
-            head_limit: split(cap).0,
-            seg_size: segment_size(cap),
-            segments: Vec::new(),
-            total: 0,
+            head_limit,
+            ring: ring.max(1),
+            tail: None,
+            tail_written: 0,
+            tail_lines: 0,
         })
     }
 
@@ -244,49 +243,53 @@ impl Writer {
         self.id
     }
 
-    /// Appends a chunk of the output: to the head while it has room, then to the current tail
-    /// segment; a third segment drops the oldest (its bytes are then cut from the running view).
+    /// Appends a chunk of the output: to the head while it has room, then into the ring.
     pub fn append(&mut self, chunk: &[u8]) -> Result<()> {
+        let written = self.head.written();
         let room = self
             .head_limit
-            .saturating_sub(self.total)
+            .saturating_sub(written)
             .min(chunk.len() as u64) as usize;
         if room > 0 {
             self.head.write_unhashed(&chunk[..room])?;
-            self.total += room as u64;
         }
         let mut rest = &chunk[room..];
-        let mut changed = false;
-        while !rest.is_empty() {
-            let full = self
-                .segments
-                .last()
-                .is_none_or(|(s, _)| s.written() >= self.seg_size);
-            if full {
-                let seg = self.store.create_temp()?;
-                self.record.segments.push(Segment {
-                    name: file_name(seg.path()),
-                    start: self.total,
-                });
-                self.segments.push((seg, 0));
-                if self.segments.len() > 2 {
-                    let (old, lines) = self.segments.remove(0);
-                    self.record.segments.remove(0);
-                    self.record.dropped_lines += lines;
-                    drop(old);
-                }
-                changed = true;
-            }
-            let (seg, lines) = self.segments.last_mut().expect("a segment is open");
-            let n = (self.seg_size - seg.written()).min(rest.len() as u64) as usize;
-            seg.write_unhashed(&rest[..n])?;
-            *lines += memchr::memchr_iter(b'\n', &rest[..n]).count() as u64;
-            self.total += n as u64;
-            rest = &rest[n..];
+        if rest.is_empty() {
+            return Ok(());
         }
-        if changed {
+        if self.tail.is_none() {
+            let tail = self.store.create_temp()?;
+            self.record.tail = Some(file_name(tail.path()));
+            self.tail = Some(tail);
             self.store.write_record(&self.id, &self.record)?;
         }
+        let tail = self.tail.as_ref().expect("created above");
+        // Only the last `ring` bytes of a chunk can survive it.
+        if rest.len() as u64 > self.ring {
+            let skip = rest.len() - self.ring as usize;
+            self.tail_lines += memchr::memchr_iter(b'\n', &rest[..skip]).count() as u64;
+            self.tail_written += skip as u64;
+            rest = &rest[skip..];
+        }
+        let io = |e| Error::io("write", tail.path(), e);
+        let claim = self.tail_written + rest.len() as u64;
+        tail.file()
+            .write_all_at(&claim.to_le_bytes(), 16)
+            .map_err(io)?;
+        while !rest.is_empty() {
+            let at = self.tail_written % self.ring;
+            let n = ((self.ring - at) as usize).min(rest.len());
+            tail.file()
+                .write_all_at(&rest[..n], TAIL_HEADER + at)
+                .map_err(io)?;
+            self.tail_lines += memchr::memchr_iter(b'\n', &rest[..n]).count() as u64;
+            self.tail_written += n as u64;
+            rest = &rest[n..];
+        }
+        let mut header = [0u8; 16];
+        header[..8].copy_from_slice(&self.tail_written.to_le_bytes());
+        header[8..].copy_from_slice(&self.tail_lines.to_le_bytes());
+        tail.file().write_all_at(&header, 0).map_err(io)?;
         Ok(())
     }
 
@@ -294,9 +297,7 @@ impl Writer {
     /// untouched for an hour even when locked) while the command is quiet.
     pub fn touch(&self) {
         let now = std::time::SystemTime::now();
-        for path in
-            std::iter::once(self.head.path()).chain(self.segments.iter().map(|(s, _)| s.path()))
-        {
+        for path in std::iter::once(self.head.path()).chain(self.tail.as_ref().map(|t| t.path())) {
             if let Ok(f) = fs::OpenOptions::new().append(true).open(path) {
                 let _ = f.set_modified(now);
             }
@@ -313,9 +314,8 @@ impl Writer {
         self.record.sealed = end.sealed.map(|r| r.to_string());
         self.record.output = end.output;
         self.record.error = end.error;
-        self.record.segments.clear();
         self.store.write_record(&self.id, &self.record)
-        // Dropping the writer unlinks the head and the segments and releases the lock.
+        // Dropping the writer unlinks the head and the tail and releases the lock.
     }
 }
 
@@ -422,7 +422,7 @@ pub enum Opened {
 pub fn open(store: &Store, id: &Ref) -> Result<Option<Opened>> {
     let path = store.record_path(id);
     // A few rounds: the supervisor may replace a segment or seal between our reads.
-    for _ in 0..8 {
+    for _ in 0..64 {
         let Some(record) = read_record(&path) else {
             return Ok(None);
         };
@@ -486,62 +486,80 @@ fn snapshot(store: &Store, id: &Ref, record: Record) -> Result<Option<Snapshot>>
             record,
         }));
     };
-    let mut segments = Vec::new();
-    for seg in &record.segments {
-        match files::open_read(&dir.join(&seg.name)) {
-            Ok(f) => segments.push((f, seg.start)),
-            // Dropped since the record was written: read the newer record.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && alive => return Ok(None),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io("open", dir.join(&seg.name), e)),
-        }
-    }
     let len = |f: &File| f.metadata().map(|m| m.len()).unwrap_or(0);
     let head_len = len(&head);
-    let mut disk = head_len;
-    if segments.is_empty() {
-        let lines = count_lines(&head, head_len)?;
+    let tail = match &record.tail {
+        None => None,
+        Some(name) => match files::open_read(&dir.join(name)) {
+            Ok(f) => Some(f),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io("open", dir.join(name), e)),
+        },
+    };
+    let head_lines = count_lines(&head, head_len)?;
+    let Some(tail) = tail else {
         return Ok(Some(Snapshot {
             id: *id,
             liveness,
             total: head_len,
-            lines,
+            lines: head_lines,
             head_len,
             dropped: 0,
             marker_len: 0,
-            disk,
+            disk: head_len,
             file: head,
             path: head_path,
             record,
         }));
+    };
+    let ring = split(record.cap).1.max(1);
+    let disk = head_len + len(&tail);
+    // The ring between two reads of its header: bytes the writer may have overwritten in
+    // between are left out. A writer far faster than the copy is retried a few times.
+    let mut buf = vec![0u8; ring as usize];
+    let mut got = None;
+    for _ in 0..16 {
+        let (w0, lines, _) = tail_header(&tail)?;
+        let n = tail
+            .read_at(&mut buf, TAIL_HEADER)
+            .map_err(|e| Error::stream("read the running output", e))?;
+        // Whatever the writer claimed by now may have overwritten the oldest bytes read.
+        let (_, _, claimed) = tail_header(&tail)?;
+        let lo = claimed.saturating_sub(ring);
+        if lo < w0 || w0 == 0 {
+            got = Some((lo.min(w0), w0, lines, n));
+            break;
+        }
     }
-    // Cut: head, marker, the kept segments, copied into one private file so that every reader
-    // reads one contiguous source.
-    let seg_lens: Vec<u64> = segments.iter().map(|(f, _)| len(f)).collect();
-    disk += seg_lens.iter().sum::<u64>();
-    let tail_start = segments[0].1;
-    let total = segments.last().map(|(_, s)| *s).unwrap_or(0) + seg_lens.last().unwrap_or(&0);
-    let dropped = tail_start.saturating_sub(head_len);
-    let marker = format!(
-        "\n[spill: {} bytes dropped here by --max-file so far; the output is {} bytes so far]\n",
-        group_digits(dropped),
-        group_digits(total)
-    );
+    let (lo, w0, tail_lines, n) = got.unwrap_or((0, 0, 0, 0));
+    let mut kept = Vec::with_capacity((w0 - lo) as usize);
+    let mut at = lo;
+    while at < w0 {
+        let i = (at % ring) as usize;
+        let m = ((ring - at % ring).min(w0 - at)) as usize;
+        kept.extend_from_slice(&buf[i..(i + m).min(n.max(i))]);
+        at += m as u64;
+    }
+    let total = head_len + w0;
+    let dropped = lo;
+    let marker = match dropped {
+        0 => String::new(),
+        _ => format!(
+            "\n[spill: {} bytes dropped here by --max-file so far; the output is {} bytes so far]\n",
+            group_digits(dropped),
+            group_digits(total)
+        ),
+    };
     let mut copy = empty_file()?;
-    let mut lines = record.dropped_lines;
     copy_prefix(&head, head_len, &mut copy)?;
-    lines += count_lines(&head, head_len)?;
     copy.write_all(marker.as_bytes())
-        .map_err(|e| Error::io("copy", &head_path, e))?;
-    for ((f, _), n) in segments.iter().zip(&seg_lens) {
-        copy_prefix(f, *n, &mut copy)?;
-        lines += count_lines(f, *n)?;
-    }
+        .and_then(|()| copy.write_all(&kept))
+        .map_err(|e| Error::stream("copy the running output", e))?;
     Ok(Some(Snapshot {
         id: *id,
         liveness,
         total,
-        lines,
+        lines: head_lines + tail_lines,
         head_len,
         dropped,
         marker_len: marker.len() as u64,
@@ -550,6 +568,28 @@ fn snapshot(store: &Store, id: &Ref, record: Record) -> Result<Option<Snapshot>>
         path: head_path,
         record,
     }))
+}
+
+/// The rolling tail's header: (bytes written to it, their line breaks, the end of the write in
+/// progress), read until two reads agree (the writer rewrites it around every chunk).
+fn tail_header(tail: &File) -> Result<(u64, u64, u64)> {
+    let mut last = None;
+    for _ in 0..16 {
+        let mut h = [0u8; TAIL_HEADER as usize];
+        let n = tail
+            .read_at(&mut h, 0)
+            .map_err(|e| Error::stream("read the running output", e))?;
+        if n < h.len() {
+            return Ok((0, 0, 0));
+        }
+        let word = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().expect("8 bytes"));
+        let now = (word(0), word(8), word(16).max(word(0)));
+        if last == Some(now) {
+            return Ok(now);
+        }
+        last = Some(now);
+    }
+    Ok(last.unwrap_or((0, 0, 0)))
 }
 
 /// Newline bytes in the first `n` bytes of `file` (read, not mapped: the file grows).
@@ -637,8 +677,7 @@ pub(super) fn sweep(dir: &Path, dry_run: bool) -> Vec<(String, u64)> {
         }
         let mut size = 0;
         if record.state == State::Running {
-            let names = std::iter::once(record.head.clone())
-                .chain(record.segments.iter().map(|s| s.name.clone()));
+            let names = std::iter::once(record.head.clone()).chain(record.tail.clone());
             for n in names {
                 let p = dir.join(&n);
                 if let Found::File(m) = files::look(&p) {
@@ -776,7 +815,7 @@ mod tests {
     fn a_running_entry_reads_its_bytes_so_far_and_cuts_past_its_cap() {
         let (_d, s) = store();
         let id = new_id();
-        // cap 1000: head 750, tail 250 in segments of 125.
+        // cap 1000: head 750, a ring of 250.
         let mut w = Writer::create(&s, id, 1000, "yes".into(), None).unwrap();
         w.append(b"line 1\nline 2\n").unwrap();
         let Some(Opened::Live(snap)) = open(&s, &id).unwrap() else {
@@ -797,12 +836,12 @@ mod tests {
         assert_eq!(snap.total, all.len() as u64);
         assert_eq!(&bytes[..750], &all[..750]);
         let tail_len = (snap.total - snap.head_len - snap.dropped) as usize;
-        assert!((125..=250).contains(&tail_len), "{tail_len}");
+        assert_eq!(tail_len, 250);
         assert_eq!(
             &bytes[bytes.len() - tail_len..],
             &all[all.len() - tail_len..]
         );
-        assert!(snap.disk <= 1000, "{}", snap.disk);
+        assert_eq!(snap.disk, 1000 + TAIL_HEADER);
         // A cursor in the cut part reads on from the first byte kept.
         let (at, skipped) = snap.locate(800);
         assert_eq!(at, 750 + snap.marker_len);
