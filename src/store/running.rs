@@ -293,12 +293,23 @@ impl Writer {
         Ok(())
     }
 
-    /// Keeps the byte files from looking abandoned to `gc` (which removes temporary files
-    /// untouched for an hour even when locked) while the command is quiet.
+    /// Keeps this process's temporary files (the head, the ring, and the capture's own sealing
+    /// copy, all named `.tmp-<pid>-…` by [`TempPayload::create`]) from looking abandoned to
+    /// `gc`, which removes temporary files untouched for an hour even when locked, while the
+    /// command is quiet.
     pub fn touch(&self) {
         let now = std::time::SystemTime::now();
-        for path in std::iter::once(self.head.path()).chain(self.tail.as_ref().map(|t| t.path())) {
-            if let Ok(f) = fs::OpenOptions::new().append(true).open(path) {
+        let prefix = format!("{}{}-", super::write::TEMP_PREFIX, std::process::id());
+        let Ok(rd) = fs::read_dir(self.store.scope_dir()) else {
+            return;
+        };
+        for item in rd.flatten() {
+            if !item.file_name().to_string_lossy().starts_with(&prefix) {
+                continue;
+            }
+            if let Ok((f, _)) =
+                files::open_regular(fs::OpenOptions::new().append(true), &item.path())
+            {
                 let _ = f.set_modified(now);
             }
         }
@@ -865,5 +876,36 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn the_heartbeat_keeps_this_process_temporary_files_fresh() {
+        let (_d, s) = store();
+        let w = Writer::create(&s, new_id(), 1 << 20, "sleep".into(), None).unwrap();
+        let sealing = s.create_temp().unwrap();
+        let other = s.scope_dir().join(".tmp-1-0-00000000");
+        fs::write(&other, b"someone else's").unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        let head = s.scope_dir().join(&s.running_record(&w.id()).unwrap().head);
+        for p in [&head, &sealing.path().to_path_buf(), &other] {
+            File::options()
+                .append(true)
+                .open(p)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        w.touch();
+        let age = |p: &Path| {
+            fs::metadata(p)
+                .unwrap()
+                .modified()
+                .unwrap()
+                .elapsed()
+                .unwrap()
+        };
+        assert!(age(&head).as_secs() < 60);
+        assert!(age(sealing.path()).as_secs() < 60);
+        assert!(age(&other).as_secs() > 3600);
     }
 }
