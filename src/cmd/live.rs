@@ -53,7 +53,15 @@ pub fn detach(
     let store = Store::new(config.clone());
     let deadline = Instant::now().checked_add(after);
     let mut starting = || matches!(child.try_wait(), Ok(None));
-    let waited = live::wait(&store, &id, deadline, &mut starting)?;
+    let waited = live::wait(&store, &id, deadline, &mut starting).map_err(|e| {
+        match store.running_record(&id) {
+            Some(_) => e,
+            None => Error::Store(format!(
+                "the supervisor of CMD did not start (its store is {}); run it without --detach-after to see why",
+                config.root.display()
+            )),
+        }
+    })?;
     match waited {
         Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)),
         Waited::Live(snap) => {

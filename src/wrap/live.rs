@@ -175,8 +175,8 @@ pub enum Waited {
 
 /// Waits until the running entry `id` ends or `until` passes (`None`: no limit), whichever is
 /// first, looking at its record every 20 ms. An interrupted entry returns at once (it will
-/// never end). `started` says whether the supervisor is still expected to create the record
-/// (`wrap` waits for it while its child is alive; `None` means the record must exist).
+/// never end). A record that does not exist yet is waited for while `starting()` says its
+/// supervisor is still starting (`wrap` asks whether its child is alive); else it is an error.
 pub fn wait(
     store: &Store,
     id: &Ref,
@@ -194,7 +194,9 @@ pub fn wait(
                     return Ok(Waited::Live(snap));
                 }
             }
-            None if starting() => {}
+            // Not there (yet): only worth waiting for while its supervisor is starting, and
+            // never past the deadline.
+            None if starting() && until.is_none_or(|u| Instant::now() < u) => {}
             None => {
                 return Err(Error::Store(format!(
                     "{id} is not a running entry in this scope (spill ls lists what is stored)"
