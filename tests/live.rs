@@ -273,11 +273,7 @@ fn a_cursor_returns_only_what_is_new() {
     bounded.status(0);
     assert_eq!(bounded.out(), "alpha\n");
     assert_eq!(cursor_of(&bounded), 6);
-    assert!(
-        bounded.stderr.contains(&format!("--since 6")),
-        "{}",
-        bounded.stderr
-    );
+    assert!(bounded.stderr.contains("--since 6"), "{}", bounded.stderr);
 }
 
 #[test]

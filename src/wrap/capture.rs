@@ -22,6 +22,9 @@ pub(super) const CHUNK: usize = 1 << 20;
 /// Chunks in flight between the reader and the analysing thread (bounds memory).
 const IN_FLIGHT: usize = 4;
 
+/// Told every stored chunk of a spilled output, in order (see [`capture_observed`]).
+type Observer<'a> = &'a mut dyn FnMut(&[u8]);
+
 /// What reading the output produced.
 #[derive(Debug)]
 pub enum Capture {
@@ -121,7 +124,7 @@ fn capture_inner(
     opts: &WrapOptions,
     store: &StoreConfig,
     stop: &dyn Fn() -> bool,
-    observer: Option<&mut dyn FnMut(&[u8])>,
+    observer: Option<Observer<'_>>,
 ) -> Result<(Capture, Vec<Warning>)> {
     let mut warnings = Vec::new();
     let limit = opts.max_inline;
@@ -225,7 +228,7 @@ fn spill(
     opts: &WrapOptions,
     config: &StoreConfig,
     stop: &dyn Fn() -> bool,
-    mut observer: Option<&mut dyn FnMut(&[u8])>,
+    mut observer: Option<Observer<'_>>,
 ) -> Result<Spilled> {
     let store = Store::new(config.clone());
     let mut writer: std::result::Result<CappedWriter, String> = match &opts.store_error {
