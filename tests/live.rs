@@ -373,8 +373,10 @@ fn a_killed_supervisor_leaves_an_interrupted_entry_and_no_process_behind() {
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    assert!(left.is_empty(), "{left:?}");
-    sb.cmd(&["cat", &id]).run().status(2);
+    assert_eq!(left, [format!("{}.gone", &id[3..])]);
+    let gone = sb.cmd(&["cat", &id]).run();
+    gone.status(2);
+    assert!(gone.stderr.contains("has been removed"), "{}", gone.stderr);
 }
 
 #[test]

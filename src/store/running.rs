@@ -647,8 +647,8 @@ fn empty_file() -> Result<File> {
 }
 
 /// For `gc` (under the root lock): removes the records of running entries whose supervisor is
-/// gone, with their byte files, and aliases whose sealed payload is gone. Returns the names and
-/// bytes removed.
+/// gone, with their byte files (leaving a tombstone: reading the id says it was removed), and
+/// aliases whose sealed payload is gone. Returns the names and bytes removed.
 pub(super) fn sweep(dir: &Path, dry_run: bool) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let Ok(rd) = fs::read_dir(dir) else {
@@ -700,6 +700,15 @@ pub(super) fn sweep(dir: &Path, dry_run: bool) -> Vec<(String, u64)> {
             }
         }
         if !dry_run {
+            // An interrupted entry's id was handed out: say it went, as for a removed entry.
+            if record.state == State::Running {
+                let _ = files::replace(
+                    dir,
+                    &dir.join(format!("{hex}.gone")),
+                    b"removed (interrupted)\n",
+                    "write tombstone",
+                );
+            }
             let _ = fs::remove_file(&path);
         }
         out.push((name, size));
