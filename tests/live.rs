@@ -440,3 +440,54 @@ fn an_endless_writer_costs_a_bounded_amount_of_disk() {
     assert_eq!(fin["complete"], false, "{fin}");
     assert!(fin["storedBytes"].as_u64().unwrap() <= cap + 256, "{fin}");
 }
+
+#[test]
+fn the_text_envelope_and_the_json_readers_say_running() {
+    let sb = Sandbox::new();
+    let go = sb.path().join("go");
+    let script = format!(
+        "echo '[1,2,3]'; while [ ! -e {} ]; do sleep 0.02; done",
+        go.display()
+    );
+    let run = sb
+        .cmd(&[
+            "wrap",
+            "--format",
+            "text",
+            "--detach-after",
+            "200ms",
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .run();
+    run.status(0);
+    let first = run.out().lines().next().unwrap().to_string();
+    assert!(
+        first.starts_with("spill: 8 B so far, still running as sp_"),
+        "{first}"
+    );
+    let id = first
+        .split(" as ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    // The bytes so far parse: shape and extract answer, and say it is still running.
+    let got = sb.cmd(&["extract", &id, "$[1]"]).run();
+    got.status(0);
+    assert_eq!(got.out().trim(), "2");
+    assert!(got.stderr.contains("still running"), "{}", got.stderr);
+    let shape = sb.cmd(&["shape", &id]).run();
+    shape.status(0);
+    assert!(
+        shape.out().contains("array[3] of integer"),
+        "{}",
+        shape.out()
+    );
+    std::fs::write(&go, "").unwrap();
+    sb.cmd(&["wait", &id, "--timeout", "20s"]).run().status(0);
+}
