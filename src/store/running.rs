@@ -748,20 +748,22 @@ impl Seen {
             0 => String::new(),
             d => format!(", {} cut by --max-file", g(d)),
         };
+        let lines = match self.lines {
+            1 => "1 line".to_string(),
+            n => format!("{} lines", g(n)),
+        };
         match self.liveness {
             Liveness::Running => format!(
-                "{id} is still running: {} bytes, {} lines so far{cut} (cursor {}); new output: \
+                "{id} is still running: {} bytes, {lines} so far{cut} (cursor {}); new output: \
                  spill cat {id} --since {}; the end: spill wait {id}; stop it: spill stop {id}",
                 g(self.total),
-                g(self.lines),
                 self.total,
                 self.total
             ),
             Liveness::Interrupted => format!(
                 "{id} was interrupted: its supervisor died before the command ended, so these \
-                 {} bytes ({} lines{cut}) are all there is; `spill gc` removes it",
+                 {} bytes ({lines}{cut}) are all there is; `spill gc` removes it",
                 g(self.total),
-                g(self.lines)
             ),
         }
     }
