@@ -244,7 +244,7 @@ workload() {
 
 # ---- workloads ------------------------------------------------------------------------------
 # Hot cache: read every input once.
-cat "$API" "$EVENTS" "$NDJSON" "$BUILD" >/dev/null
+cat "$API" "$EVENTS" "$NDJSON" "$BUILD" "$DATA/graph-$SIZE.json" "$DATA/strings-$SIZE.json" >/dev/null
 
 # 200 calls per timed run: hyperfine's correction for the shell's own start-up is as large as
 # a whole call and, on a busy machine, noisy enough to swamp it. The ratio is per call all the same.
@@ -326,6 +326,25 @@ if supports extract; then
     workload extract-filter slow "$SPILL extract $API '\$.items[?@.score > 99.5].id'$unbounded" "" -- \
         jq "jq -c '[.items[] | select(.score > 99.5) | .id]' $API" \
         jaq "jaq -c '[.items[] | select(.score > 99.5) | .id]' $API"
+    # The same queries on the two other shapes (a minified graph with ids at three depths, a
+    # pretty document of long escaped strings), and with the AVX2 path forced (SPILL_SIMD):
+    # the ratio to rq must hold on any document and at either vector width.
+    for doc in graph strings; do
+        f=$DATA/$doc-$SIZE.json
+        wild='$.items[*].id'; [ $doc = graph ] && wild='$.data.items[*].id'
+        TO_FILE=1 workload extract-last-$doc slow "$SPILL extract $f '\$.meta'" "" -- \
+            rq "rq '\$.meta' $f"
+        TO_FILE=1 workload extract-wild-$doc slow "$SPILL extract $f '$wild'$unbounded" "" -- \
+            rq "rq '$wild' $f"
+        TO_FILE=1 workload extract-desc-id-$doc slow "$SPILL extract $f '\$..id'$unbounded" "" -- \
+            rq "rq '\$..id' $f"
+        TO_FILE=1 workload extract-desc-all-$doc slow "$SPILL extract $f '\$..*'$unbounded" "" -- \
+            rq "rq '\$..*' $f"
+    done
+    TO_FILE=1 workload extract-last-avx2 slow "env SPILL_SIMD=avx2 $SPILL extract $API '\$.meta'" "" -- \
+        rq "rq '\$.meta' $API"
+    TO_FILE=1 workload extract-desc-id-avx2 slow "env SPILL_SIMD=avx2 $SPILL extract $API '\$..id'$unbounded" "" -- \
+        rq "rq '\$..id' $API"
 else say "(extract: not in this build yet)"; fi
 
 if supports search; then

@@ -1,8 +1,11 @@
 //! Deterministic benchmark data: an API-like pretty-printed JSON document, a minified one-line
-//! array of event records, an NDJSON log and a plain-text build log, each of a chosen size.
+//! array of event records, an NDJSON log, a plain-text build log, and two more JSON shapes so
+//! that no workload is tuned to one generator's document — a minified graph with ids at three
+//! depths, and a pretty document of long strings full of escapes — each of a chosen size.
 //!
 //! `cargo run --release --example gen -- --size 100M --out benches/data` writes
-//! `api-100M.json`, `events-100M.json`, `log-100M.ndjson` and `build-100M.log`. The same
+//! `api-100M.json`, `events-100M.json`, `log-100M.ndjson`, `build-100M.log`, `graph-100M.json`
+//! and `strings-100M.json`. The same
 //! arguments always give the same bytes (a fixed-seed splitmix64, no clock, no randomness from
 //! the system), so timings from different machines describe the same input. Records are
 //! rendered into one reused buffer and written through a 1 MiB `BufWriter`, so 1 GB takes a
@@ -357,6 +360,120 @@ fn build_log(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> 
     Ok(written)
 }
 
+/// One record of the minified "graph" document: ids at three depths (the record, its node, the
+/// node's owner), a nested list of edges and a mid-size body, all on one line — a shape unlike
+/// `api`'s pretty-printed items, so the extract workloads are not tuned to one generator.
+fn graph_record(buf: &mut Vec<u8>, rng: &mut Rng, id: u64) {
+    push(buf, "{\"id\":");
+    push_u64(buf, id);
+    push(buf, ",\"node\":{\"id\":\"n");
+    push_u64(buf, rng.below(1 << 40));
+    push(buf, "\",\"kind\":\"");
+    push(buf, rng.pick(EVENT_TYPES));
+    push(buf, "\",\"owner\":{\"id\":");
+    push_u64(buf, rng.below(100_000));
+    push(buf, ",\"login\":\"");
+    push(buf, rng.pick(WORDS));
+    push(buf, "\"}},\"edges\":[");
+    for e in 0..rng.below(6) {
+        if e > 0 {
+            buf.push(b',');
+        }
+        push(buf, "{\"to\":");
+        push_u64(buf, rng.below(id + 1));
+        push(buf, ",\"w\":0.");
+        push_u64(buf, rng.below(1000));
+        buf.push(b'}');
+    }
+    push(buf, "],\"body\":\"");
+    let words = 2 + rng.below(20) as usize;
+    push_sentence(buf, rng, words);
+    push(buf, "\"}");
+}
+
+fn graph(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    out.write_all(b"{\"data\":{\"items\":[")?;
+    let mut written = 19u64;
+    let mut id = 0u64;
+    while written + 120 < size || id == 0 {
+        buf.clear();
+        if id > 0 {
+            buf.push(b',');
+        }
+        graph_record(&mut buf, rng, id);
+        out.write_all(&buf)?;
+        written += buf.len() as u64;
+        id += 1;
+    }
+    buf.clear();
+    push(&mut buf, "]},\"meta\":{\"count\":");
+    push_u64(&mut buf, id);
+    push(&mut buf, ",\"cursor\":null}}\n");
+    out.write_all(&buf)?;
+    Ok(written + buf.len() as u64)
+}
+
+/// A long string of text with the escapes and non-ASCII text real documents carry: quoted
+/// words (`\"`), backslash paths, `\n`, `\u` escapes and UTF-8.
+fn push_escaped_text(buf: &mut Vec<u8>, rng: &mut Rng, words: usize) {
+    for w in 0..words {
+        if w > 0 {
+            buf.push(b' ');
+        }
+        match rng.below(12) {
+            0 => {
+                push(buf, "\\\"");
+                push(buf, rng.pick(WORDS));
+                push(buf, "\\\"");
+            }
+            1 => {
+                push(buf, "C:\\\\build\\\\");
+                push(buf, rng.pick(WORDS));
+            }
+            2 => push(buf, "\\n"),
+            3 => push(buf, "\\u00e9t\\u00e9"),
+            4 => push(buf, rng.pick(CITIES)),
+            _ => push(buf, rng.pick(WORDS)),
+        }
+    }
+}
+
+/// The "strings" document: pretty-printed, few keys per record but long string values full of
+/// escapes, with ids at two depths — the case where finding a string's end dominates.
+fn strings(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    out.write_all(b"{\n  \"items\": [\n")?;
+    let mut written = 15u64;
+    let mut id = 0u64;
+    while written + 200 < size || id == 0 {
+        buf.clear();
+        if id > 0 {
+            push(&mut buf, ",\n");
+        }
+        push(&mut buf, "    {\n      \"id\": ");
+        push_u64(&mut buf, id);
+        push(&mut buf, ",\n      \"text\": \"");
+        let words = 20 + rng.below(200) as usize;
+        push_escaped_text(&mut buf, rng, words);
+        push(&mut buf, "\",\n      \"review\": {\"id\": \"r");
+        push_u64(&mut buf, id);
+        push(&mut buf, "\", \"note\": \"");
+        let words = 1 + rng.below(30) as usize;
+        push_escaped_text(&mut buf, rng, words);
+        push(&mut buf, "\"}\n    }");
+        out.write_all(&buf)?;
+        written += buf.len() as u64;
+        id += 1;
+    }
+    buf.clear();
+    push(&mut buf, "\n  ],\n  \"meta\": {\"count\": ");
+    push_u64(&mut buf, id);
+    push(&mut buf, "}\n}\n");
+    out.write_all(&buf)?;
+    Ok(written + buf.len() as u64)
+}
+
 /// Parses `1M`, `100M`, `1G`, `512K` or plain bytes (binary multiples).
 fn parse_size(s: &str) -> Option<u64> {
     let s = s.trim();
@@ -377,6 +494,8 @@ const KINDS: &[(&str, &str, Generator, u64)] = &[
     ("events", "json", events, 2),
     ("log", "ndjson", ndjson, 3),
     ("build", "log", build_log, 4),
+    ("graph", "json", graph, 5),
+    ("strings", "json", strings, 6),
 ];
 
 fn write_one(path: &Path, size: u64, generate: Generator, seed: u64) -> io::Result<u64> {
@@ -389,7 +508,8 @@ fn write_one(path: &Path, size: u64, generate: Generator, seed: u64) -> io::Resu
     Ok(n)
 }
 
-const USAGE: &str = "usage: gen --size SIZE [--out DIR] [--only api|events|log|build] [--force]";
+const USAGE: &str =
+    "usage: gen --size SIZE [--out DIR] [--only api|events|log|build|graph|strings] [--force]";
 
 fn main() -> ExitCode {
     let mut size = None;

@@ -19,6 +19,9 @@ _spill() {
             spill,cat)
                 cmd="spill__subcmd__cat"
                 ;;
+            spill,doctor)
+                cmd="spill__subcmd__doctor"
+                ;;
             spill,extract)
                 cmd="spill__subcmd__extract"
                 ;;
@@ -66,6 +69,9 @@ _spill() {
                 ;;
             spill__subcmd__help,cat)
                 cmd="spill__subcmd__help__subcmd__cat"
+                ;;
+            spill__subcmd__help,doctor)
+                cmd="spill__subcmd__help__subcmd__doctor"
                 ;;
             spill__subcmd__help,extract)
                 cmd="spill__subcmd__help__subcmd__extract"
@@ -134,7 +140,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp wait stop help"
+            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -210,6 +216,52 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__doctor)
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -374,7 +426,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape extract search cat ls rm gc schema view hook init mcp wait stop help"
+            opts="wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -388,6 +440,20 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help__subcmd__cat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

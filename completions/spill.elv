@@ -45,6 +45,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
             cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+            cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;wrap'= {
@@ -334,6 +335,18 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;doctor'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'spill;help'= {
             cand wrap 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
             cand shape 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
@@ -350,6 +363,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
             cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+            cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;help;wrap'= {
@@ -384,6 +398,8 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;wait'= {
         }
         &'spill;help;stop'= {
+        }
+        &'spill;help;doctor'= {
         }
         &'spill;help;help'= {
         }

@@ -193,6 +193,7 @@ pub enum Command {
     Mcp(McpArgs),
     Wait(WaitArgs),
     Stop(StopArgs),
+    Doctor(DoctorArgs),
 }
 
 /// The agent harnesses `spill hook` and `spill init` know.
@@ -221,7 +222,8 @@ pub enum Harness {
 /// to this command and runs the command it answers with, in `opencode-SESSION`.
 /// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
 /// may apply, unreadable settings) the hook prints nothing, so the call goes through
-/// unchanged, and says why on stderr. Exit status 0 unless the input is not JSON (2).
+/// unchanged, and says why on stderr. Input that is not JSON is let through the same way, with
+/// a warning. Exit status 0.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -281,6 +283,18 @@ pub struct InitArgs {
     #[arg(long)]
     pub uninstall: bool,
 }
+
+/// Report, for each agent harness found, what spill does in it; change nothing.
+///
+/// For Claude Code, Codex, Gemini CLI and opencode, found on PATH or by their configuration
+/// directory: the version (from the npm package the binary belongs to), whether spill's hooks
+/// are installed and the spill they run exists, whether the hooks can wrap (Claude Code's
+/// permission flags readable), whether `spill mcp` is registered and follows the conversation,
+/// which results spill covers there, and what to do about what is not. Reads files only: it
+/// runs no harness and writes nothing. Exit status 0.
+#[derive(Debug, Args)]
+#[command(verbatim_doc_comment, after_long_help = "Examples:\n  spill doctor")]
+pub struct DoctorArgs {}
 
 /// Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.
 ///
@@ -947,6 +961,7 @@ pub fn parse_one_command(args: &[std::ffi::OsString]) -> Option<Cli> {
         "mcp" => ("mcp", McpArgs::augment_args),
         "wait" => ("wait", WaitArgs::augment_args),
         "stop" => ("stop", StopArgs::augment_args),
+        "doctor" => ("doctor", DoctorArgs::augment_args),
         _ => return None,
     };
     let command = augment(clap::Command::new(name));

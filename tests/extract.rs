@@ -1460,3 +1460,105 @@ fn an_invalid_i_regexp_matches_nothing_and_one_note_says_why() {
     r.status(1);
     assert!(note(&r).is_empty(), "{}", r.stderr);
 }
+
+/// Documents of the shapes the vector paths see differently: pretty and minified, ids at
+/// several depths, long strings with escapes (crossing 16-, 32- and 64-byte blocks) and
+/// non-ASCII text, NDJSON records.
+fn simd_documents() -> Vec<(&'static str, String)> {
+    let mut items = Vec::new();
+    for i in 0..300 {
+        let long = format!(
+            "{}\\\"{}\\\\{}é{}",
+            "a".repeat(i % 97),
+            "}]".repeat(i % 7),
+            "[{".repeat(i % 5),
+            "z".repeat(i * 3 % 131)
+        );
+        items.push(format!(
+            r#"{{"id":{i},"name":"{long}","tags":["x","y\\n"],"child":{{"id":"c{i}","deep":[{{"id":{}}}]}}}}"#,
+            i * 7
+        ));
+    }
+    let minified = format!(
+        r#"{{"items":[{}],"meta":{{"id":"m","n":300}}}}"#,
+        items.join(",")
+    );
+    let value: serde_json::Value = serde_json::from_str(&minified).unwrap();
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    let ndjson = items.join("\n") + "\n";
+    vec![
+        ("minified", minified),
+        ("pretty", pretty),
+        ("ndjson", ndjson),
+    ]
+}
+
+#[test]
+fn every_simd_level_gives_the_same_answers() {
+    let s = Sandbox::new();
+    let levels = ["scalar", "sse2", "avx2", "avx512"];
+    for (shape, doc) in simd_documents() {
+        let file = s.file(&format!("{shape}.json"), &doc);
+        let file = file.to_str().unwrap();
+        let mut found = 0;
+        for query in [
+            "$.meta",
+            "$..id",
+            "$..*",
+            "$.items[*].id",
+            "$[*].child.id",
+            "$.items[-1].name",
+            "$[-1]",
+        ] {
+            let args = ["extract", file, query, "--unbounded"];
+            let want = s.cmd(&args).env("SPILL_SIMD", "scalar").run();
+            found += usize::from(want.code == Some(0) && want.stdout.len() > 2);
+            for level in levels {
+                let got = s.cmd(&args).env("SPILL_SIMD", level).run();
+                assert_eq!(
+                    got.code, want.code,
+                    "{shape} {query} at {level}: {}",
+                    got.stderr
+                );
+                assert!(
+                    got.stdout == want.stdout,
+                    "{shape} {query}: {level} differs from scalar"
+                );
+                assert_eq!(got.stderr, want.stderr, "{shape} {query} at {level}");
+            }
+        }
+        // Each shape answers most queries (the rest select nothing there, exit 1).
+        assert!(found >= 3, "{shape}: only {found} queries found anything");
+        for args in [
+            vec!["shape", file],
+            vec!["search", "--paths", "--count", "id", file],
+        ] {
+            let want = s.cmd(&args).env("SPILL_SIMD", "scalar").run();
+            for level in levels {
+                let got = s.cmd(&args).env("SPILL_SIMD", level).run();
+                assert_eq!(got.code, want.code, "{args:?} at {level}");
+                assert!(
+                    got.stdout == want.stdout,
+                    "{args:?}: {level} differs from scalar"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_unknown_simd_level_is_a_warning_not_an_error() {
+    let s = Sandbox::new();
+    let file = s.file("d.json", r#"{"a":[1,2],"b":"x"}"#);
+    let run = s
+        .cmd(&["extract", file.to_str().unwrap(), "$.b"])
+        .env("SPILL_SIMD", "neon512")
+        .run();
+    run.status(0);
+    assert_eq!(run.out(), "\"x\"\n");
+    assert!(
+        run.stderr.contains("SPILL_SIMD: unknown level") && run.stderr.contains("neon512"),
+        "{}",
+        run.stderr
+    );
+}

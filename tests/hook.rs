@@ -58,11 +58,19 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     run.status(0);
     let command = rewritten(&run);
     assert!(
-        command.starts_with(&format!(
-            "SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1 SPILL_ALLOW_RUN=1 "
+        command.contains(&format!(
+            "export SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1\n"
         )),
         "{command}"
     );
+    // In Claude Code's own shell the harness sees the command's status itself (and shows it
+    // to the model); the envelope is the output.
+    let (out, _) = harness_shell(&sb, &command, sb.path());
+    out.status(7);
+    let envelope = out.json();
+    assert_eq!(envelope["spilled"], true);
+    // Where the shell is not bash 5 the command runs under `wrap --`, whose envelope carries
+    // the status too.
     let out = sb.shell(&command);
     out.status(7);
     let envelope = out.json();
@@ -155,15 +163,53 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
         assert_eq!(run.out(), "");
         assert!(run.stderr.contains("no session_id"), "{}", run.stderr);
     }
-    // Without Claude Code's pid its command-line rules are unknown: through, unchanged.
-    let unknown = sb
+    // Without CLAUDE_PID (Claude Code 2.1.197 and older set none) the process that ran the hook
+    // is Claude Code: its command line gives the rules, here none, so the settings' allow rule
+    // holds.
+    let found = sb
         .cmd(&["hook", "claude-code"])
+        .env("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
         .stdin(pre_tool_use(SESSION, "ls"))
         .run();
-    unknown.status(0);
-    assert_eq!(unknown.out(), "");
-    assert!(unknown.stderr.contains("CLAUDE_PID"), "{}", unknown.stderr);
-    sb.run(&["hook", "claude-code"], "{not json").status(2);
+    found.status(0);
+    assert!(found.out().contains("updatedInput"), "{}", found.stderr);
+    // Rules spill cannot read: through, unchanged, and the user is told once per conversation,
+    // where Claude Code shows hook messages.
+    std::fs::write(sb.path().join(".claude/settings.json"), "{broken").unwrap();
+    for (session, told) in [(SESSION, true), (SESSION, false), ("another", true)] {
+        let run = sb
+            .cmd(&["hook", "claude-code"])
+            .env("CLAUDE_PID", std::process::id().to_string())
+            .stdin(pre_tool_use(session, "ls"))
+            .run();
+        run.status(0);
+        assert!(run.stderr.contains("cannot parse"), "{}", run.stderr);
+        if told {
+            let message = run.json()["systemMessage"].as_str().unwrap().to_string();
+            assert!(message.contains("run without spill"), "{message}");
+            assert!(!run.out().contains("updatedInput"));
+        } else {
+            assert_eq!(run.out(), "");
+        }
+    }
+}
+
+#[test]
+fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
+    let sb = Sandbox::new();
+    // Exit 2 is "block this call" to Claude Code and Gemini CLI: never that for bad input.
+    for harness in ["claude-code", "codex", "gemini", "opencode"] {
+        for input in ["{not json", "", "\u{feff}\u{0}"] {
+            let run = sb.run(&["hook", harness], input);
+            run.status(0);
+            assert_eq!(run.out(), "", "{harness} {input:?}");
+            assert!(
+                run.stderr.contains("warning") && run.stderr.contains("unchanged"),
+                "{harness}: {}",
+                run.stderr
+            );
+        }
+    }
 }
 
 #[test]
@@ -545,6 +591,41 @@ fn gemini_shell_calls_are_rewritten_and_other_tools_large_results_become_the_env
     let scope = format!("gemini-{GEMINI_SESSION}");
     let reference = envelope["ref"].as_str().unwrap();
     sb.run(&["cat", "--scope", &scope, reference], "").status(0);
+    assert!(
+        envelope["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stored in full as"),
+        "{envelope}"
+    );
+    assert_eq!(envelope.get("complete"), None);
+    // A file Gemini CLI cut to 2,000 lines before the hook saw it: the envelope says what it
+    // holds, never "in full".
+    let shown: String = (1..=2000)
+        .map(|i| format!("line {i} of a long file\n"))
+        .collect();
+    let cut = format!(
+        "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of 18002 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 2001.\n\n--- FILE CONTENT (truncated) ---\n{shown}"
+    );
+    let run = sb.run(
+        &["hook", "gemini"],
+        gemini_call(
+            "AfterTool",
+            "read_file",
+            serde_json::json!({"tool_input": {"file_path": "x"}, "tool_response": {"llmContent": cut}}),
+        ),
+    );
+    run.status(0);
+    let reason = run.json()["reason"].as_str().unwrap().to_string();
+    let envelope: serde_json::Value =
+        serde_json::from_str(&reason[reason.find('{').unwrap()..]).unwrap();
+    let hint = envelope["hint"].as_str().unwrap();
+    assert!(
+        hint.starts_with("Holds only lines 1-2000 of the file's 18002: Gemini CLI cut the rest"),
+        "{hint}"
+    );
+    assert!(!reason.contains("in full"), "{reason}");
+    assert_eq!(envelope["complete"], false);
     let small = gemini_call(
         "AfterTool",
         "read_file",
@@ -669,5 +750,292 @@ fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
     assert_eq!(
         std::fs::read_to_string(&plugin).unwrap(),
         "export const Mine = 1;\n"
+    );
+}
+
+/// Runs `command` the way Claude Code runs a Bash call: `bash -c` with the command quoted into
+/// `eval '…' < /dev/null`, then `pwd -P` into a file, which Claude Code reads as the next
+/// call's working directory; stdout and stderr are one file, as Claude Code's are. Returns the run and that file's text (empty when the chain
+/// stopped before it).
+fn harness_shell(
+    sb: &Sandbox,
+    command: &str,
+    cwd: &std::path::Path,
+) -> (crate::common::Run, String) {
+    let cwd_file = sb.path().join("claude-cwd");
+    let _ = std::fs::remove_file(&cwd_file);
+    let quoted = format!("'{}'", command.replace('\'', r"'\''"));
+    let line = format!(
+        "exec 2>&1; eval {quoted} < /dev/null && pwd -P >| '{}'",
+        cwd_file.display()
+    );
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_spill"))
+        .parent()
+        .unwrap();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &line])
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", sb.path())
+        .env("TMPDIR", sb.path())
+        .env("LANG", "C.UTF-8")
+        .output()
+        .expect("run bash");
+    use std::os::unix::process::ExitStatusExt;
+    let run = crate::common::Run {
+        code: out.status.code().or(out.status.signal().map(|s| -s)),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (run, std::fs::read_to_string(&cwd_file).unwrap_or_default())
+}
+
+/// The rewritten command for `command`, allowed by a `Bash` rule.
+fn claude_rewrite(sb: &Sandbox, command: &str) -> String {
+    rewritten(&hook(
+        sb,
+        &pre_tool_use(SESSION, command),
+        r#"{"allow": ["Bash"]}"#,
+    ))
+}
+
+#[test]
+fn claude_code_keeps_the_working_directory_the_status_and_the_death_as_without_spill() {
+    let sb = Sandbox::new();
+    let project = sb.path().join("project");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    let project = project.canonicalize().unwrap();
+    for command in [
+        "cd sub",
+        "cd sub && pwd",
+        "cd sub; false",
+        "cd sub\nexport X=1; echo \"$X\"",
+        "false",
+        "echo out; echo err >&2; exit 3",
+        "exit 0",
+        "echo 'unterminated",
+        "f() { cd sub; }; f",
+        "seq 1 100000 >/dev/null; cd sub; echo done",
+        // The command's own EXIT trap is kept (spill's does not clear it).
+        "trap 'echo bye' EXIT; echo hi",
+    ] {
+        let (plain, plain_cwd) = harness_shell(&sb, command, &project);
+        let (wrapped, wrapped_cwd) = harness_shell(&sb, &claude_rewrite(&sb, command), &project);
+        assert_eq!(wrapped.code, plain.code, "{command:?}: {}", wrapped.stderr);
+        assert_eq!(wrapped_cwd, plain_cwd, "{command:?}");
+        if !command.contains("unterminated") {
+            assert_eq!(wrapped.out(), plain.out(), "{command:?}");
+        }
+    }
+    let (_, cwd) = harness_shell(&sb, &claude_rewrite(&sb, "cd sub"), &project);
+    assert_eq!(cwd.trim_end(), project.join("sub").display().to_string());
+    // `kill -9 $$` kills the harness's own shell, with spill as without.
+    let (plain, _) = harness_shell(&sb, "echo before; kill -9 $$", &project);
+    let (wrapped, cwd) = harness_shell(
+        &sb,
+        &claude_rewrite(&sb, "echo before; kill -9 $$"),
+        &project,
+    );
+    assert_eq!(plain.code, Some(-9));
+    assert_eq!(wrapped.code, Some(-9), "{}", wrapped.stderr);
+    assert_eq!(cwd, "");
+    // A large output of a failing command: the envelope, and the status as without spill.
+    let (big, _) = harness_shell(&sb, &claude_rewrite(&sb, "seq 1 100000; exit 5"), &project);
+    big.status(5);
+    assert_eq!(big.json()["spilled"], true);
+}
+
+#[test]
+fn a_command_that_ran_without_spill_does_not_fail_for_its_length() {
+    let sb = Sandbox::new();
+    // 65 KB of quoted words: Claude Code's own quoting makes them 95 KB, under the 128 KiB a
+    // single argument may have; quoted once more (as `bash -c 'CMD'`) they would be 185 KB.
+    let command = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(5_000));
+    let (plain, _) = harness_shell(&sb, &command, sb.path());
+    plain.status(0);
+    assert_eq!(plain.out(), "ran\n");
+    let rewritten = claude_rewrite(&sb, &command);
+    // A constant more: the script around it and a label of at most 200 characters.
+    assert!(
+        rewritten.len() < command.len() + 2048,
+        "{}",
+        rewritten.len()
+    );
+    let (wrapped, _) = harness_shell(&sb, &rewritten, sb.path());
+    wrapped.status(0);
+    assert_eq!(wrapped.out(), "ran\n");
+}
+
+#[test]
+fn deny_rules_see_the_command_as_bash_joins_and_unquotes_it() {
+    let sb = Sandbox::new();
+    for command in [
+        "rm -r\\\nf x",
+        "rm -\\rf x",
+        "r'm' \"-rf\" x",
+        "$'\\x72m' -rf x",
+        "rm \\\n  -rf x",
+    ] {
+        let run = hook(
+            &sb,
+            &pre_tool_use(SESSION, command),
+            r#"{"allow": ["Bash"], "deny": ["Bash(rm -rf:*)"]}"#,
+        );
+        run.status(0);
+        assert_eq!(run.out(), "", "{command:?} was rewritten");
+        assert!(
+            run.stderr.contains("Bash(rm -rf:*)"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+    // Inside single quotes a backslash-newline is two characters, not a join.
+    let quoted = hook(
+        &sb,
+        &pre_tool_use(SESSION, "echo 'rm -r\\\nf x'"),
+        r#"{"allow": ["Bash"], "deny": ["Bash(rm -rf:*)"]}"#,
+    );
+    assert!(quoted.out().contains("updatedInput"), "{}", quoted.stderr);
+}
+
+/// `spill hook` under a harness process records the conversation, and the `spill mcp` server
+/// that harness starts (no scope chosen) reads that conversation's refs, and only its own.
+#[test]
+fn the_mcp_server_a_harness_started_reads_the_conversation_its_hooks_bound() {
+    let sb = Sandbox::new();
+    let text: String = (1..=3000)
+        .map(|i| format!("row {i} of the hook's output\n"))
+        .collect();
+    let reference = sb
+        .cmd(&["wrap", "--scope", &format!("claude-{SESSION}")])
+        .stdin(text)
+        .run()
+        .json()["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rpc = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"source": reference, "pattern": "row 2999 "}}})
+        .to_string(),
+    ];
+    std::fs::write(sb.path().join("rpc"), rpc.join("\n") + "\n").unwrap();
+    // Each `timeout` is a harness process: its hook and its server are its descendants, with a
+    // shell in between as a harness has.
+    let conversation = |session: &str| {
+        let event = serde_json::json!({"session_id": session, "hook_event_name": "PostToolUse",
+            "tool_name": "Read", "tool_input": {}, "tool_response": "x"});
+        let file = sb.path().join(format!("event-{session}"));
+        std::fs::write(&file, event.to_string()).unwrap();
+        let out = sb.shell(&format!(
+            "timeout 60 sh -c 'spill hook claude-code < {} > /dev/null && spill mcp < {}'",
+            file.display(),
+            sb.path().join("rpc").display()
+        ));
+        out.status(0);
+        out.out()
+    };
+    let own = conversation(SESSION);
+    assert!(own.contains("row 2999 of the hook"), "{own}");
+    let other = conversation("another-conversation");
+    assert!(other.contains("unknown ref"), "{other}");
+    assert!(!other.contains("row 2999 of the hook"), "{other}");
+    // Without a harness binding (or with a scope chosen) the server reads its own scope.
+    let unbound = sb.cmd(&["mcp"]).stdin(rpc.join("\n") + "\n").run();
+    assert!(unbound.out().contains("unknown ref"), "{}", unbound.out());
+    // The bindings of both harnesses are gone with them: gc removes them.
+    let bindings = sb
+        .path()
+        .join(format!("spill-{}", unsafe_uid()))
+        .join("@bindings");
+    assert!(std::fs::read_dir(&bindings).unwrap().count() >= 2);
+    sb.run(&["gc"], "").status(0);
+    assert_eq!(std::fs::read_dir(&bindings).unwrap().count(), 0);
+}
+
+fn unsafe_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() }
+}
+
+/// Every file under `dir` with its bytes, for "nothing changed" checks.
+fn snapshot(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn doctor_reports_each_harness_found_and_changes_nothing() {
+    let sb = Sandbox::new();
+    // A Claude Code as npm installs it: a PATH entry pointing into its package.
+    let package = sb.path().join("npm/node_modules/@anthropic-ai/claude-code");
+    std::fs::create_dir_all(package.join("bin")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@anthropic-ai/claude-code", "version": "2.1.332"}"#,
+    )
+    .unwrap();
+    std::fs::write(package.join("bin/claude.exe"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join("npm/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(package.join("bin/claude.exe"), bin.join("claude")).unwrap();
+    sb.run(&["init", "claude-code"], "").status(0);
+    std::fs::write(
+        sb.path().join(".claude.json"),
+        r#"{"mcpServers": {"spill": {"command": "spill", "args": ["mcp"]}}}"#,
+    )
+    .unwrap();
+    let before = snapshot(sb.path());
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    run.status(0);
+    let out = run.out();
+    assert!(out.contains("claude-code:\n"), "{out}");
+    assert!(out.contains("(@anthropic-ai/claude-code 2.1.332)"), "{out}");
+    assert!(out.contains("wraps:     yes"), "{out}");
+    assert!(out.contains("hooks:     installed in"), "{out}");
+    assert!(
+        out.contains("spill mcp: registered as \"spill\"")
+            && out.contains("follows the conversation"),
+        "{out}"
+    );
+    assert!(out.contains("covered:   Bash output"), "{out}");
+    // No Codex, Gemini CLI or opencode here: not reported.
+    assert!(!out.contains("codex:") && !out.contains("gemini:"), "{out}");
+    assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
+    // Without the hooks, it says what to do.
+    sb.run(&["init", "claude-code", "--uninstall"], "")
+        .status(0);
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    assert!(
+        run.out().contains("to do:     spill init claude-code"),
+        "{}",
+        run.out()
     );
 }

@@ -96,7 +96,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
 
 /// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), or the project's
 /// `.claude/settings.json` with `--project`.
-fn claude_settings(project: bool) -> Result<PathBuf> {
+pub fn claude_settings(project: bool) -> Result<PathBuf> {
     if project {
         let cwd =
             std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?;
@@ -139,7 +139,7 @@ fn opencode_plugin(project: bool) -> Result<PathBuf> {
 }
 
 /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.
-fn gemini_settings(project: bool) -> Result<PathBuf> {
+pub fn gemini_settings(project: bool) -> Result<PathBuf> {
     let dir = if project {
         std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?
     } else {

@@ -64,6 +64,13 @@ fn generated_scope() -> String {
     format!("mcp-{}", &hash[..12])
 }
 
+/// Whether the server follows the conversation of the harness that started it: only when no
+/// scope was chosen (`--scope`, `SPILL_SCOPE`), the case of a server a harness registered with
+/// `spill init` (ARCHITECTURE.md, "Conversation bindings").
+fn follows_bindings(global: &Global) -> Result<bool> {
+    Ok(global.scope.is_none() && super::env_text("SPILL_SCOPE")?.is_none())
+}
+
 fn server_settings(global: &Global, args: &McpArgs) -> Result<crate::mcp::server::Settings> {
     let store = super::store_config(global)?;
     if args.allow_run && super::restricted() {
@@ -75,5 +82,6 @@ fn server_settings(global: &Global, args: &McpArgs) -> Result<crate::mcp::server
         store,
         allow_run: args.allow_run,
         page_size: args.page_size,
+        follow_bindings: follows_bindings(global)?,
     })
 }

@@ -2,6 +2,7 @@
 //! results. This module resolves the settings every command shares (flag > environment > default).
 
 pub mod cat;
+pub mod doctor;
 pub mod extract;
 pub mod gc;
 pub mod hook;
@@ -30,6 +31,7 @@ pub use crate::ops::Outcome;
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> Result<Outcome> {
+    simd_from_env();
     // The reading commands page their output at a terminal; the filters and the harness
     // commands never do.
     if matches!(
@@ -64,6 +66,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Mcp(args) => mcp::run(&cli.global, args),
         Command::Wait(args) => wait::run(&store_config(&cli.global)?, args),
         Command::Stop(args) => stop::run(&store_config(&cli.global)?, args),
+        Command::Doctor(_) => doctor::run(),
     };
     // A reading command served a running entry: say it is still running, how far it has
     // grown and the cursor reading on (after its answer and footer).
@@ -116,6 +119,27 @@ pub fn env_switch(name: &str, fail_to: bool) -> bool {
         ));
         fail_to
     })
+}
+
+/// `SPILL_SIMD` (`scalar`, `sse2`, `avx2`, `avx512`) narrows the vector instruction set the JSON
+/// scanner uses (README, Environment); a level the CPU lacks falls back to the widest it has. A
+/// tuning switch never stops a command: an unknown value is a warning, and the detected level
+/// stays.
+fn simd_from_env() {
+    use crate::json::Simd;
+    let Some(value) = std::env::var_os("SPILL_SIMD") else {
+        return;
+    };
+    match value.to_str().and_then(Simd::from_name) {
+        Some(level) => {
+            crate::json::force_simd(level);
+        }
+        None => diag::warning(&format!(
+            "SPILL_SIMD: unknown level {} (use scalar, sse2, avx2 or avx512); using {}",
+            diag::echo(&value.to_string_lossy()),
+            crate::json::detected_simd().name()
+        )),
+    }
 }
 
 /// True in restricted mode: `SPILL_RESTRICTED` set to anything but an explicit off (no flag

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{
-    Reply, Response, SpillRequest, normalise, open_call, shell_command, through, wrapped_command,
+    Reply, Response, SpillRequest, in_shell_command, normalise, open_call, shell_command, through,
 };
 
 /// The scope prefix of Claude Code conversations.
@@ -95,7 +95,17 @@ fn pre_tool_use(
     let cwd = PathBuf::from(input["cwd"].as_str().unwrap_or("."));
     let rules = match (ctx.rules)(&cwd) {
         Ok(rules) => rules,
-        Err(why) => return Ok(through(format!("{why}; the command runs without spill"))),
+        Err(why) => {
+            return Ok(Response {
+                notice: Some(format!(
+                    "spill: Bash calls in this conversation run without spill ({why}): spill \
+                     rewrites a command only where it can check Claude Code's permission rules \
+                     for it. Fix the settings file, or use a Claude Code whose command line \
+                     /proc shows (2.1 and later); README, \"Claude Code\"."
+                )),
+                ..through(format!("{why}; the command runs without spill"))
+            });
+        }
     };
     if let Some(rule) = rules
         .deny
@@ -121,7 +131,7 @@ fn pre_tool_use(
     let mut updated: Map<String, Value> = tool_input.clone();
     updated.insert(
         "command".into(),
-        Value::String(wrapped_command(ctx.spill, scope, turn, command)),
+        Value::String(in_shell_command(ctx.spill, scope, turn, command)),
     );
     let reply = serde_json::json!({
         "hookSpecificOutput": {
@@ -166,6 +176,7 @@ fn post_tool_use(input: &Value, scope: String) -> Response {
             bytes,
             label: tool.to_string(),
             reply: Reply::ClaudeMcp,
+            cut: None,
         }),
         ..Response::default()
     }
@@ -440,8 +451,12 @@ mod tests {
         assert_eq!(out["updatedInput"]["timeout"], 5000);
         assert_eq!(
             out["updatedInput"]["command"],
-            "SPILL_SCOPE=claude-9c248b37-6480-4724-8b4a-4b4f84959f63 SPILL_TURN=774c2c40 \
-             SPILL_ALLOW_RUN=1 /usr/bin/spill wrap --label 'echo hi' -- bash -c 'echo hi'"
+            in_shell_command(
+                "/usr/bin/spill",
+                "claude-9c248b37-6480-4724-8b4a-4b4f84959f63",
+                Some("774c2c40"),
+                "echo hi"
+            )
         );
     }
 

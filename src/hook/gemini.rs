@@ -116,15 +116,39 @@ fn after_tool(input: &Value, scope: String) -> Response {
         },
         _ => return Response::default(),
     };
+    let cut = read_file_cut(tool, &text);
     Response {
         spill: Some(SpillRequest {
             scope,
             bytes: text.into_bytes(),
             label: tool.to_string(),
             reply: Reply::GeminiAfterTool,
+            cut,
         }),
         ..Response::default()
     }
+}
+
+/// What Gemini CLI kept of a file it cut before the hook ran: `read_file` of a file over its
+/// limit (2,000 lines in 0.61) hands the hook only the lines it shows, under a header it writes
+/// itself (`IMPORTANT: The file content has been truncated.` / `Status: Showing lines S-E of T
+/// total lines.`, measured in `@google/gemini-cli-core` 0.61.0, `tools/read-file.js`). `None` for
+/// a whole result.
+fn read_file_cut(tool: &str, text: &str) -> Option<String> {
+    if tool != "read_file" {
+        return None;
+    }
+    let rest = text
+        .trim_start_matches('\n')
+        .strip_prefix("IMPORTANT: The file content has been truncated.\nStatus: Showing lines ")?;
+    let status = rest.split_once(" total lines.")?.0;
+    let (range, total) = status.split_once(" of ")?;
+    let (start, end) = range.split_once('-')?;
+    let number = |s: &str| s.trim().parse::<u64>().ok();
+    let (start, end, total) = (number(start)?, number(end)?, number(total)?);
+    Some(format!(
+        "lines {start}-{end} of the file's {total}: Gemini CLI cut the rest before spill saw it"
+    ))
 }
 
 /// The `AfterTool` answer that replaces a result by the envelope.
@@ -219,6 +243,21 @@ fn policy_rule(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_file_result_gemini_cut_is_known_for_what_it_holds() {
+        let cut = "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-2000 of 18002 total lines.\nAction: To read more ...\n\n--- FILE CONTENT (truncated) ---\nrow 1\n";
+        assert_eq!(
+            read_file_cut("read_file", cut).as_deref(),
+            Some("lines 1-2000 of the file's 18002: Gemini CLI cut the rest before spill saw it")
+        );
+        assert_eq!(read_file_cut("read_many_files", cut), None);
+        assert_eq!(read_file_cut("read_file", "row 1\nrow 2\n"), None);
+        assert_eq!(
+            read_file_cut("read_file", &cut.replace("1-2000", "x-2000")),
+            None
+        );
+    }
 
     fn input(event: &str, tool: &str, extra: Value) -> Vec<u8> {
         let mut v = serde_json::json!({

@@ -19,6 +19,10 @@ pub struct Response {
     pub stdout: String,
     /// One line for stderr: why the call went through unchanged.
     pub note: Option<String>,
+    /// A message for the user (not the model) when spill cannot act in this conversation: the
+    /// command layer shows it once per conversation, where the harness shows hook messages
+    /// (Claude Code's `systemMessage`), when the call goes through unchanged.
+    pub notice: Option<String>,
     /// A scope whose entries the command layer removes (the conversation has ended).
     pub remove_scope: Option<String>,
     /// A tool result for the command layer to wrap in `scope`: when it spills, the reply
@@ -37,6 +41,9 @@ pub struct SpillRequest {
     pub label: String,
     /// How the hook's answer carries the envelope.
     pub reply: Reply,
+    /// When the harness cut the result before the hook saw it: what it kept, as a phrase
+    /// ("lines 1-2000 of 18002"). The envelope then says the store holds only that.
+    pub cut: Option<String>,
 }
 
 /// The answer formats that carry an envelope.
@@ -106,14 +113,129 @@ fn through(note: String) -> Response {
     }
 }
 
-/// Whitespace runs as one space, quotes and backslashes gone: a rule's text and a command
-/// compared this way cannot differ by quoting alone.
+/// A command's text as bash reads its words, white space runs as one space: quoting (`'…'`,
+/// `"…"`, `$'…'` with its escapes), backslash escapes and line joins (backslash-newline, which
+/// joins the words around it: `rm -r\⏎f x` is `rm -rf x`) are undone as bash undoes them. A
+/// rule's text and a command compared this way cannot differ by quoting alone. Expansions
+/// (`$VAR`, `$(…)`) are left as written: what they produce is known only when they run.
 fn normalise(text: &str) -> String {
-    let kept: String = text
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    kept.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('\n') | None => {}
+                Some(next) => out.push(next),
+            },
+            '\'' => {
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    out.push(c);
+                }
+            }
+            '$' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                ansi_c(&mut chars, &mut out);
+            }
+            '$' if chars.peek() == Some(&'"') => {}
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.peek() {
+                            Some('\n') => {
+                                chars.next();
+                            }
+                            Some(&next @ ('$' | '`' | '"' | '\\')) => {
+                                chars.next();
+                                out.push(next);
+                            }
+                            _ => out.push('\\'),
+                        },
+                        _ => out.push(c),
+                    }
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The rest of a `$'…'` word (after its opening quote), its escapes decoded as bash decodes them.
+fn ansi_c(chars: &mut std::iter::Peekable<std::str::Chars>, out: &mut String) {
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => return,
+            '\\' => {
+                let Some(e) = chars.next() else { return };
+                let simple = match e {
+                    'n' => Some('\n'),
+                    't' => Some('\t'),
+                    'r' => Some('\r'),
+                    'a' => Some('\x07'),
+                    'b' => Some('\x08'),
+                    'e' | 'E' => Some('\x1b'),
+                    'f' => Some('\x0c'),
+                    'v' => Some('\x0b'),
+                    '\\' | '\'' | '"' | '?' => Some(e),
+                    _ => None,
+                };
+                if let Some(s) = simple {
+                    out.push(s);
+                    continue;
+                }
+                let (radix, max) = match e {
+                    'x' => (16, 2),
+                    'u' => (16, 4),
+                    'U' => (16, 8),
+                    '0'..='7' => (8, 2),
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                        continue;
+                    }
+                };
+                let mut value = if radix == 8 {
+                    e.to_digit(8).unwrap_or(0)
+                } else {
+                    0
+                };
+                let mut digits = 0;
+                while digits < max {
+                    match chars.peek().and_then(|d| d.to_digit(radix)) {
+                        Some(d) => {
+                            value = value.saturating_mul(radix).saturating_add(d);
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if radix == 16 && digits == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else if let Some(c) = char::from_u32(value) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+}
+
+/// The scope of the conversation a hook input names (its `session_id`), as [`scope_for`] makes
+/// it; `None` for input that is not a JSON object with a session id.
+pub fn conversation_scope(input: &[u8], prefix: &str) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Session<'a> {
+        #[serde(borrow)]
+        session_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    let session: Session = serde_json::from_slice(input).ok()?;
+    scope_for(prefix, session.session_id.as_deref()?)
 }
 
 /// The store scope of a conversation: `PREFIX-` and the harness's session id with every byte
@@ -168,6 +290,80 @@ pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &s
     )
 }
 
+/// The shell script that runs `command` in the harness's own shell, with only its output (stdout
+/// and stderr, one stream) piped into `spill wrap` in `scope` (and `turn`), for a harness that
+/// runs each call with `bash -c` and reads the shell's state afterwards (Claude Code appends
+/// `&& pwd -P >| FILE` to remember the working directory; README, "Claude Code").
+///
+/// What this keeps exactly as without spill, and why:
+///
+/// - **The shell's state.** The command is `eval`ed by the harness's shell itself, so `cd`,
+///   variables and functions stay with it, and the status the harness's `&&` chain sees is the
+///   command's own (`(exit N)` after `wrap` is done).
+/// - **The way the shell ends.** `exit 3` ends the harness's shell with 3, and `kill -9 $$`
+///   kills it: the harness sees that death itself, not a status spill made up. An `EXIT` trap
+///   closes the pipe to `wrap` and waits for it, so `exit` loses no output (it is left set but
+///   does nothing once the command is done, so an `EXIT` trap the command sets itself is not
+///   cleared; that one replaces spill's, and then `exit` can lose output); a shell killed by a
+///   signal cannot wait, so what it printed before may reach the harness after the harness has
+///   read the result (README, "Claude Code").
+/// - **The command's length.** The command is passed once, verbatim, in a quoted here-document
+///   (its delimiter is chosen so no line of the command equals it), so it grows by a constant
+///   (the script around it and a label of at most 200 characters), never by its own quoting.
+/// - **Its syntax.** `eval` parses the command as the harness's own `eval` would, also when it
+///   does not parse: the error goes through `wrap` with status 2.
+///
+/// It needs bash 5 (`{fd}` redirections, `wait` for a process substitution); any other shell
+/// runs the command under `spill wrap -- bash -c` as [`wrapped_command`] does, without the
+/// state. A command that starts with `spill ` is `eval`ed without `wrap`, in the same scope.
+pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &str) -> String {
+    let delimiter = heredoc_delimiter(
+        format!(
+            "SPILL_CMD_{}",
+            &blake3::hash(command.as_bytes()).to_hex()[..16]
+        ),
+        command,
+    );
+    // bash reads the here-document with its `read` (no process); another shell with `cat`.
+    // Either way the variable ends with one newline the command did not have; `%?` takes it off.
+    let mut script = format!(
+        "if [ \"${{BASH_VERSINFO:-0}}\" -ge 5 ]; then IFS= read -r -d '' __spill_cmd; \
+else __spill_cmd=$(cat)'\n'; fi <<'{delimiter}'\n{command}\n{delimiter}\n"
+    );
+    script.push_str(&format!("export SPILL_SCOPE={}", shell_quote(scope)));
+    if let Some(turn) = turn.filter(|t| !t.is_empty()) {
+        script.push_str(&format!(" SPILL_TURN={}", shell_quote(turn)));
+    }
+    script.push('\n');
+    if command.trim_start().starts_with("spill ") {
+        script.push_str("eval \"${__spill_cmd%?}\"");
+        return script;
+    }
+    // The process substitution is inside a string so that a shell without it can still parse
+    // the script (and take the other branch).
+    script.push_str(&format!(
+        "__spill_bin={} __spill_label={}\n\
+if [ \"${{BASH_VERSINFO:-0}}\" -ge 5 ]; then \
+eval 'exec {{__spill_out}}> >(exec \"$__spill_bin\" wrap --label \"$__spill_label\")'; __spill_pid=$!; \
+trap '[ -z \"${{__spill_pid-}}\" ] || {{ exec {{__spill_out}}>&-; wait \"$__spill_pid\"; }}' EXIT; \
+eval \"${{__spill_cmd%?}}\" >&\"$__spill_out\" 2>&1; __spill_status=$?; \
+exec {{__spill_out}}>&-; wait \"$__spill_pid\"; __spill_pid=; (exit \"$__spill_status\"); \
+else SPILL_ALLOW_RUN=1 \"$__spill_bin\" wrap --label \"$__spill_label\" -- bash -c \"${{__spill_cmd%?}}\"; fi",
+        shell_quote(spill),
+        shell_quote(label(command)),
+    ));
+    script
+}
+
+/// `base`, lengthened until no line of `command` equals it (a here-document ends at the first
+/// line equal to its delimiter).
+fn heredoc_delimiter(mut base: String, command: &str) -> String {
+    while command.split('\n').any(|line| line == base) {
+        base.push('_');
+    }
+    base
+}
+
 /// The envelope label of a command: at most 200 characters of it (the envelope's own limit).
 fn label(command: &str) -> &str {
     match command.char_indices().nth(200) {
@@ -220,6 +416,52 @@ mod tests {
             .unwrap();
         assert_eq!(out.stdout, plain.stdout);
         assert!(!plain.stdout.is_empty());
+    }
+
+    #[test]
+    fn the_in_shell_command_runs_the_command_verbatim_in_bash_and_in_sh() {
+        let nasty = "printf '%s\\n' \"a b\" 'c' $(printf x) `echo y`\n\\ é ✓ '\\''\necho \\\nend";
+        let plain = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(nasty)
+            .output()
+            .unwrap();
+        assert!(!plain.stdout.is_empty());
+        let script = in_shell_command("spill", "s", Some("t"), nasty);
+        assert!(script.contains(&format!("\n{nasty}\n")), "{script}");
+        // The command as a `spill …` command would be: eval'd, no wrap needed.
+        let spill_like = in_shell_command("spill", "s", None, &format!("spill {nasty}"));
+        let as_eval = spill_like.replace(
+            "eval \"${__spill_cmd%?}\"",
+            "printf %s \"${__spill_cmd%?}\"",
+        );
+        for shell in ["bash", "sh"] {
+            let out = std::process::Command::new(shell)
+                .arg("-c")
+                .arg(&as_eval)
+                .output()
+                .unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("spill {nasty}"),
+                "{shell}"
+            );
+        }
+        // A line of the command equal to the delimiter does not end the here-document.
+        assert_eq!(heredoc_delimiter("D".into(), "a\nD\nD_\nD__x"), "D__");
+        assert_eq!(heredoc_delimiter("D".into(), "a D\n D"), "D");
+    }
+
+    #[test]
+    fn normalise_undoes_quoting_and_line_joins_as_bash_does() {
+        assert_eq!(normalise("rm -r\\\nf x"), "rm -rf x");
+        assert_eq!(normalise("rm \\\n -rf x"), "rm -rf x");
+        assert_eq!(normalise("r'm' \"-r\"f"), "rm -rf");
+        assert_eq!(normalise("'a\\\nb'"), "a\\ b");
+        assert_eq!(normalise("\"a\\\nb\\$c\\d\""), "ab$c\\d");
+        assert_eq!(normalise("$'\\x72\\155' $'\\''"), "rm '");
+        assert_eq!(normalise("$\"rm\"  -rf\t x"), "rm -rf x");
+        assert_eq!(normalise("echo \\'"), "echo '");
     }
 
     #[test]

@@ -124,7 +124,7 @@ pub use parse::{
 pub use path::{push_bracket_name, push_member};
 pub use paths::{PathHit, paths_at_offsets, paths_at_offsets_skipping};
 pub use quote::{json_string, push_json_string};
-pub use scan::{close_containers, skip_value, skip_ws};
+pub use scan::{Simd, close_containers, detected_simd, force_simd, simd, skip_value, skip_ws};
 
 use std::fmt;
 

@@ -10,7 +10,99 @@
 //! grammar inside it (`{"a" 1]` skips fine). Scalars are always read strictly. Callers that print
 //! what they skipped over check it with [`crate::json::validate_value`].
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use super::SyntaxError;
+
+/// The vector instruction sets the scanner can use, narrowest first. The widest the CPU has is
+/// chosen at run time (once, then cached); [`force_simd`] narrows it, so the tests (and
+/// `SPILL_SIMD`, read by the command layer) can run every path on any machine and compare their
+/// answers. On targets other than x86-64 only [`Simd::Scalar`] exists (a NEON path is not
+/// written yet).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// One byte at a time: the portable fallback and the oracle of the vector paths.
+    Scalar,
+    /// 16-byte SSE2 steps: the x86-64 baseline, no detection needed.
+    Sse2,
+    /// 32-byte AVX2 steps, with carry-less multiplication (PCLMULQDQ) for the in-string mask.
+    Avx2,
+    /// 64-byte AVX-512BW steps: one compare per byte class gives the block's mask directly.
+    Avx512,
+}
+
+impl Simd {
+    /// The name `SPILL_SIMD` takes: `scalar`, `sse2`, `avx2`, `avx512`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Scalar => "scalar",
+            Simd::Sse2 => "sse2",
+            Simd::Avx2 => "avx2",
+            Simd::Avx512 => "avx512",
+        }
+    }
+
+    /// The level a `SPILL_SIMD` value names, if any.
+    pub fn from_name(name: &str) -> Option<Simd> {
+        [Simd::Scalar, Simd::Sse2, Simd::Avx2, Simd::Avx512]
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// `0` until the level is chosen, then `level + 1`.
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The widest level this CPU supports.
+pub fn detected_simd() -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let clmul = std::is_x86_feature_detected!("pclmulqdq");
+        if clmul
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+        {
+            Simd::Avx512
+        } else if clmul && std::is_x86_feature_detected!("avx2") {
+            Simd::Avx2
+        } else {
+            Simd::Sse2
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Simd::Scalar
+    }
+}
+
+/// Uses at most `level` from now on (a level the CPU lacks falls back to the widest it has);
+/// returns the level in effect.
+pub fn force_simd(level: Simd) -> Simd {
+    let level = level.min(detected_simd());
+    LEVEL.store(level as u8 + 1, Ordering::Relaxed);
+    level
+}
+
+/// The level in use: the detected one unless [`force_simd`] narrowed it.
+#[inline]
+pub fn simd() -> Simd {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Simd::Scalar,
+        2 => Simd::Sse2,
+        3 => Simd::Avx2,
+        4 => Simd::Avx512,
+        _ => init_simd(),
+    }
+}
+
+#[cold]
+fn init_simd() -> Simd {
+    let level = detected_simd();
+    // A concurrent force_simd wins: it is only ever called before the work starts.
+    let _ = LEVEL.compare_exchange(0, level as u8 + 1, Ordering::Relaxed, Ordering::Relaxed);
+    simd()
+}
 
 /// Bit masks of one 64-byte block: bit `i` describes byte `i`.
 #[derive(Clone, Copy)]
@@ -58,15 +150,41 @@ fn unclosed(doc: &[u8], at: usize) -> SyntaxError {
 /// Finds the first `"`, `\` or control byte (< 0x20) at or after `from`; returns its offset (or
 /// `doc.len()`) and whether a non-ASCII byte was passed on the way (so UTF-8 checks can be
 /// skipped for pure-ASCII strings, the common case).
+///
+/// Most strings are short: the first 16 bytes are tested inline with SSE2 (the x86-64
+/// baseline); only a string that runs past them goes on at the widest level in use.
 #[inline]
 pub fn find_string_special(doc: &[u8], from: usize) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
     {
-        find_string_special_sse2(doc, from)
+        if from + 16 <= doc.len() {
+            // SAFETY: 16 readable bytes at `from`; SSE2 is baseline on x86-64.
+            let (m, high) = unsafe { special_sse2(doc.as_ptr().add(from)) };
+            if m != 0 {
+                let k = m.trailing_zeros();
+                return (from + k as usize, high & ((1u32 << k) - 1) != 0);
+            }
+            return find_string_special_wide(doc, from + 16, high != 0);
+        }
+        find_string_special_scalar(doc, from, false)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         find_string_special_scalar(doc, from, false)
+    }
+}
+
+/// The rest of a long string, at the level in use (out of line: its set-up would otherwise be
+/// paid by every short string).
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn find_string_special_wide(doc: &[u8], from: usize, non_ascii: bool) -> (usize, bool) {
+    match simd() {
+        // SAFETY: the level is only chosen when the CPU has it.
+        Simd::Avx512 => unsafe { find_string_special_avx512(doc, from, non_ascii) },
+        Simd::Avx2 => unsafe { find_string_special_avx2(doc, from, non_ascii) },
+        Simd::Sse2 => find_string_special_sse2(doc, from, non_ascii),
+        Simd::Scalar => find_string_special_scalar(doc, from, non_ascii),
     }
 }
 
@@ -84,38 +202,110 @@ fn find_string_special_scalar(doc: &[u8], from: usize, mut non_ascii: bool) -> (
     (doc.len(), non_ascii)
 }
 
-/// SSE2 is part of the x86-64 baseline, so this needs no runtime detection. Strings are usually
-/// short, so 16-byte steps measured as fast as 32-byte AVX2 steps here (see the module docs).
+/// The special bytes (`"`, `\`, < 0x20) and the non-ASCII bytes of the 16 bytes at `p`, as
+/// bit masks.
+///
+/// # Safety
+/// `p` must point to 16 readable bytes.
 #[cfg(target_arch = "x86_64")]
-#[inline]
-fn find_string_special_sse2(doc: &[u8], from: usize) -> (usize, bool) {
+#[inline(always)]
+unsafe fn special_sse2(p: *const u8) -> (u32, u32) {
     use std::arch::x86_64::*;
-    let mut i = from;
-    let mut non_ascii = false;
-    // SAFETY: every load reads 16 bytes at `i` with `i + 16 <= doc.len()`; SSE2 is always
-    // available on x86-64.
+    // SAFETY: the caller guarantees 16 readable bytes; SSE2 is baseline on x86-64.
     unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let v = _mm_loadu_si128(p.cast());
         let ctrl = _mm_set1_epi8(0x1f);
-        while i + 16 <= doc.len() {
-            let v = _mm_loadu_si128(doc.as_ptr().add(i).cast());
-            let special = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                _mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl),
-            );
-            let m = _mm_movemask_epi8(special) as u32;
-            let high = _mm_movemask_epi8(v) as u32;
-            if m != 0 {
-                let k = m.trailing_zeros();
-                non_ascii |= high & ((1u32 << k) - 1) != 0;
-                return (i + k as usize, non_ascii);
-            }
-            non_ascii |= high != 0;
-            i += 16;
+        let special = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+            ),
+            _mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl),
+        );
+        (
+            _mm_movemask_epi8(special) as u32,
+            _mm_movemask_epi8(v) as u32,
+        )
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn find_string_special_sse2(doc: &[u8], from: usize, mut non_ascii: bool) -> (usize, bool) {
+    let mut i = from;
+    while i + 16 <= doc.len() {
+        // SAFETY: 16 readable bytes at `i`.
+        let (m, high) = unsafe { special_sse2(doc.as_ptr().add(i)) };
+        if m != 0 {
+            let k = m.trailing_zeros();
+            non_ascii |= high & ((1u32 << k) - 1) != 0;
+            return (i + k as usize, non_ascii);
         }
+        non_ascii |= high != 0;
+        i += 16;
     }
     find_string_special_scalar(doc, i, non_ascii)
+}
+
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn find_string_special_avx2(doc: &[u8], from: usize, mut non_ascii: bool) -> (usize, bool) {
+    use std::arch::x86_64::*;
+    let mut i = from;
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let ctrl = _mm256_set1_epi8(0x1f);
+    while i + 32 <= doc.len() {
+        // SAFETY: 32 readable bytes at `i`.
+        let v = unsafe { _mm256_loadu_si256(doc.as_ptr().add(i).cast()) };
+        let special = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)),
+            _mm256_cmpeq_epi8(_mm256_max_epu8(v, ctrl), ctrl),
+        );
+        let m = _mm256_movemask_epi8(special) as u32;
+        let high = _mm256_movemask_epi8(v) as u32;
+        if m != 0 {
+            let k = m.trailing_zeros();
+            non_ascii |= high & ((1u64 << k) - 1) as u32 != 0;
+            return (i + k as usize, non_ascii);
+        }
+        non_ascii |= high != 0;
+        i += 32;
+    }
+    find_string_special_sse2(doc, i, non_ascii)
+}
+
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn find_string_special_avx512(
+    doc: &[u8],
+    from: usize,
+    mut non_ascii: bool,
+) -> (usize, bool) {
+    use std::arch::x86_64::*;
+    let mut i = from;
+    let quote = _mm512_set1_epi8(b'"' as i8);
+    let backslash = _mm512_set1_epi8(b'\\' as i8);
+    let space = _mm512_set1_epi8(0x20);
+    while i + 64 <= doc.len() {
+        // SAFETY: 64 readable bytes at `i`.
+        let v = unsafe { _mm512_loadu_si512(doc.as_ptr().add(i).cast()) };
+        let m = _mm512_cmpeq_epi8_mask(v, quote)
+            | _mm512_cmpeq_epi8_mask(v, backslash)
+            | _mm512_cmplt_epu8_mask(v, space);
+        let high = _mm512_movepi8_mask(v);
+        if m != 0 {
+            let k = m.trailing_zeros();
+            non_ascii |= high & ((1u64 << k) - 1) != 0;
+            return (i + k as usize, non_ascii);
+        }
+        non_ascii |= high != 0;
+        i += 64;
+    }
+    find_string_special_sse2(doc, i, non_ascii)
 }
 
 /// Returns the first offset at or after `from` that is not JSON whitespace (or `doc.len()`).
@@ -211,13 +401,27 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
+/// [`prefix_xor`] in one carry-less multiplication by all ones (PCLMULQDQ, which every CPU
+/// with AVX2 has): the AVX2 and AVX-512 loops use it.
+///
+/// # Safety
+/// The CPU must support PCLMULQDQ.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq")]
+#[inline]
+unsafe fn prefix_xor_clmul(x: u64) -> u64 {
+    use std::arch::x86_64::*;
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
 /// The block loop, written once and expanded per instruction set so each copy inlines its
 /// classifier (a closure or trait call would not inherit `target_feature`). At the closing
 /// bracket it returns `Some($finish(end, newline))`, `newline` telling whether a line break
 /// lies between `$at` and the bracket; a `$finish` that ignores it leaves the line-break
 /// masks unused, and the compiler drops them from that copy.
 macro_rules! container_loop {
-    ($doc:expr, $at:expr, $depth:expr, $classify:expr, $finish:expr) => {{
+    ($doc:expr, $at:expr, $depth:expr, $classify:expr, $pxor:expr, $finish:expr) => {{
         let doc: &[u8] = $doc;
         let mut pos: usize = $at;
         let mut depth: u32 = $depth;
@@ -237,7 +441,7 @@ macro_rules! container_loop {
             };
             let escaped = escaped_mask(m.backslash, &mut prev_escaped);
             let quotes = m.quote & !escaped;
-            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            let in_string = $pxor(quotes) ^ prev_in_string;
             prev_in_string = ((in_string as i64) >> 63) as u64;
             let opens = m.open & !in_string;
             let closes = m.close & !in_string;
@@ -271,7 +475,7 @@ macro_rules! container_loop {
 /// Like `container_loop`, but also counts the commas directly inside the container (bracket
 /// depth 1, outside strings): returns `(end, commas)`.
 macro_rules! counting_loop {
-    ($doc:expr, $at:expr, $classify:expr) => {{
+    ($doc:expr, $at:expr, $classify:expr, $pxor:expr) => {{
         let doc: &[u8] = $doc;
         let mut pos: usize = $at;
         let mut depth: u32 = 0;
@@ -290,7 +494,7 @@ macro_rules! counting_loop {
             };
             let escaped = escaped_mask(m.backslash, &mut prev_escaped);
             let quotes = m.quote & !escaped;
-            let in_string = prefix_xor(quotes) ^ prev_in_string;
+            let in_string = $pxor(quotes) ^ prev_in_string;
             prev_in_string = ((in_string as i64) >> 63) as u64;
             let opens = m.open & !in_string;
             let closes = m.close & !in_string;
@@ -328,28 +532,40 @@ macro_rules! counting_loop {
 /// separate search for its line's end. `None` if it never closes.
 #[inline]
 pub(crate) fn skip_record_line(doc: &[u8], at: usize) -> Option<(usize, bool)> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was detected at run time.
-            return unsafe { skip_line_avx2(doc, at) };
-        }
-        skip_line_sse2(doc, at)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        skip_line_scalar(doc, at)
+    match simd() {
+        // SAFETY (each arm): the level is only chosen when the CPU has it.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { skip_line_avx512(doc, at) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { skip_line_avx2(doc, at) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Sse2 => skip_line_sse2(doc, at),
+        _ => skip_line_scalar(doc, at),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+fn skip_line_avx512(doc: &[u8], at: usize) -> Option<(usize, bool)> {
+    container_loop!(
+        doc,
+        at,
+        0,
+        |p| unsafe { classify_avx512(p) },
+        |x| unsafe { prefix_xor_clmul(x) },
+        |end, newline| (end, newline)
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
 fn skip_line_avx2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
     container_loop!(
         doc,
         at,
         0,
         |p| unsafe { classify_avx2(p) },
+        |x| unsafe { prefix_xor_clmul(x) },
         |end, newline| (end, newline)
     )
 }
@@ -361,17 +577,18 @@ fn skip_line_sse2(doc: &[u8], at: usize) -> Option<(usize, bool)> {
         at,
         0,
         |p| unsafe { classify_sse2(p) },
+        prefix_xor,
         |end, newline| (end, newline)
     )
 }
 
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn skip_line_scalar(doc: &[u8], at: usize) -> Option<(usize, bool)> {
     container_loop!(
         doc,
         at,
         0,
         |p| unsafe { classify_scalar(p) },
+        prefix_xor,
         |end, newline| (end, newline)
     )
 }
@@ -383,20 +600,15 @@ pub fn count_container(doc: &[u8], at: usize) -> Result<(usize, u64), SyntaxErro
     if !matches!(doc.get(at), Some(b'{' | b'[')) {
         return Err(SyntaxError::new(doc, at, "expected an object or an array"));
     }
-    let found = {
+    let found = match simd() {
+        // SAFETY (each arm): the level is only chosen when the CPU has it.
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: AVX2 was detected at run time.
-                unsafe { count_container_avx2(doc, at) }
-            } else {
-                count_container_sse2(doc, at)
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            count_container_scalar(doc, at)
-        }
+        Simd::Avx512 => unsafe { count_container_avx512(doc, at) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { count_container_avx2(doc, at) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Sse2 => count_container_sse2(doc, at),
+        _ => count_container_scalar(doc, at),
     };
     let (end, commas) = found.ok_or_else(|| {
         SyntaxError::new(
@@ -413,19 +625,28 @@ pub fn count_container(doc: &[u8], at: usize) -> Result<(usize, u64), SyntaxErro
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+fn count_container_avx512(doc: &[u8], at: usize) -> Option<(usize, u64)> {
+    counting_loop!(doc, at, |p| unsafe { classify_avx512(p) }, |x| unsafe {
+        prefix_xor_clmul(x)
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
 fn count_container_avx2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
-    counting_loop!(doc, at, |p| unsafe { classify_avx2(p) })
+    counting_loop!(doc, at, |p| unsafe { classify_avx2(p) }, |x| unsafe {
+        prefix_xor_clmul(x)
+    })
 }
 
 #[cfg(target_arch = "x86_64")]
 fn count_container_sse2(doc: &[u8], at: usize) -> Option<(usize, u64)> {
-    counting_loop!(doc, at, |p| unsafe { classify_sse2(p) })
+    counting_loop!(doc, at, |p| unsafe { classify_sse2(p) }, prefix_xor)
 }
 
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn count_container_scalar(doc: &[u8], at: usize) -> Option<(usize, u64)> {
-    counting_loop!(doc, at, |p| unsafe { classify_scalar(p) })
+    counting_loop!(doc, at, |p| unsafe { classify_scalar(p) }, prefix_xor)
 }
 
 /// Skips the object or array starting at `doc[at]`; returns the offset after its closing
@@ -446,43 +667,64 @@ pub fn close_containers(doc: &[u8], from: usize, depth: usize) -> Option<usize> 
 }
 
 fn scan_to_depth_zero(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: AVX2 was detected at run time.
-            return unsafe { skip_container_avx2(doc, at, depth) };
-        }
-        skip_container_sse2(doc, at, depth)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        skip_container_scalar(doc, at, depth)
+    match simd() {
+        // SAFETY (each arm): the level is only chosen when the CPU has it.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { skip_container_avx512(doc, at, depth) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { skip_container_avx2(doc, at, depth) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Sse2 => skip_container_sse2(doc, at, depth),
+        _ => skip_container_scalar(doc, at, depth),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx512f,avx512bw,pclmulqdq")]
+fn skip_container_avx512(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
+    container_loop!(
+        doc,
+        at,
+        depth,
+        |p| unsafe { classify_avx512(p) },
+        |x| unsafe { prefix_xor_clmul(x) },
+        |end, _| end
+    )
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
 fn skip_container_avx2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_avx2(p) }, |end, _| {
-        end
-    })
+    container_loop!(
+        doc,
+        at,
+        depth,
+        |p| unsafe { classify_avx2(p) },
+        |x| unsafe { prefix_xor_clmul(x) },
+        |end, _| end
+    )
 }
 
 #[cfg(target_arch = "x86_64")]
 fn skip_container_sse2(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
-    container_loop!(doc, at, depth, |p| unsafe { classify_sse2(p) }, |end, _| {
-        end
-    })
+    container_loop!(
+        doc,
+        at,
+        depth,
+        |p| unsafe { classify_sse2(p) },
+        prefix_xor,
+        |end, _| end
+    )
 }
 
 /// The portable fallback (and the oracle the SIMD classifiers are tested against).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn skip_container_scalar(doc: &[u8], at: usize, depth: u32) -> Option<usize> {
     container_loop!(
         doc,
         at,
         depth,
         |p| unsafe { classify_scalar(p) },
+        prefix_xor,
         |end, _| end
     )
 }
@@ -547,6 +789,28 @@ unsafe fn classify_avx2(p: *const u8) -> Masks {
 }
 
 /// # Safety
+/// `p` must point to 64 readable bytes and the CPU must support AVX-512F and AVX-512BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+unsafe fn classify_avx512(p: *const u8) -> Masks {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller guarantees 64 readable bytes.
+    let v = unsafe { _mm512_loadu_si512(p.cast()) };
+    let is = |v: __m512i, c: u8| _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8));
+    // Brackets folded as in `classify_avx2`.
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    Masks {
+        quote: is(v, b'"'),
+        comma: is(v, b','),
+        backslash: is(v, b'\\'),
+        open: is(folded, 0x7b),
+        close: is(folded, 0x7d),
+        newline: is(v, b'\n'),
+    }
+}
+
+/// # Safety
 /// `p` must point to 64 readable bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -584,6 +848,7 @@ unsafe fn classify_sse2(p: *const u8) -> Masks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Just;
 
     /// A byte-at-a-time reference for container ends.
     fn reference_end(doc: &[u8], at: usize) -> Option<usize> {
@@ -623,16 +888,97 @@ mod tests {
         None
     }
 
+    /// Every level this CPU can run, narrowest first.
+    fn levels() -> Vec<Simd> {
+        [Simd::Scalar, Simd::Sse2, Simd::Avx2, Simd::Avx512]
+            .into_iter()
+            .filter(|&l| l <= detected_simd())
+            .collect()
+    }
+
+    /// The container end at each level this CPU has, by calling each path directly.
     fn all_ends(doc: &[u8], at: usize) -> Vec<Option<usize>> {
-        let mut v = vec![skip_container(doc, at), skip_container_scalar(doc, at, 0)];
-        #[cfg(target_arch = "x86_64")]
-        {
-            v.push(skip_container_sse2(doc, at, 0));
-            if std::is_x86_feature_detected!("avx2") {
-                v.push(unsafe { skip_container_avx2(doc, at, 0) });
-            }
+        let mut v = vec![skip_container(doc, at)];
+        for level in levels() {
+            v.push(match level {
+                Simd::Scalar => skip_container_scalar(doc, at, 0),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Sse2 => skip_container_sse2(doc, at, 0),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx2 => unsafe { skip_container_avx2(doc, at, 0) },
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx512 => unsafe { skip_container_avx512(doc, at, 0) },
+                #[allow(unreachable_patterns)]
+                _ => unreachable!(),
+            });
         }
         v
+    }
+
+    fn all_lines(doc: &[u8], at: usize) -> Vec<Option<(usize, bool)>> {
+        let mut v = vec![skip_record_line(doc, at)];
+        for level in levels() {
+            v.push(match level {
+                Simd::Scalar => skip_line_scalar(doc, at),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Sse2 => skip_line_sse2(doc, at),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx2 => unsafe { skip_line_avx2(doc, at) },
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx512 => unsafe { skip_line_avx512(doc, at) },
+                #[allow(unreachable_patterns)]
+                _ => unreachable!(),
+            });
+        }
+        v
+    }
+
+    fn all_counts(doc: &[u8], at: usize) -> Vec<Option<(usize, u64)>> {
+        let mut v = Vec::new();
+        for level in levels() {
+            v.push(match level {
+                Simd::Scalar => count_container_scalar(doc, at),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Sse2 => count_container_sse2(doc, at),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx2 => unsafe { count_container_avx2(doc, at) },
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx512 => unsafe { count_container_avx512(doc, at) },
+                #[allow(unreachable_patterns)]
+                _ => unreachable!(),
+            });
+        }
+        v
+    }
+
+    fn all_specials(doc: &[u8], from: usize) -> Vec<(usize, bool)> {
+        let mut v = vec![find_string_special(doc, from)];
+        for level in levels() {
+            v.push(match level {
+                Simd::Scalar => find_string_special_scalar(doc, from, false),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Sse2 => find_string_special_sse2(doc, from, false),
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx2 => unsafe { find_string_special_avx2(doc, from, false) },
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx512 => unsafe { find_string_special_avx512(doc, from, false) },
+                #[allow(unreachable_patterns)]
+                _ => unreachable!(),
+            });
+        }
+        v
+    }
+
+    #[test]
+    fn levels_are_named_and_forcing_never_goes_past_the_cpu() {
+        for level in [Simd::Scalar, Simd::Sse2, Simd::Avx2, Simd::Avx512] {
+            assert_eq!(Simd::from_name(level.name()), Some(level));
+        }
+        assert_eq!(Simd::from_name("AVX2"), Some(Simd::Avx2));
+        assert_eq!(Simd::from_name("neon"), None);
+        // force_simd is process-wide: this test only reads what it would clamp to.
+        assert!(levels().contains(&detected_simd()));
+        assert!(simd() <= detected_simd());
     }
 
     #[test]
@@ -708,14 +1054,7 @@ mod tests {
         }
         for (doc, end, newline) in &cases {
             let d = doc.as_bytes();
-            let mut got = vec![skip_record_line(d, 0), skip_line_scalar(d, 0)];
-            #[cfg(target_arch = "x86_64")]
-            {
-                got.push(skip_line_sse2(d, 0));
-                if std::is_x86_feature_detected!("avx2") {
-                    got.push(unsafe { skip_line_avx2(d, 0) });
-                }
-            }
+            let got = all_lines(d, 0);
             for g in got {
                 assert_eq!(g, Some((*end, *newline)), "{doc:?}");
             }
@@ -758,11 +1097,8 @@ mod tests {
                 "{long}"
             );
             padded.push_str(" , ]");
-            #[cfg(target_arch = "x86_64")]
-            assert_eq!(
-                count_container_sse2(padded.as_bytes(), 0),
-                count_container_scalar(padded.as_bytes(), 0)
-            );
+            let counts = all_counts(padded.as_bytes(), 0);
+            assert!(counts.windows(2).all(|w| w[0] == w[1]), "{counts:?}");
         }
         assert!(count_container(b"[1,2", 0).is_err());
         assert!(count_container(b"1", 0).is_err());
@@ -783,7 +1119,47 @@ mod tests {
         #[test]
         fn string_special_matches_scalar(body in proptest::collection::vec(proptest::num::u8::ANY, 0..100), from in 0usize..100) {
             let from = from.min(body.len());
-            proptest::prop_assert_eq!(find_string_special(&body, from), find_string_special_scalar(&body, from, false));
+            let want = find_string_special_scalar(&body, from, false);
+            for got in all_specials(&body, from) {
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
+
+        /// Long strings (the wide paths' case): mostly plain bytes, now and then a special or
+        /// non-ASCII one, at every alignment.
+        #[test]
+        fn long_string_special_matches_scalar(
+            body in proptest::collection::vec(
+                proptest::prop_oneof![20 => proptest::sample::select(b"abcxyz 019".to_vec()),
+                                      1 => proptest::num::u8::ANY], 0..600),
+            from in 0usize..80,
+        ) {
+            let from = from.min(body.len());
+            let want = find_string_special_scalar(&body, from, false);
+            for got in all_specials(&body, from) {
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
+
+        /// Generated documents with long strings, escapes and nesting, skipped and counted
+        /// at every level.
+        #[test]
+        fn every_level_skips_and_counts_alike(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                Just("{\"k\":".to_string()), Just("}".to_string()), Just("[".to_string()),
+                Just("]".to_string()), Just(",".to_string()), Just("\n".to_string()),
+                "\"([a-z{}\\[\\],]|\\\\\\\\|\\\\\"){0,90}\"",
+            ], 0..80),
+        ) {
+            let mut doc = b"[".to_vec();
+            doc.extend(parts.concat().into_bytes());
+            let ends = all_ends(&doc, 0);
+            proptest::prop_assert!(ends.windows(2).all(|w| w[0] == w[1]), "{:?}", ends);
+            proptest::prop_assert_eq!(ends[0], reference_end(&doc, 0));
+            let lines = all_lines(&doc, 0);
+            proptest::prop_assert!(lines.windows(2).all(|w| w[0] == w[1]), "{:?}", lines);
+            let counts = all_counts(&doc, 0);
+            proptest::prop_assert!(counts.windows(2).all(|w| w[0] == w[1]), "{:?}", counts);
         }
     }
 }

@@ -41,6 +41,9 @@ pub struct Settings {
     pub allow_run: bool,
     /// Resources per `resources/list` page.
     pub page_size: usize,
+    /// Serve, per request, the scope a hook bound to the nearest ancestor process (the harness
+    /// that started this server), else `store`'s (`crate::store::binding`).
+    pub follow_bindings: bool,
 }
 
 /// spill's reading side, for the server and for the proxy ([`Local`]): tools named with a
@@ -48,13 +51,30 @@ pub struct Settings {
 pub struct Reader {
     store: StoreConfig,
     prefix: &'static str,
+    follow_bindings: bool,
 }
 
 impl Reader {
     /// The reader of this store's scope; sources are refs only.
     pub fn new(mut store: StoreConfig, prefix: &'static str) -> Reader {
         store.restricted = true;
-        Reader { store, prefix }
+        Reader {
+            store,
+            prefix,
+            follow_bindings: false,
+        }
+    }
+
+    /// The store and scope this request reads: the conversation's, when the server follows
+    /// bindings and a hook recorded one for an ancestor, else the configured scope.
+    fn store(&self) -> StoreConfig {
+        let mut store = self.store.clone();
+        if self.follow_bindings
+            && let Some(scope) = crate::store::binding::resolve_for_self(&store.root)
+        {
+            store.scope = scope;
+        }
+        store
     }
 }
 
@@ -69,12 +89,12 @@ impl Local for Reader {
         arguments: &Value,
     ) -> Option<std::result::Result<Value, RpcError>> {
         let bare = name.strip_prefix(self.prefix)?;
-        tools::call(&self.store, bare, arguments).map(Ok)
+        tools::call(&self.store(), bare, arguments).map(Ok)
     }
 
     fn read_resource(&self, params: &Value) -> std::result::Result<Value, RpcError> {
         let uri = params["uri"].as_str().unwrap_or("");
-        resources::read(&self.store, uri)
+        resources::read(&self.store(), uri)
     }
 }
 
@@ -134,7 +154,7 @@ impl ServerHandler for Handler {
         let answer = match self.reader.call_tool(&request.name, &arguments) {
             Some(answer) => answer.map_err(rpc_error)?,
             None if self.allow_run && request.name == "run" => {
-                run(&self.reader.store, &arguments).unwrap_or_else(|e| tools::failure(&e))
+                run(&self.reader.store(), &arguments).unwrap_or_else(|e| tools::failure(&e))
             }
             None => {
                 return Err(ErrorData::invalid_params(
@@ -152,7 +172,7 @@ impl ServerHandler for Handler {
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourcesResult, ErrorData> {
         let cursor = request.and_then(|r| r.cursor);
-        let page = resources::list(&self.reader.store, cursor.as_deref(), self.page_size)
+        let page = resources::list(&self.reader.store(), cursor.as_deref(), self.page_size)
             .map_err(rpc_error)?;
         convert(page)
     }
@@ -162,7 +182,7 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListResourceTemplatesResult, ErrorData> {
-        convert(resources::templates(&self.reader.store))
+        convert(resources::templates(&self.reader.store()))
     }
 
     async fn read_resource(
@@ -170,7 +190,7 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ReadResourceResponse, ErrorData> {
-        let result = resources::read(&self.reader.store, &request.uri).map_err(rpc_error)?;
+        let result = resources::read(&self.reader.store(), &request.uri).map_err(rpc_error)?;
         convert::<ReadResourceResult>(result).map(Into::into)
     }
 }
@@ -216,7 +236,10 @@ fn run(store: &StoreConfig, arguments: &Value) -> Result<Value> {
 /// Serves MCP on stdin/stdout until the client closes stdin.
 pub fn serve(settings: Settings) -> Result<()> {
     let handler = Handler {
-        reader: Reader::new(settings.store, ""),
+        reader: Reader {
+            follow_bindings: settings.follow_bindings,
+            ..Reader::new(settings.store, "")
+        },
         allow_run: settings.allow_run,
         page_size: settings.page_size.max(1),
     };

@@ -460,6 +460,9 @@ impl Store {
         // The root's own temporary files belong to no scope: not for a scope-only pass.
         if !opts.scope_only {
             removals.extend(sweep_temps(self.root(), "", opts.dry_run, None));
+            // Conversation bindings of processes that are gone (`store::binding`); they are
+            // bookkeeping, not entries, so they are not reported.
+            super::binding::sweep(self.root(), opts.dry_run);
         }
         for (scope, dir) in &dirs {
             removals.extend(sweep_temps(dir, scope, opts.dry_run, None));

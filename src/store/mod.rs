@@ -17,6 +17,7 @@
 //! An entry is its payload and its record, both regular files, or nothing (see
 //! [`Store::publish`]); no file under the root is ever opened through a link (see `files`).
 
+pub mod binding;
 mod files;
 mod lifecycle;
 pub mod meta;

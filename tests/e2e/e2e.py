@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,codex,gemini,opencode]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -29,6 +29,11 @@ import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
 CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
+# The oldest Claude Code checked too: it sets no CLAUDE_PID, so the hook finds Claude Code in its
+# process tree. (The oldest whose PreToolUse hook can replace the input at all is 2.0.10: its
+# hook output schema is the first with `updatedInput`; it runs on node, whose process title
+# overwrites the command line, so spill cannot read its permission flags and says so instead.)
+CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
@@ -261,6 +266,8 @@ def claude_checks(claude, work):
     check("claude-code: a deny rule still stops the command",
           len(denied) == 1 and "has been denied" in denied[0][0] and denied[0][1], repr(denied))
 
+    state_checks(claude, home, plain_home)
+    binding_checks(claude, work, home)
     mcp_row = mcp_checks(claude, work, home, plain_home)
 
     big_plain = plain[0][0]
@@ -276,6 +283,73 @@ def claude_checks(claude, work):
         "with": {**measure(big_text, len(full)), "retrievable": True},
         "mcp": mcp_row,
     }
+
+
+def binding_checks(claude, work, home, tag="claude-code"):
+    """The `spill mcp` server Claude Code started (no scope given) reads the ref a Bash envelope
+    of the same conversation names; a second conversation, running at the same time, cannot."""
+    config = work / "spill-mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"spill": {"command": str(claude.spill_exe), "args": ["mcp"]}}}))
+    flags = ["--mcp-config", str(config), "--allowedTools", "Bash,mcp__spill__search"]
+    slug = tag.replace(" ", "-")
+    flag = work / f"binding-{slug}-done"
+    search = {"tool": "mcp__spill__search", "input": {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True}}
+    first = claude.start(home, f"bind1-{slug}", [BIG, search, f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"], *flags)
+    deadline, ref = time.time() + 120, None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = results_for(claude.server, f"bind1-{slug}.json")
+        if len(got) >= 2:
+            found = fake_model.REF.findall(got[0][0])
+            ref = found[0] if found else "none"
+        time.sleep(0.2)
+    other = dict(search, input=dict(search["input"], source=ref or "none"))
+    claude.run(home, f"bind2-{slug}", [other], *flags)
+    second = results_for(claude.server, f"bind2-{slug}.json")
+    flag.touch()
+    first.communicate(timeout=180)
+    got = results_for(claude.server, f"bind1-{slug}.json")
+    check(f"{tag}: the spill mcp conversations complete", len(got) == 3 and len(second) == 1,
+          f"{len(got)} {len(second)}")
+    if len(got) < 3 or len(second) < 1:
+        return
+    check(f"{tag}: spill mcp (no scope set) reads the ref of the same conversation's Bash envelope",
+          ERROR_LINE in got[1][0] and "unknown ref" not in got[1][0], got[1][0][:300])
+    check(f"{tag}: a second conversation at the same time cannot read it through spill mcp",
+          "unknown ref" in second[0][0] and ERROR_LINE not in second[0][0], second[0][0][:300])
+
+
+STATE_STEPS = ["mkdir -p sub && cd sub", "pwd", "cd .. && false", "pwd", "echo out; exit 3",
+               "echo before; kill -9 $$", "pwd"]
+
+
+def state_checks(claude, home, plain_home, tag="claude-code"):
+    """The harness behaves as without spill: `cd` carries over (and is not recorded after a
+    failure), `false`, `exit 3` and `kill -9 $$` reach the model as Claude Code reports them."""
+    slug = tag.replace(" ", "-")
+    claude.run(plain_home, f"state-plain-{slug}", STATE_STEPS, "--allowedTools", "Bash")
+    plain = results_for(claude.server, f"state-plain-{slug}.json")
+    claude.run(home, f"state-spill-{slug}", STATE_STEPS, "--allowedTools", "Bash")
+    spilled = results_for(claude.server, f"state-spill-{slug}.json")
+    n = len(STATE_STEPS)
+    check(f"{tag}: the state conversations complete", len(plain) == n and len(spilled) == n,
+          f"{len(plain)} {len(spilled)}")
+    if len(plain) < n or len(spilled) < n:
+        return
+    for step, (without, with_spill) in zip(STATE_STEPS, zip(plain, spilled)):
+        print(f"bytes  {tag}: {step!r}: without spill {len(without[0].encode())}, with spill {len(with_spill[0].encode())}")
+    check(f"{tag}: cd sub, then pwd is sub, as without spill",
+          spilled[1] == plain[1] and plain[1][0].endswith("/sub"), f"{spilled[1]!r} vs {plain[1]!r}")
+    check(f"{tag}: a failing `cd .. && false` leaves the directory as without spill",
+          spilled[2] == plain[2] and spilled[3] == plain[3], f"{spilled[2:4]!r} vs {plain[2:4]!r}")
+    check(f"{tag}: exit 3 reaches the model as without spill",
+          spilled[4] == plain[4] and plain[4][1], f"{spilled[4]!r} vs {plain[4]!r}")
+    # What the killed shell printed just before may be missing (README, "Claude Code"): the
+    # report of the death itself must be the same.
+    check(f"{tag}: kill -9 $$ reaches the model as a killed shell, as without spill",
+          spilled[5][1] == plain[5][1] and spilled[5][0].split("\n")[0] == plain[5][0].split("\n")[0],
+          f"{spilled[5]!r} vs {plain[5]!r}")
+    check(f"{tag}: after the killed shell, pwd is as without spill",
+          spilled[6] == plain[6], f"{spilled[6]!r} vs {plain[6]!r}")
 
 
 MCP_ERROR = "error[E0002]: the MCP tool failed in the middle"
@@ -353,6 +427,23 @@ if os.environ["MATRIX_DECISION"] != "none":
     out["permissionDecision"] = os.environ["MATRIX_DECISION"]
 print(json.dumps({"hookSpecificOutput": out}))
 """
+
+
+def old_checks(claude, work):
+    """Claude Code at the oldest pinned version: no CLAUDE_PID, and still wrapped."""
+    tag = f"claude-code {CLAUDE_OLD[1]}"
+    home, plain_home = work / "home-old", work / "home-old-plain"
+    (plain_home / ".claude").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    init = claude.spill(home, "init", "claude-code")
+    check(f"{tag}: init installs the hooks", init.returncode == 0, init.stderr)
+    rc, _ = claude.run(home, "old-big", [BIG], "--allowedTools", "Bash")
+    got = results_for(claude.server, "old-big.json")
+    text = got[0][0] if got else ""
+    check(f"{tag}: without CLAUDE_PID a 500 KB output reaches the model as spill's envelope",
+          '"spilled":true' in text and ERROR_LINE in text and len(text) < 4096, text[:300])
+    state_checks(claude, home, plain_home, tag)
+    binding_checks(claude, work, home, tag)
 
 
 def permission_matrix(claude, work):
@@ -834,6 +925,7 @@ def main():
     cache = Path(args.cache)
     only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
+    claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
@@ -847,6 +939,8 @@ def main():
             if row:
                 row["permissionMatrix"] = permission_matrix(claude, work)
                 rows.append(row)
+        if claude_old_exe:
+            old_checks(Claude(claude_old_exe, spill, work, server), work)
         if codex_exe:
             row = codex_checks(Codex(codex_exe, spill, work, server), work)
             if row:

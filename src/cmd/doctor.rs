@@ -1,0 +1,456 @@
+//! `spill doctor`: for each harness found, what spill does there and what to do about the rest.
+//! Read-only: it reads files (PATH, the harnesses' settings, their npm package.json) and runs
+//! nothing.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::output;
+
+use super::Outcome;
+
+/// One harness as the doctor sees it.
+struct Harness {
+    /// The name `spill init`/`spill hook` take.
+    name: &'static str,
+    /// Its binary on PATH.
+    binary: &'static str,
+    /// Its configuration directory, when it can be named.
+    config_dir: Option<PathBuf>,
+    /// The file `spill init` writes its hooks to.
+    hook_file: Option<PathBuf>,
+    /// The files that may register MCP servers, and how they are read.
+    mcp_files: Vec<(PathBuf, McpFormat)>,
+    /// What spill covers there, and what it does not (README, per harness).
+    covered: &'static str,
+    uncovered: &'static str,
+}
+
+#[derive(Clone, Copy)]
+enum McpFormat {
+    /// `{"mcpServers": {NAME: {"command", "args", "env"}}}` (Claude Code also per project).
+    Json,
+    /// opencode: `{"mcp": {NAME: {"command": [..], "environment"}}}`.
+    Opencode,
+    /// Codex: `[mcp_servers.NAME]` tables in config.toml.
+    Toml,
+}
+
+/// Runs `spill doctor`.
+pub fn run() -> Result<Outcome> {
+    let home = super::env_text("HOME").ok().flatten().map(PathBuf::from);
+    let spill = std::env::current_exe().ok();
+    let mut report = String::new();
+    if let Some(spill) = &spill {
+        report.push_str(&format!(
+            "spill {} at {}\n",
+            env!("CARGO_PKG_VERSION"),
+            spill.display()
+        ));
+    }
+    let mut found = 0;
+    for harness in harnesses(home.as_deref()) {
+        let binary = which(harness.binary);
+        let configured = harness.config_dir.as_ref().is_some_and(|d| d.is_dir());
+        if binary.is_none() && !configured {
+            continue;
+        }
+        found += 1;
+        report.push('\n');
+        report.push_str(&describe(&harness, binary.as_deref()));
+    }
+    if found == 0 {
+        report.push_str(
+            "\nno harness found (claude, codex, gemini or opencode on PATH, or its configuration directory)\n",
+        );
+    }
+    let mut out = output::stdout();
+    output::write_all(&mut out, report.as_bytes())?;
+    output::flush(&mut out)?;
+    Ok(Outcome::Found)
+}
+
+fn harnesses(home: Option<&Path>) -> Vec<Harness> {
+    let claude_dir = super::init::claude_settings(false)
+        .ok()
+        .and_then(|f| f.parent().map(Path::to_path_buf));
+    let cwd = std::env::current_dir().ok();
+    let mut claude_mcp: Vec<(PathBuf, McpFormat)> = home
+        .map(|h| (h.join(".claude.json"), McpFormat::Json))
+        .into_iter()
+        .collect();
+    claude_mcp.extend(cwd.iter().map(|c| (c.join(".mcp.json"), McpFormat::Json)));
+    let codex_home = super::init::codex_home().ok();
+    let gemini = super::init::gemini_settings(false).ok();
+    let opencode = super::init::opencode_config_dir().ok();
+    vec![
+        Harness {
+            name: "claude-code",
+            binary: "claude",
+            hook_file: claude_dir.as_ref().map(|d| d.join("settings.json")),
+            config_dir: claude_dir,
+            mcp_files: claude_mcp,
+            covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
+            uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
+        },
+        Harness {
+            name: "codex",
+            binary: "codex",
+            hook_file: codex_home.as_ref().map(|d| d.join("config.toml")),
+            mcp_files: codex_home
+                .iter()
+                .map(|d| (d.join("config.toml"), McpFormat::Toml))
+                .collect(),
+            config_dir: codex_home,
+            covered: "shell output (PreToolUse)",
+            uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
+                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+        },
+        Harness {
+            name: "gemini",
+            binary: "gemini",
+            config_dir: gemini
+                .as_ref()
+                .and_then(|f| f.parent().map(Path::to_path_buf)),
+            mcp_files: gemini
+                .iter()
+                .map(|f| (f.clone(), McpFormat::Json))
+                .collect(),
+            hook_file: gemini,
+            covered: "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
+                      as Gemini cut it, 2,000 lines)",
+            uncovered: "nothing else known",
+        },
+        Harness {
+            name: "opencode",
+            binary: "opencode",
+            hook_file: opencode.as_ref().map(|d| d.join("plugin/spill.js")),
+            mcp_files: opencode
+                .iter()
+                .flat_map(|d| {
+                    ["opencode.json", "opencode.jsonc"].map(|n| (d.join(n), McpFormat::Opencode))
+                })
+                .collect(),
+            config_dir: opencode,
+            covered: "bash output (the plugin)",
+            uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
+                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+        },
+    ]
+}
+
+/// The report for one harness.
+fn describe(h: &Harness, binary: Option<&Path>) -> String {
+    let mut todo: Vec<String> = Vec::new();
+    let mut out = format!("{}:\n", h.name);
+    match binary {
+        Some(bin) => {
+            let version = npm_version(bin).unwrap_or_else(|| "unknown version".into());
+            out.push_str(&format!("  binary:    {} ({version})\n", bin.display()));
+            if h.name == "claude-code" {
+                let (line, fix) = claude_wraps(&version);
+                out.push_str(&format!("  wraps:     {line}\n"));
+                todo.extend(fix);
+            }
+        }
+        None => out.push_str(&format!("  binary:    {} not on PATH\n", h.binary)),
+    }
+    match hook_state(h) {
+        Ok(state) => out.push_str(&format!("  hooks:     {state}\n")),
+        Err(state) => {
+            out.push_str(&format!("  hooks:     {state}\n"));
+            todo.push(format!("spill init {}", h.name));
+        }
+    }
+    let servers = mcp_servers(&h.mcp_files);
+    if servers.is_empty() {
+        out.push_str("  spill mcp: not registered\n");
+        todo.push(format!(
+            "register `spill mcp` in {} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools",
+            h.name
+        ));
+    } else {
+        for (file, name, follows) in servers {
+            let how = if follows {
+                "follows the conversation's scope"
+            } else {
+                "serves a fixed scope (SPILL_SCOPE or --scope): refs from the hooks' envelopes are not found there"
+            };
+            out.push_str(&format!(
+                "  spill mcp: registered as {name:?} in {}; {how}\n",
+                file.display()
+            ));
+        }
+    }
+    out.push_str(&format!("  covered:   {}\n", h.covered));
+    out.push_str(&format!("  not:       {}\n", h.uncovered));
+    for item in todo {
+        out.push_str(&format!("  to do:     {item}\n"));
+    }
+    out
+}
+
+/// Whether spill's hooks can wrap in this Claude Code version (`NAME X.Y.Z`), and what to do.
+fn claude_wraps(version: &str) -> (String, Option<String>) {
+    let numbers: Vec<u64> = version
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .map_while(|n| n.parse().ok())
+        .collect();
+    let update = Some("update Claude Code to 2.1 or later".to_string());
+    match numbers.as_slice() {
+        [major, minor, patch, ..] if (*major, *minor, *patch) < (2, 0, 10) => (
+            "no: before 2.0.10 a PreToolUse hook cannot replace a command".into(),
+            update,
+        ),
+        [2, 0, ..] => (
+            "no: Claude Code 2.0 overwrites its command line, so spill cannot read its \
+             permission flags and lets Bash calls through unwrapped (saying so once per \
+             conversation)"
+                .into(),
+            update,
+        ),
+        [_, _, _, ..] => (
+            "yes, where spill can check the permission rules for a command (README, \"Claude Code\")"
+                .into(),
+            None,
+        ),
+        _ => ("unknown (no version found)".into(), None),
+    }
+}
+
+/// `Ok(what is installed)` when spill's hooks are in place and their spill exists; `Err(why not)`.
+fn hook_state(h: &Harness) -> std::result::Result<String, String> {
+    let Some(file) = &h.hook_file else {
+        return Err("cannot name the settings file (HOME not set)".into());
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(_) => return Err(format!("not installed ({} does not exist)", file.display())),
+    };
+    let marker = format!(" hook {}", h.name);
+    if h.name == "opencode" {
+        return Ok(format!("spill's plugin at {}", file.display()));
+    }
+    let Some(at) = text.find(&marker) else {
+        return Err(format!("not installed in {}", file.display()));
+    };
+    // The spill path is the word before ` hook NAME`, possibly quoted.
+    let before = &text[..at];
+    let start = before.rfind(['"', '\n', '=']).map_or(0, |i| i + 1);
+    let spill = before[start..]
+        .trim()
+        .trim_matches('\'')
+        .replace("\\\"", "");
+    let exists = Path::new(&spill).is_file();
+    let state = format!(
+        "installed in {} (runs {spill}{})",
+        file.display(),
+        if exists { "" } else { ", which does not exist" }
+    );
+    if exists { Ok(state) } else { Err(state) }
+}
+
+/// The `spill mcp` servers registered in these files: (file, server name, follows the
+/// conversation, i.e. no scope chosen). A proxy is not counted.
+fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
+    let mut out = Vec::new();
+    for (file, format) in files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        match format {
+            McpFormat::Json | McpFormat::Opencode => {
+                let Ok(doc) = serde_json::from_str::<Value>(&text) else {
+                    continue;
+                };
+                let mut tables = vec![&doc["mcpServers"], &doc["mcp"]];
+                if let Some(projects) = doc["projects"].as_object() {
+                    tables.extend(projects.values().map(|p| &p["mcpServers"]));
+                }
+                for table in tables {
+                    for (name, server) in table.as_object().into_iter().flatten() {
+                        let mut words: Vec<String> = match &server["command"] {
+                            Value::String(c) => vec![c.clone()],
+                            Value::Array(a) => a
+                                .iter()
+                                .filter_map(|w| w.as_str().map(String::from))
+                                .collect(),
+                            _ => continue,
+                        };
+                        words.extend(
+                            server["args"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .filter_map(|w| w.as_str().map(String::from)),
+                        );
+                        let env = server.get("env").or(server.get("environment"));
+                        let scoped = env.is_some_and(|e| e.get("SPILL_SCOPE").is_some());
+                        if let Some(follows) = spill_mcp(&words, scoped) {
+                            out.push((file.clone(), name.clone(), follows));
+                        }
+                    }
+                }
+            }
+            McpFormat::Toml => {
+                // `[mcp_servers.NAME]` with `command = "…"` and `args = […]` lines: read as text
+                // (the doctor needs no TOML parser for two keys).
+                let mut name: Option<String> = None;
+                let mut words: Vec<String> = Vec::new();
+                let mut scoped = false;
+                let mut flush =
+                    |name: &mut Option<String>, words: &mut Vec<String>, scoped: &mut bool| {
+                        if let Some(n) = name.take()
+                            && let Some(follows) = spill_mcp(words, *scoped)
+                        {
+                            out.push((file.clone(), n, follows));
+                        }
+                        words.clear();
+                        *scoped = false;
+                    };
+                for line in text.lines().map(str::trim) {
+                    if line.starts_with('[') {
+                        flush(&mut name, &mut words, &mut scoped);
+                        name = line
+                            .strip_prefix("[mcp_servers.")
+                            .and_then(|r| r.strip_suffix(']'))
+                            .filter(|n| !n.contains('.'))
+                            .map(|n| n.trim_matches('"').to_string());
+                    } else if name.is_some() {
+                        let quoted = |v: &str| -> Vec<String> {
+                            v.split('"').skip(1).step_by(2).map(String::from).collect()
+                        };
+                        if let Some(v) = line.strip_prefix("command") {
+                            let mut c = quoted(v);
+                            c.append(&mut words);
+                            words = c;
+                        } else if let Some(v) = line.strip_prefix("args") {
+                            words.extend(quoted(v));
+                        } else if line.contains("SPILL_SCOPE") {
+                            scoped = true;
+                        }
+                    }
+                }
+                flush(&mut name, &mut words, &mut scoped);
+            }
+        }
+    }
+    out
+}
+
+/// For a server's command words: `Some(follows the conversation)` when it is `spill mcp` (not
+/// the proxy), `None` otherwise.
+fn spill_mcp(words: &[String], scoped_env: bool) -> Option<bool> {
+    let (program, args) = words.split_first()?;
+    let name = Path::new(program).file_name()?.to_str()?;
+    if name != "spill" || args.first().map(String::as_str) != Some("mcp") {
+        return None;
+    }
+    if args.iter().any(|a| a == "proxy") {
+        return None;
+    }
+    Some(
+        !scoped_env
+            && !args
+                .iter()
+                .any(|a| a == "--scope" || a.starts_with("--scope=")),
+    )
+}
+
+/// The first `binary` on PATH.
+fn which(binary: &str) -> Option<PathBuf> {
+    let path = super::env_text("PATH").ok().flatten()?;
+    path.split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(binary))
+        .find(|p| p.is_file())
+}
+
+/// The version of the npm package a binary belongs to: the nearest `package.json` above the
+/// file its PATH entry resolves to.
+fn npm_version(binary: &Path) -> Option<String> {
+    let real = std::fs::canonicalize(binary).ok()?;
+    for dir in real.ancestors().skip(1).take(6) {
+        let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+            continue;
+        };
+        let doc: Value = serde_json::from_str(&text).ok()?;
+        let name = doc["name"].as_str().unwrap_or("?");
+        return Some(format!("{name} {}", doc["version"].as_str()?));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_code_versions_are_told_apart() {
+        assert!(
+            claude_wraps("@anthropic-ai/claude-code 2.0.9")
+                .0
+                .starts_with("no: before")
+        );
+        assert!(
+            claude_wraps("@anthropic-ai/claude-code 2.0.10")
+                .0
+                .contains("overwrites")
+        );
+        assert!(
+            claude_wraps("@anthropic-ai/claude-code 2.1.197")
+                .0
+                .starts_with("yes")
+        );
+        assert!(
+            claude_wraps("@anthropic-ai/claude-code 1.0.128")
+                .1
+                .is_some()
+        );
+        assert!(claude_wraps("unknown").0.starts_with("unknown"));
+    }
+
+    #[test]
+    fn spill_mcp_servers_are_told_from_proxies_and_other_servers() {
+        let w = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(spill_mcp(&w("/usr/bin/spill mcp"), false), Some(true));
+        assert_eq!(spill_mcp(&w("spill mcp --scope x"), false), Some(false));
+        assert_eq!(spill_mcp(&w("spill mcp"), true), Some(false));
+        assert_eq!(spill_mcp(&w("spill mcp proxy -- x"), false), None);
+        assert_eq!(spill_mcp(&w("node server.js"), false), None);
+    }
+
+    #[test]
+    fn registered_servers_are_found_in_json_and_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("c.json");
+        std::fs::write(
+            &json,
+            r#"{"projects": {"/p": {"mcpServers": {"s": {"command": "/x/spill", "args": ["mcp"]}}}},
+                "mcpServers": {"o": {"command": "node", "args": ["a.js"]},
+                               "f": {"command": "spill", "args": ["mcp"], "env": {"SPILL_SCOPE": "x"}}}}"#,
+        )
+        .unwrap();
+        let toml = dir.path().join("config.toml");
+        std::fs::write(
+            &toml,
+            "[mcp_servers.spill]\ncommand = \"/x/spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.other]\ncommand = \"node\"\n",
+        )
+        .unwrap();
+        let found = mcp_servers(&[(json, McpFormat::Json), (toml, McpFormat::Toml)]);
+        let names: Vec<(String, bool)> = found.into_iter().map(|(_, n, f)| (n, f)).collect();
+        assert_eq!(
+            names,
+            [
+                ("f".into(), false),
+                ("s".into(), true),
+                ("spill".into(), true)
+            ]
+        );
+    }
+}
