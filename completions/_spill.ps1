@@ -46,6 +46,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
+            [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report, for each agent harness found, what spill does in it; change nothing.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -60,6 +62,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--turn', '--turn', [CompletionResultType]::ParameterName, 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]')
             [CompletionResult]::new('--turn-budget', '--turn-budget', [CompletionResultType]::ParameterName, 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'With CMD: kill it after this long and exit 124, like timeout(1)')
+            [CompletionResult]::new('--detach-after', '--detach-after', [CompletionResultType]::ParameterName, 'With CMD: return after this long even if CMD is still running, with a running envelope (its ref, the output so far, the commands that read on, wait and stop); CMD goes on under a supervisor and its output into the store (e.g. 100s, 500ms)')
+            [CompletionResult]::new('--supervise', '--supervise', [CompletionResultType]::ParameterName, 'Internal: run as the supervisor of the running entry ID (started by --detach-after)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
@@ -163,6 +167,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'Cap on an explicit range (0: no limit)')
             [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Lines longer than this many characters are cut with a marker, unless --raw (0: no limit; --max-bytes still bounds the page)')
             [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Print only the output from this cursor on, as stored (a running entry''s envelope and footers give the cursor; a file''s is its byte offset); the footer gives the next one')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
@@ -323,6 +328,36 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
         'spill;mcp;help;help' {
             break
         }
+        'spill;wait' {
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (e.g. 90s, 500ms) and show what is new; without it, wait for the end')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'At the timeout, show the output from this cursor on (a `cursor` an earlier answer gave)')
+            [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'At the timeout, show at most this much new output')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paging', '--paging', [CompletionResultType]::ParameterName, 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'spill;stop' {
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'How long the command has to end after SIGTERM before SIGKILL')
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour human-readable output (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paging', '--paging', [CompletionResultType]::ParameterName, 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'spill;doctor' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
@@ -350,6 +385,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Answer one hook call of an agent harness (reads its hook JSON on stdin).')
             [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Register spill''s hooks in an agent harness''s configuration.')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
+            [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report, for each agent harness found, what spill does in it; change nothing.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -395,6 +432,12 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;mcp;proxy' {
+            break
+        }
+        'spill;help;wait' {
+            break
+        }
+        'spill;help;stop' {
             break
         }
         'spill;help;doctor' {

@@ -55,8 +55,14 @@ _spill() {
             spill,shape)
                 cmd="spill__subcmd__shape"
                 ;;
+            spill,stop)
+                cmd="spill__subcmd__stop"
+                ;;
             spill,view)
                 cmd="spill__subcmd__view"
+                ;;
+            spill,wait)
+                cmd="spill__subcmd__wait"
                 ;;
             spill,wrap)
                 cmd="spill__subcmd__wrap"
@@ -100,8 +106,14 @@ _spill() {
             spill__subcmd__help,shape)
                 cmd="spill__subcmd__help__subcmd__shape"
                 ;;
+            spill__subcmd__help,stop)
+                cmd="spill__subcmd__help__subcmd__stop"
+                ;;
             spill__subcmd__help,view)
                 cmd="spill__subcmd__help__subcmd__view"
+                ;;
+            spill__subcmd__help,wait)
+                cmd="spill__subcmd__help__subcmd__wait"
                 ;;
             spill__subcmd__help,wrap)
                 cmd="spill__subcmd__help__subcmd__wrap"
@@ -128,7 +140,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp doctor help"
+            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -174,7 +186,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__cat)
-            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --lines --bytes --max-bytes --max-columns --raw --hex --footer --since --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -198,6 +210,10 @@ _spill() {
                     ;;
                 --footer)
                     COMPREPLY=($(compgen -W "stderr stdout" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)
@@ -410,7 +426,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape extract search cat ls rm gc schema view hook init mcp doctor help"
+            opts="wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -619,7 +635,35 @@ _spill() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        spill__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         spill__subcmd__help__subcmd__view)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__wait)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1179,6 +1223,56 @@ _spill() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        spill__subcmd__stop)
+            opts="-h --grace --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         spill__subcmd__view)
             opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1225,8 +1319,66 @@ _spill() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        spill__subcmd__wait)
+            opts="-h --timeout --since --max-bytes --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --skip-invalid --timeout --detach-after --supervise --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1265,6 +1417,14 @@ _spill() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --detach-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --supervise)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -43,6 +43,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
+            cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
+            cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
             cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -56,6 +58,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --turn 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]'
             cand --turn-budget 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]'
             cand --timeout 'With CMD: kill it after this long and exit 124, like timeout(1)'
+            cand --detach-after 'With CMD: return after this long even if CMD is still running, with a running envelope (its ref, the output so far, the commands that read on, wait and stop); CMD goes on under a supervisor and its output into the store (e.g. 100s, 500ms)'
+            cand --supervise 'Internal: run as the supervisor of the running entry ID (started by --detach-after)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
@@ -155,6 +159,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-bytes 'Cap on an explicit range (0: no limit)'
             cand --max-columns 'Lines longer than this many characters are cut with a marker, unless --raw (0: no limit; --max-bytes still bounds the page)'
             cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --since 'Print only the output from this cursor on, as stored (a running entry''s envelope and footers give the cursor; a file''s is its byte offset); the footer gives the next one'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
@@ -302,6 +307,34 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;mcp;help;help'= {
         }
+        &'spill;wait'= {
+            cand --timeout 'Give up after this long (e.g. 90s, 500ms) and show what is new; without it, wait for the end'
+            cand --since 'At the timeout, show the output from this cursor on (a `cursor` an earlier answer gave)'
+            cand --max-bytes 'At the timeout, show at most this much new output'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'spill;stop'= {
+            cand --grace 'How long the command has to end after SIGTERM before SIGKILL'
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour human-readable output (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'spill;doctor'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
@@ -328,6 +361,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand hook 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
             cand init 'Register spill''s hooks in an agent harness''s configuration.'
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
+            cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
+            cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
             cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -359,6 +394,10 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
         }
         &'spill;help;mcp;proxy'= {
+        }
+        &'spill;help;wait'= {
+        }
+        &'spill;help;stop'= {
         }
         &'spill;help;doctor'= {
         }

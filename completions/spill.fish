@@ -30,8 +30,8 @@ complete -c spill -n "__fish_spill_needs_command" -l scope -d 'Store scope: one 
 complete -c spill -n "__fish_spill_needs_command" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_needs_command" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_needs_command" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_needs_command" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -47,10 +47,13 @@ complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored out
 complete -c spill -n "__fish_spill_needs_command" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, else the whole document pretty-printed in the pager (coloured as extract colours it); text in the pager, and binary as the hex dump cat shows. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_needs_command" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "wait" -d 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "stop" -d 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "doctor" -d 'Report, for each agent harness found, what spill does in it; change nothing.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-inline -d 'Outputs up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l format -d 'Envelope format [env: SPILL_FORMAT] [default: json]' -r -f -a "json\t'One JSON object on one line'
@@ -62,14 +65,16 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l label -d 'A free-fo
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn -d 'The turn this output belongs to: outputs of one turn share --turn-budget [env: SPILL_TURN]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l turn-budget -d 'The most bytes one turn passes through inline; later outputs are stored instead [env: SPILL_TURN_BUDGET] [default: 64KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l timeout -d 'With CMD: kill it after this long and exit 124, like timeout(1)' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l detach-after -d 'With CMD: return after this long even if CMD is still running, with a running envelope (its ref, the output so far, the commands that read on, wait and stop); CMD goes on under a supervisor and its output into the store (e.g. 100s, 500ms)' -r
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l supervise -d 'Internal: run as the supervisor of the running entry ID (started by --detach-after)' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -85,8 +90,8 @@ complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store sc
 complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand shape" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -108,8 +113,8 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store 
 complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -136,8 +141,8 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store s
 complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand search" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -158,14 +163,15 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l max-bytes -d 'Cap on
 complete -c spill -n "__fish_spill_using_subcommand cat" -l max-columns -d 'Lines longer than this many characters are cut with a marker, unless --raw (0: no limit; --max-bytes still bounds the page)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand cat" -l since -d 'Print only the output from this cursor on, as stored (a running entry\'s envelope and footers give the cursor; a file\'s is its byte offset); the footer gives the next one' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand cat" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -179,8 +185,8 @@ complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand ls" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -195,8 +201,8 @@ complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand rm" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand rm" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -210,8 +216,8 @@ complete -c spill -n "__fish_spill_using_subcommand gc" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand gc" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand gc" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -226,8 +232,8 @@ complete -c spill -n "__fish_spill_using_subcommand schema" -l scope -d 'Store s
 complete -c spill -n "__fish_spill_using_subcommand schema" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -239,8 +245,8 @@ complete -c spill -n "__fish_spill_using_subcommand view" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand view" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand view" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand view" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand view" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -252,8 +258,8 @@ complete -c spill -n "__fish_spill_using_subcommand hook" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand hook" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand hook" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand hook" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand hook" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -265,8 +271,8 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand init" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand init" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand init" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand init" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -283,8 +289,8 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_sub
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -301,8 +307,8 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcomm
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Colour even into a pipe, despite NO_COLOR'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -310,20 +316,66 @@ never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, else the whole document pretty-printed in the pager (coloured as extract colours it); text in the pager, and binary as the hex dump cat shows. Not available in restricted mode.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c spill -n "__fish_spill_using_subcommand wait" -l timeout -d 'Give up after this long (e.g. 90s, 500ms) and show what is new; without it, wait for the end' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l since -d 'At the timeout, show the output from this cursor on (a `cursor` an earlier answer gave)' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l max-bytes -d 'At the timeout, show at most this much new output' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand wait" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand wait" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand wait" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand stop" -l grace -d 'How long the command has to end after SIGTERM before SIGKILL' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand stop" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand stop" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand stop" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Always colour human-readable output'
+never\t'Never colour'"
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
+always\t'Page even into a pipe'
+never\t'Never page'"
+complete -c spill -n "__fish_spill_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "wrap" -d 'Read stdin (or run CMD) and pass it through, or store it and print an envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "shape" -d 'Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "extract" -d 'Select parts of a JSON document with a JSONPath query (RFC 9535) and print them, bounded.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "search" -d 'Find occurrences of a regex in a stored output (or a file), counted exactly, a page at a time.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "cat" -d 'Print part of a stored output or a file, bounded and paged.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "ls" -d 'List stored outputs: ref, size, kind, age, label, summary; newest first.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "wait" -d 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "stop" -d 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "doctor" -d 'Report, for each agent harness found, what spill does in it; change nothing.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c spill -n "__fish_spill_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
 
 # Stored refs of the current scope, described by their labels (`spill ls --complete`).

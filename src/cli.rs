@@ -251,6 +251,8 @@ pub enum Command {
     Hook(HookArgs),
     Init(InitArgs),
     Mcp(McpArgs),
+    Wait(WaitArgs),
+    Stop(StopArgs),
     Doctor(DoctorArgs),
 }
 
@@ -501,9 +503,66 @@ pub struct WrapArgs {
     /// With CMD: kill it after this long and exit 124, like timeout(1).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "command")]
     pub timeout: Option<Duration>,
+    /// With CMD: return after this long even if CMD is still running, with a running envelope
+    /// (its ref, the output so far, the commands that read on, wait and stop); CMD goes on under
+    /// a supervisor and its output into the store (e.g. 100s, 500ms).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, requires = "command")]
+    pub detach_after: Option<Duration>,
+    /// Internal: run as the supervisor of the running entry ID (started by --detach-after).
+    #[arg(long, value_name = "ID", hide = true, requires = "command")]
+    pub supervise: Option<String>,
     /// Run this command and capture its stdout and stderr in order, instead of reading stdin.
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<std::ffi::OsString>,
+}
+
+/// Wait for a running command (`wrap --detach-after`) to end, and print its envelope.
+///
+/// At the end prints the final envelope and exits with the command's status, as `wrap -- CMD`
+/// does. At --timeout prints the output that is new since --since (bounded by --max-bytes) with a
+/// footer saying it is still running and the cursor to read on from, and exits 124.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill wait sp_9f2c4a1b7e3d0c55
+  spill wait sp_9f2c4a1b7e3d0c55 --timeout 60s --since 48213"
+)]
+pub struct WaitArgs {
+    /// The running entry's ref (sp_…), as its envelope gave it.
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// Give up after this long (e.g. 90s, 500ms) and show what is new; without it, wait for the end.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms)]
+    pub timeout: Option<Duration>,
+    /// At the timeout, show the output from this cursor on (a `cursor` an earlier answer gave).
+    #[arg(long, value_name = "CURSOR", value_parser = parse_count::<u64>, default_value_t = 0)]
+    pub since: u64,
+    /// At the timeout, show at most this much new output.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value_t = limits::CAT_BYTES)]
+    pub max_bytes: u64,
+}
+
+/// Stop a running command (`wrap --detach-after`): end its process group and seal its output.
+///
+/// Sends SIGTERM to the command's process group (through its supervisor, which then stores the
+/// output as an ordinary entry, exit status 143) and waits up to --grace; a command still running
+/// then is killed with SIGKILL, and its output so far stays readable, marked interrupted.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill stop sp_9f2c4a1b7e3d0c55"
+)]
+pub struct StopArgs {
+    /// The running entry's ref (sp_…), as its envelope gave it.
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// How long the command has to end after SIGTERM before SIGKILL.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, default_value = "2s")]
+    pub grace: Duration,
 }
 
 /// Where `next:` footers go.
@@ -557,6 +616,11 @@ pub struct CatArgs {
     /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].
     #[arg(long, value_name = "WHERE", value_enum)]
     pub footer: Option<FooterTo>,
+    /// Print only the output from this cursor on, as stored (a running entry's envelope and
+    /// footers give the cursor; a file's is its byte offset); the footer gives the next one.
+    #[arg(long, value_name = "CURSOR", value_parser = parse_count::<u64>,
+        conflicts_with_all = ["lines", "bytes", "hex"])]
+    pub since: Option<u64>,
 }
 
 /// Print the structural skeleton of a JSON document or NDJSON stream as one line of JSON.
@@ -916,6 +980,19 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     limits::parse_duration(text)
 }
 
+/// Parses a duration as `parse_duration` does, or a whole number of milliseconds (`500ms`).
+fn parse_duration_ms(text: &str) -> Result<Duration, String> {
+    match text.strip_suffix("ms") {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n
+            .parse::<u64>()
+            .ok()
+            .map(Duration::from_millis)
+            .filter(|&d| d <= limits::MAX_DURATION)
+            .ok_or_else(|| format!("invalid duration {text:?}: too large")),
+        _ => limits::parse_duration(text),
+    }
+}
+
 /// Parses a command line with only the definition of the command it names.
 ///
 /// clap builds the whole command tree before it parses, and that grows with every command and
@@ -944,6 +1021,8 @@ pub fn parse_one_command(args: &[std::ffi::OsString]) -> Option<Cli> {
         "hook" => ("hook", HookArgs::augment_args),
         "init" => ("init", InitArgs::augment_args),
         "mcp" => ("mcp", McpArgs::augment_args),
+        "wait" => ("wait", WaitArgs::augment_args),
+        "stop" => ("stop", StopArgs::augment_args),
         "doctor" => ("doctor", DoctorArgs::augment_args),
         _ => return None,
     };
@@ -978,6 +1057,10 @@ mod tests {
             "spill wrap --redact --color never --format json",
             "spill wrap --store s3://b/p --max-file 1M",
             "spill wrap --timeout 5s -- sh -c true",
+            "spill wrap --detach-after 200ms -- sh -c true",
+            "spill wait sp_0123456789abcdef --timeout 2s --since 10",
+            "spill stop sp_0123456789abcdef",
+            "spill cat sp_0 --since 42",
             "spill hook claude-code",
             "spill hook codex --scope s1",
             "spill hook gemini --dir /tmp/s",

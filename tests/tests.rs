@@ -19,6 +19,7 @@ mod init;
 mod json_test_suite;
 mod layering;
 mod lifecycle;
+mod live;
 mod mcp;
 mod packaging;
 mod props;

@@ -7,6 +7,7 @@ pub mod extract;
 pub mod gc;
 pub mod hook;
 pub mod init;
+mod live;
 pub mod ls;
 pub mod mcp;
 pub mod rm;
@@ -14,7 +15,9 @@ mod s3;
 pub mod schema;
 pub mod search;
 pub mod shape;
+pub mod stop;
 pub mod view;
+pub mod wait;
 pub mod wrap;
 
 use std::path::PathBuf;
@@ -47,7 +50,7 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         };
         crate::output::start_pager(paging, restricted());
     }
-    match cli.command {
+    let outcome = match cli.command {
         Command::Wrap(args) => wrap::run(&cli.global, args),
         Command::Cat(args) => cat::run(&store_config(&cli.global)?, args),
         Command::Shape(args) => shape::run(&store_config(&cli.global)?, args),
@@ -61,8 +64,16 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Hook(args) => hook::run(&cli.global, args),
         Command::Init(args) => init::run(args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
+        Command::Wait(args) => wait::run(&store_config(&cli.global)?, args),
+        Command::Stop(args) => stop::run(&store_config(&cli.global)?, args),
         Command::Doctor(_) => doctor::run(),
+    };
+    // A reading command served a running entry: say it is still running, how far it has
+    // grown and the cursor reading on (after its answer and footer).
+    if let Some(seen) = crate::store::running::take_seen() {
+        diag::note(&seen.sentence());
     }
+    outcome
 }
 
 /// The spellings of a switch (`SPILL_RESTRICTED`, `SPILL_REDACT`, `SPILL_ALLOW_RUN`), compared

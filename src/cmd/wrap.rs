@@ -102,6 +102,12 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
             placeholder
         }
     };
+    if let Some(id) = &args.supervise {
+        return super::live::supervise(&args, &opts, format, &store, id);
+    }
+    if let Some(after) = args.detach_after {
+        return super::live::detach(global, &args, &opts, format, &store, after);
+    }
     wrap::catch_signals();
     if args.command.is_empty() {
         if std::io::stdin().is_terminal() {

@@ -4,6 +4,7 @@ use std::io::Write;
 
 use crate::error::{Error, Result};
 use crate::limits::human_size;
+use crate::store::running::{self, Liveness, Snapshot};
 use crate::store::{Entry, Store, StoreConfig, meta::now_secs};
 use crate::wire::{LsEntry, LsOutput};
 
@@ -43,6 +44,23 @@ pub fn run(config: &StoreConfig, req: &Request) -> Result<LsOutput> {
     let ttl = config.ttl.as_secs_f64();
     entries.retain(|e| now - e.last_access <= ttl);
     let entries: Vec<LsEntry> = entries.into_iter().map(to_wire).collect();
+    // Running entries first (newest started first): what they cost on disk now.
+    let scopes = match req.all_scopes {
+        true => store.scopes()?,
+        false => vec![config.scope.clone()],
+    };
+    let mut live = Vec::new();
+    for scope in scopes {
+        let view = store.with_scope(&scope);
+        for id in view.running_ids() {
+            if let Ok(Some(running::Opened::Live(snap))) = running::open(&view, &id) {
+                live.push(running_row(&scope, &snap));
+            }
+        }
+    }
+    live.sort_by(|a, b| b.created.total_cmp(&a.created));
+    live.extend(entries);
+    let entries = live;
     Ok(LsOutput {
         count: entries.len(),
         entries,
@@ -82,6 +100,38 @@ pub fn write_text(
     Ok(())
 }
 
+/// A running entry's row: the output so far, what it holds on disk, its command.
+fn running_row(scope: &str, snap: &Snapshot) -> LsEntry {
+    let r = &snap.record;
+    let state = match snap.liveness {
+        Liveness::Running => "running",
+        Liveness::Interrupted => "interrupted",
+    };
+    let cut = match snap.dropped {
+        0 => String::new(),
+        d => format!(", {} cut by --max-file", human_size(d)),
+    };
+    LsEntry {
+        reference: snap.id.to_string(),
+        scope: scope.to_string(),
+        size_bytes: snap.total,
+        stored_bytes: snap.disk,
+        mime_type: "text/plain".into(),
+        lines: snap.lines,
+        total_items: None,
+        label: r.label.clone(),
+        summary: format!(
+            "{state}: {} so far, {} on disk{cut}; {}",
+            human_size(snap.total),
+            human_size(snap.disk),
+            crate::diag::cut(&r.command, 80)
+        ),
+        created: r.started,
+        last_access: now_secs(),
+        running: Some(snap.liveness == Liveness::Running),
+    }
+}
+
 fn to_wire(e: Entry) -> LsEntry {
     LsEntry {
         reference: e.reference.to_string(),
@@ -95,6 +145,7 @@ fn to_wire(e: Entry) -> LsEntry {
         summary: e.meta.summary,
         created: e.meta.created,
         last_access: e.last_access,
+        running: None,
     }
 }
 

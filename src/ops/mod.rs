@@ -30,6 +30,7 @@ pub mod rm;
 pub mod schema;
 pub mod search;
 pub mod shape;
+pub mod since;
 
 use std::fmt;
 use std::io::Write;

@@ -469,6 +469,15 @@ impl Store {
         }
         for (scope, dir) in &dirs {
             removals.extend(sweep_incomplete(dir, scope, opts.dry_run));
+            // Running entries whose supervisor died, and aliases whose sealed payload is gone.
+            let dead = super::running::sweep(dir, opts.dry_run);
+            removals.extend(dead.into_iter().map(|(name, size)| Removal {
+                reference: None,
+                file: Some(name),
+                scope: scope.clone(),
+                size,
+                reason: Reason::Incomplete,
+            }));
         }
         // The quota is the root's, so it is enforced over every scope; temporary files that
         // stay (live writers) count against it too.

@@ -23,6 +23,7 @@ mod lifecycle;
 pub mod meta;
 mod reference;
 pub mod remote;
+pub mod running;
 pub mod shorthand;
 pub mod turn;
 mod write;
@@ -259,7 +260,13 @@ impl Store {
         match files::look(&path) {
             Found::File(_) => {}
             Found::Other(what) => return Err(not_a_file(r, "payload", what)),
-            Found::Missing => return Err(self.gone_or_unknown(r)),
+            Found::Missing => {
+                // A running entry's id (see `running`): its bytes so far, or its sealed payload.
+                if let Some(found) = self.open_running(r)? {
+                    return Ok(found);
+                }
+                return Err(self.gone_or_unknown(r));
+            }
         }
         match files::look(&self.meta_path(r)) {
             Found::File(_) => {}

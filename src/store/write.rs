@@ -98,6 +98,11 @@ impl TempPayload {
         Ok(())
     }
 
+    /// The open file, for writes in place (a running entry's rolling tail).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
     /// Bytes written so far.
     pub fn written(&self) -> u64 {
         self.written

@@ -78,6 +78,14 @@ pub struct Envelope {
     /// JSON behind a few lines of other output: where the JSON part and the other lines are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub json_part: Option<JsonPart>,
+    /// A running entry (`wrap --detach-after`): true while the command runs, false once its
+    /// supervisor died before it ended (then `interrupted` is true too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<bool>,
+    /// A running entry: the bytes so far, which is also the cursor `spill cat REF --since`
+    /// reads on from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<u64>,
 }
 
 /// Where the JSON part of a mixed output lies (README, "Mixed output").

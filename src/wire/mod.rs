@@ -80,6 +80,7 @@ mod tests {
             summary: "text, 20,000 lines".into(),
             created: 1.5,
             last_access: 2.5,
+            running: Some(true),
         };
         let ls = to_value(&LsOutput {
             entries: vec![entry.clone()],
@@ -92,6 +93,7 @@ mod tests {
         let bare = LsEntry {
             total_items: None,
             label: None,
+            running: None,
             ..entry
         };
         valid(
@@ -262,6 +264,8 @@ mod tests {
                 bytes: [4, 10],
                 other_lines: vec![[1, 1]],
             }),
+            running: Some(true),
+            cursor: Some(1),
             commands: vec![],
         };
         let s = schema_of(Schema::Envelope);
@@ -279,5 +283,12 @@ mod tests {
             ..Default::default()
         };
         valid(Schema::Envelope, &to_value(&real));
+        let running = envelope::Envelope {
+            reference: Some("sp_9f2c4a1b7e3d0c55".into()),
+            running: Some(true),
+            cursor: Some(20_000),
+            ..real
+        };
+        valid(Schema::Envelope, &to_value(&running));
     }
 }

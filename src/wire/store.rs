@@ -31,6 +31,11 @@ pub struct LsEntry {
     pub created: f64,
     /// Last access, Unix seconds.
     pub last_access: f64,
+    /// A running entry (`wrap --detach-after`): true while its command runs, false once its
+    /// supervisor died before the command ended. Its sizes are the output so far
+    /// (`sizeBytes`) and the bytes it holds on disk now (`storedBytes`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub running: Option<bool>,
 }
 
 /// `spill ls --json` output.

@@ -22,6 +22,9 @@ pub(super) const CHUNK: usize = 1 << 20;
 /// Chunks in flight between the reader and the analysing thread (bounds memory).
 const IN_FLIGHT: usize = 4;
 
+/// Told every stored chunk of a spilled output, in order (see [`capture_observed`]).
+type Observer<'a> = &'a mut dyn FnMut(&[u8]);
+
 /// What reading the output produced.
 #[derive(Debug)]
 pub enum Capture {
@@ -99,6 +102,30 @@ pub fn capture_with_warnings(
     store: &StoreConfig,
     stop: &dyn Fn() -> bool,
 ) -> Result<(Capture, Vec<Warning>)> {
+    capture_inner(input, opts, store, stop, None)
+}
+
+/// [`capture_with_warnings`], handing `observer` every chunk of a spilled output as it is
+/// stored (after redaction, in order), each read as soon as it arrives rather than gathered
+/// into 1 MiB chunks: how a running entry (`wrap --detach-after`) shows its output while it
+/// grows.
+pub fn capture_observed(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+    observer: &mut dyn FnMut(&[u8]),
+) -> Result<(Capture, Vec<Warning>)> {
+    capture_inner(input, opts, store, stop, Some(observer))
+}
+
+fn capture_inner(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+    observer: Option<Observer<'_>>,
+) -> Result<(Capture, Vec<Warning>)> {
     let mut warnings = Vec::new();
     let limit = opts.max_inline;
     let mut first = Vec::with_capacity((limit as usize).saturating_add(1).min(CHUNK));
@@ -128,7 +155,7 @@ pub fn capture_with_warnings(
         let captured = inline(first, true, opts, store, &mut warnings)?;
         return Ok((captured, warnings));
     }
-    let spilled = spill(input, first, opts, store, stop)?;
+    let spilled = spill(input, first, opts, store, stop, observer)?;
     Ok((Capture::Spilled(Box::new(spilled)), warnings))
 }
 
@@ -154,7 +181,7 @@ fn inline(
             Ok(true) => {}
             Ok(false) => {
                 // Nothing is left to read: the input ended (or a signal ended reading).
-                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false)?;
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false, None)?;
                 s.interrupted |= interrupted;
                 return Ok(Capture::Spilled(Box::new(s)));
             }
@@ -201,6 +228,7 @@ fn spill(
     opts: &WrapOptions,
     config: &StoreConfig,
     stop: &dyn Fn() -> bool,
+    mut observer: Option<Observer<'_>>,
 ) -> Result<Spilled> {
     let store = Store::new(config.clone());
     let mut writer: std::result::Result<CappedWriter, String> = match &opts.store_error {
@@ -250,6 +278,9 @@ fn spill(
             {
                 writer = Err(e.to_string());
             }
+            if let Some(o) = observer.as_mut() {
+                o(&next);
+            }
             if to_worker.send(next).is_err() {
                 break;
             }
@@ -277,7 +308,13 @@ fn spill(
                     eof = true;
                     break;
                 }
-                Ok(Some(n)) => filled += n,
+                Ok(Some(n)) => {
+                    filled += n;
+                    // Observed: every read goes on at once (the output is shown as it grows).
+                    if observer.is_some() {
+                        break;
+                    }
+                }
                 Ok(None) => {
                     interrupted = true;
                     eof = true;
@@ -301,6 +338,9 @@ fn spill(
                 && let Err(e) = w.write(&rest)
             {
                 writer = Err(e.to_string());
+            }
+            if let Some(o) = observer.as_mut() {
+                o(&rest);
             }
             let _ = to_worker.send(rest);
         }

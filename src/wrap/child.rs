@@ -94,6 +94,17 @@ impl std::fmt::Display for NotStarted {
 /// group, and nothing the command started outlives the call (or wrap). One command runs at a
 /// time per process. A read error fails the call, after the command has ended.
 pub fn run_command(command: &CommandSpec, opts: &WrapOptions, store: &StoreConfig) -> Result<Ran> {
+    run_command_observed(command, opts, store, &mut |_| {})
+}
+
+/// [`run_command`], handing `observer` every chunk of a spilled output as it is stored (see
+/// [`capture_observed`](super::capture::capture_observed)).
+pub fn run_command_observed(
+    command: &CommandSpec,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    observer: &mut dyn FnMut(&[u8]),
+) -> Result<Ran> {
     let Some((program, args)) = command.argv.split_first() else {
         return Err(Error::Usage("wrap --: no command to run".into()));
     };
@@ -150,7 +161,7 @@ pub fn run_command(command: &CommandSpec, opts: &WrapOptions, store: &StoreConfi
         .map(|limit| spawn_watchdog(group, limit, Arc::clone(&timed_out), Arc::clone(&done)));
     let never = || false;
     let mut reader: Box<dyn Read> = Box::new(read_end);
-    let captured = super::capture_with_warnings(&mut reader, opts, store, &never);
+    let captured = super::capture::capture_observed(&mut reader, opts, store, &never, observer);
     drop(reader);
     let status = child.wait().map_err(|e| Error::stream("wait for CMD", e))?;
     CHILD_GROUP.store(0, Ordering::SeqCst);

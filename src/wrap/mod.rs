@@ -18,16 +18,23 @@
 //! | `text.rs` | rendering an envelope for a person (`--format text`) |
 //! | `signals.rs` | SIGINT/SIGTERM/SIGHUP stop reading and reach CMD; the self-pipe reader of stdin |
 //! | `child.rs` | running `wrap -- CMD`: one pipe, its process group, the guardian, `--timeout` |
+//! | `live.rs` | `--detach-after`: the supervisor that keeps a running command's output in the store, and its running envelope |
 
 mod capture;
 mod child;
 mod envelope;
+pub mod live;
 mod policy;
 mod signals;
 mod text;
 
-pub use capture::{Capture, JsonPart, Spilled, Stored, capture, capture_with_warnings};
-pub use child::{CommandSpec, Exited, Guardian, NotStarted, Ran, die_with_parent, run_command};
+pub use capture::{
+    Capture, JsonPart, Spilled, Stored, capture, capture_observed, capture_with_warnings,
+};
+pub use child::{
+    CommandSpec, Exited, Guardian, NotStarted, Ran, die_with_parent, run_command,
+    run_command_observed,
+};
 pub use envelope::{envelope, hint};
 pub use signals::{capture_stdin, catch_signals, last_signal, signalled};
 pub use text::render_text;

@@ -10,6 +10,15 @@ pub fn render_text(env: &Envelope) -> String {
     let mut out = String::new();
     let kind = &env.summary;
     match &env.reference {
+        // A running entry (`wrap --detach-after`): the output so far, and that it is not done.
+        Some(r) if env.running.is_some() => out.push_str(&format!(
+            "spill: {} so far, {} as {r} — {kind}\n",
+            human_size(env.size_bytes),
+            match env.running {
+                Some(true) => "still running",
+                _ => "interrupted (its supervisor died)",
+            }
+        )),
         Some(r) => out.push_str(&format!(
             "spill: {} stored as {r} — {kind}\n",
             human_size(env.size_bytes)

@@ -1,0 +1,217 @@
+//! `wrap --detach-after` (start the supervisor, wait for the end or the deadline) and the
+//! supervisor itself (`wrap --supervise ID`, internal), over [`crate::wrap::live`].
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::cli::{Global, WrapArgs, WrapFormat};
+use crate::error::{Error, Result};
+use crate::store::running::{self, Liveness, Record, State};
+use crate::store::{Ref, Store, StoreConfig};
+use crate::wrap::live::{self, Format, Waited};
+use crate::wrap::{CommandSpec, WrapOptions};
+use crate::{diag, output};
+
+use super::Outcome;
+
+/// `spill wrap --detach-after D -- CMD`: starts the supervisor in its own session and returns
+/// what `wrap -- CMD` would print if CMD ends within D, else the running envelope (exit 0).
+pub fn detach(
+    global: &Global,
+    args: &WrapArgs,
+    opts: &WrapOptions,
+    format: WrapFormat,
+    config: &StoreConfig,
+    after: Duration,
+) -> Result<Outcome> {
+    if let Some(reason) = &opts.store_error {
+        return Err(Error::Usage(format!(
+            "--detach-after keeps the running output in the store, which is unusable: {reason}"
+        )));
+    }
+    let id = running::new_id();
+    let exe = std::env::current_exe().map_err(|e| Error::stream("find the spill binary", e))?;
+    let mut supervisor = Command::new(exe);
+    supervisor
+        .args(forwarded(global, args, &id))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and allocates nothing; it runs between fork and exec.
+    unsafe {
+        supervisor.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let mut child = supervisor
+        .spawn()
+        .map_err(|e| Error::stream("start the supervisor", e))?;
+    let store = Store::new(config.clone());
+    let deadline = Instant::now().checked_add(after);
+    let mut starting = || matches!(child.try_wait(), Ok(None));
+    let waited = live::wait(&store, &id, deadline, &mut starting).map_err(|e| {
+        match store.running_record(&id) {
+            Some(_) => e,
+            None => Error::Store(format!(
+                "the supervisor of CMD did not start (its store is {}); run it without --detach-after to see why",
+                config.root.display()
+            )),
+        }
+    })?;
+    match waited {
+        Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)),
+        Waited::Live(snap) => {
+            let env = live::running_envelope(&snap, opts)?;
+            let text = match format {
+                WrapFormat::Json => env.to_json() + "\n",
+                WrapFormat::Text => crate::wrap::render_text(&env),
+            };
+            let mut out = output::stdout();
+            output::write_all(&mut out, text.as_bytes())?;
+            output::flush(&mut out)?;
+            match snap.liveness {
+                Liveness::Running => Ok(Outcome::Found),
+                Liveness::Interrupted => {
+                    diag::error(&Error::Store(format!(
+                        "the supervisor of {id} died before the command ended; its output so far stays readable"
+                    )));
+                    Ok(Outcome::Status(2))
+                }
+            }
+        }
+    }
+}
+
+/// The supervisor's command line: `wrap` with the options as given (the environment, which it
+/// inherits, supplies the rest), `--supervise ID` instead of `--detach-after`, and CMD.
+fn forwarded(global: &Global, args: &WrapArgs, id: &Ref) -> Vec<OsString> {
+    let mut v: Vec<OsString> = vec!["wrap".into()];
+    let mut push = |flag: &str, value: String| {
+        v.push(flag.into());
+        v.push(value.into());
+    };
+    if let Some(d) = &global.dir {
+        push("--dir", d.to_string_lossy().into_owned());
+    }
+    if let Some(s) = &global.store {
+        push("--store", s.clone());
+    }
+    if let Some(s) = &global.scope {
+        push("--scope", s.clone());
+    }
+    if let Some(t) = global.ttl {
+        push("--ttl", format!("{}s", t.as_secs().max(1)));
+    }
+    if let Some(q) = global.quota {
+        push("--quota", q.to_string());
+    }
+    if let Some(m) = global.max_file {
+        push("--max-file", m.to_string());
+    }
+    if let Some(m) = args.max_inline {
+        push("--max-inline", m.to_string());
+    }
+    if let Some(f) = args.format {
+        let word = match f {
+            WrapFormat::Json => "json",
+            WrapFormat::Text => "text",
+        };
+        push("--format", word.to_string());
+    }
+    push("--preview", args.preview.to_string());
+    if let Some(n) = args.head_lines {
+        push("--head-lines", n.to_string());
+    }
+    if let Some(n) = args.tail_lines {
+        push("--tail-lines", n.to_string());
+    }
+    if let Some(l) = &args.label {
+        push("--label", l.clone());
+    }
+    if let Some(t) = args.timeout {
+        push("--timeout", format!("{}s", t.as_secs().max(1)));
+    }
+    push("--supervise", id.to_string());
+    if args.redact {
+        v.push("--redact".into());
+    }
+    if args.skip_invalid {
+        v.push("--skip-invalid".into());
+    }
+    v.push("--".into());
+    v.extend(args.command.iter().cloned());
+    v
+}
+
+/// `spill wrap --supervise ID -- CMD`: the supervisor (its stdio is `/dev/null`).
+pub fn supervise(
+    args: &WrapArgs,
+    opts: &WrapOptions,
+    format: WrapFormat,
+    config: &StoreConfig,
+    id: &str,
+) -> Result<Outcome> {
+    let id = Ref::parse(id)
+        .ok_or_else(|| Error::Usage(format!("--supervise: {:?} is not a ref", diag::escape(id))))?;
+    let command = CommandSpec {
+        argv: args.command.clone(),
+        timeout: args.timeout,
+    };
+    let line = args
+        .command
+        .iter()
+        .map(|a| crate::wrap::shell_quote(&a.to_string_lossy()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let format = match format {
+        WrapFormat::Json => Format::Json,
+        WrapFormat::Text => Format::Text,
+    };
+    let restricted = config.restricted || config.is_remote();
+    live::supervise(id, &command, line, opts, config, format, restricted)?;
+    Ok(Outcome::Found)
+}
+
+/// Prints how a running entry ended, as `wrap -- CMD` would have: the output itself when it
+/// fits `pass_through` (`wrap`'s `--max-inline`; `None` for `spill wait`, which always prints
+/// the envelope), else the final envelope; then exits with the command's status.
+pub fn print_end(store: &Store, record: &Record, pass_through: Option<u64>) -> Result<Outcome> {
+    let code = record.code.unwrap_or(2).clamp(0, 255) as u8;
+    if record.state == State::NotStarted {
+        let why = record.error.as_deref().unwrap_or("it could not be started");
+        diag::error(&Error::Usage(format!("{}: {why}", record.command)));
+        return Ok(Outcome::Status(code));
+    }
+    let mut out = output::stdout();
+    let small = pass_through.and_then(|limit| {
+        let r = record.sealed_ref()?;
+        let meta = store.meta(&r)?;
+        (meta.size_bytes <= limit && meta.stored_bytes == meta.size_bytes).then_some(r)
+    });
+    let printed = match (small, &record.output) {
+        (Some(r), _) => {
+            let (mut file, path) = store.open(&r)?;
+            let mut bytes = Vec::new();
+            file.read_to_end(&mut bytes)
+                .map_err(|e| Error::io("read", &path, e))?;
+            output::write_all(&mut out, &bytes)
+        }
+        (None, Some(text)) => output::write_all(&mut out, text.as_bytes()),
+        (None, None) => Ok(()),
+    };
+    match printed.and_then(|()| output::flush(&mut out)) {
+        Ok(()) => {}
+        Err(e) if e.is_broken_pipe() => {}
+        Err(e) => diag::error(&e),
+    }
+    if let Some(reason) = &record.error {
+        diag::warning(&format!(
+            "the output was not stored ({reason}); printed a preview only"
+        ));
+    }
+    Ok(Outcome::Status(code))
+}

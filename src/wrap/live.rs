@@ -1,0 +1,336 @@
+//! Live output (`wrap --detach-after`): a command that is still running is a ref that can be
+//! read, waited on and stopped.
+//!
+//! One supervisor design for every surface. `wrap --detach-after D -- CMD` starts a
+//! supervisor: the `spill` binary itself, re-executed in a new session (`setsid`, so a harness
+//! that kills `wrap`'s process group on its own tool timeout does not reach it) with its stdio
+//! on `/dev/null` (so nobody waiting for `wrap`'s stdout to close waits for it). The supervisor
+//! runs CMD exactly as `wrap -- CMD` does ([`run_command_observed`]: one pipe, CMD's own process
+//! group, the guardian that kills that group when the supervisor dies however it dies) and
+//! hands every stored chunk to a [`Writer`], which keeps the running entry's bytes so far in
+//! the store (`store::running`). `wrap` itself only polls the entry's record: it returns what
+//! `wrap -- CMD` would have printed when CMD ends within D, else the running envelope
+//! ([`running_envelope`]). `spill wait` polls the same record; `spill stop` signals the
+//! supervisor, which forwards the signal to CMD's group as `wrap` always does.
+//!
+//! The supervisor always stores the output (also a small one), since the ref printed while it
+//! ran must keep working; it passes the bytes through only when CMD ends before D and the
+//! output fits `--max-inline`, as `wrap` would.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::store::running::{self, End, Liveness, Opened, Record, Snapshot, State, Writer};
+use crate::store::{Meta, Ref, Store, StoreConfig};
+use crate::text::analyze::TextAnalyzer;
+use crate::wire::envelope::Envelope;
+
+use super::capture::Stored;
+use super::child::{CommandSpec, Ran, run_command_observed};
+use super::{Capture, Spilled, WrapOptions};
+
+/// How often a waiting reader looks at the record again.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What the supervisor renders at the end: the envelope as JSON or as text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `--format json`.
+    Json,
+    /// `--format text`.
+    Text,
+}
+
+/// The supervisor's whole job: runs `command` with its output kept in the running entry `id`,
+/// then seals the entry. `opts` are `wrap`'s own (its `--max-inline` bounds the final envelope;
+/// the output itself is always stored). Returns once the entry is sealed.
+pub fn supervise(
+    id: Ref,
+    command: &CommandSpec,
+    command_line: String,
+    opts: &WrapOptions,
+    config: &StoreConfig,
+    format: Format,
+    restricted: bool,
+) -> Result<()> {
+    let store = Store::new(config.clone());
+    let cap = super::policy::file_cap(config);
+    let writer = Writer::create(&store, id, cap, command_line, opts.label.clone())?;
+    let writer = Arc::new(Mutex::new(Some(writer)));
+    let beat = Arc::clone(&writer);
+    // Temporary files untouched for an hour count as abandoned; a quiet command keeps its own.
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(Duration::from_secs(600));
+            match beat.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                Some(w) => w.touch(),
+                None => return,
+            }
+        }
+    });
+    let started = Instant::now();
+    let stored_opts = WrapOptions {
+        max_inline: 0,
+        turn: None,
+        ..opts.clone()
+    };
+    // A live view that cannot grow (a full disk) stops growing; the capture goes on and its
+    // own publish reports the failure.
+    let mut broken = false;
+    let mut observer = |chunk: &[u8]| {
+        if broken {
+            return;
+        }
+        let mut guard = writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = guard.as_mut()
+            && w.append(chunk).is_err()
+        {
+            broken = true;
+        }
+    };
+    let ran = run_command_observed(command, &stored_opts, config, &mut observer);
+    let duration_ms = started.elapsed().as_millis() as u64;
+    let mut end = End {
+        state: State::Exited,
+        duration_ms,
+        ..End::default()
+    };
+    match ran {
+        Err(e) => end.error = Some(e.to_string()),
+        Ok(Ran::NotStarted(why)) => {
+            end.state = State::NotStarted;
+            end.code = Some(i32::from(why.status));
+            end.error = Some(why.to_string());
+        }
+        Ok(Ran::Exited(exited)) => {
+            let code = exited.code();
+            end.code = Some(code);
+            match &exited.capture {
+                Capture::Spilled(s) => {
+                    end.interrupted = s.interrupted;
+                    let env =
+                        super::envelope(s, opts, Some(code), restricted || config.is_remote());
+                    end.output = Some(render(&env, format));
+                    match &s.stored {
+                        Ok(st) => end.sealed = Some(st.reference),
+                        Err(reason) => end.error = Some(reason.clone()),
+                    }
+                }
+                // Only an empty output is not spilled with --max-inline 0: stored all the same,
+                // so the ref keeps working.
+                Capture::Inline(bytes) => match store_small(&store, bytes, opts) {
+                    Ok(r) => end.sealed = Some(r),
+                    Err(e) => end.error = Some(e.to_string()),
+                },
+            }
+        }
+    }
+    let writer = writer
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .expect("the writer is kept until it seals");
+    writer.seal(end)
+}
+
+fn render(env: &Envelope, format: Format) -> String {
+    match format {
+        Format::Json => env.to_json() + "\n",
+        Format::Text => super::render_text(env),
+    }
+}
+
+/// Publishes a small output (the empty one) as an ordinary payload.
+fn store_small(store: &Store, bytes: &[u8], opts: &WrapOptions) -> Result<Ref> {
+    store.prepare()?;
+    let mut temp = store.create_temp()?;
+    temp.write_all(bytes)?;
+    let finished = temp.finish()?;
+    let mut meta = Meta {
+        size_bytes: bytes.len() as u64,
+        stored_bytes: bytes.len() as u64,
+        mime_type: "text/plain".into(),
+        lines: memchr::memchr_iter(b'\n', bytes).count() as u64
+            + u64::from(!bytes.is_empty() && !bytes.ends_with(b"\n")),
+        summary: match bytes.len() {
+            0 => "empty output".into(),
+            n => format!("text, {n} bytes"),
+        },
+        label: opts.label.clone().filter(|l| !l.is_empty()),
+        created: crate::store::meta::now_secs(),
+        ..Meta::default()
+    };
+    Ok(store.publish(finished, &mut meta)?.reference)
+}
+
+/// What waiting on a running entry found.
+#[derive(Debug)]
+pub enum Waited {
+    /// It ended: its final record.
+    Ended(Box<Record>),
+    /// Still running (or interrupted) when the time was up: its bytes so far.
+    Live(Box<Snapshot>),
+}
+
+/// Waits until the running entry `id` ends or `until` passes (`None`: no limit), whichever is
+/// first, looking at its record every 20 ms. An interrupted entry returns at once (it will
+/// never end). A record that does not exist yet is waited for while `starting()` says its
+/// supervisor is still starting (`wrap` asks whether its child is alive); else it is an error.
+pub fn wait(
+    store: &Store,
+    id: &Ref,
+    until: Option<Instant>,
+    starting: &mut dyn FnMut() -> bool,
+) -> Result<Waited> {
+    loop {
+        match running::open(store, id)? {
+            Some(Opened::Sealed(_, record)) | Some(Opened::Ended(record)) => {
+                return Ok(Waited::Ended(Box::new(record)));
+            }
+            Some(Opened::Live(snap)) => {
+                let over = until.is_some_and(|u| Instant::now() >= u);
+                if over || snap.liveness == Liveness::Interrupted {
+                    return Ok(Waited::Live(snap));
+                }
+            }
+            // Not there (yet): only worth waiting for while its supervisor is starting, and
+            // never past the deadline.
+            None if starting() && until.is_none_or(|u| Instant::now() < u) => {}
+            None => {
+                return Err(Error::Store(format!(
+                    "{id} is not a running entry in this scope (spill ls lists what is stored)"
+                )));
+            }
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The envelope of a running entry: the preview and signals of its bytes so far, as for a
+/// finished output, with `running`, the cursor, and the commands that read on, wait and stop.
+pub fn running_envelope(snap: &Snapshot, opts: &WrapOptions) -> Result<Envelope> {
+    // SAFETY: the snapshot is a private copy or the head, which is only ever appended to and
+    // unlinked (never truncated) while this map lives; only its first `len` bytes are read.
+    let map = unsafe { memmap2::Mmap::map(&snap.file) }
+        .map_err(|e| Error::stream("read the running output", e))?;
+    let bytes = &map[..(snap.len() as usize).min(map.len())];
+    let keep = (opts.preview as usize)
+        .saturating_mul(4)
+        .clamp(256 << 10, 16 << 20);
+    let mut analyzer = TextAnalyzer::new(keep).json_fields(crate::json::analyze::severity_fields);
+    analyzer.feed(bytes);
+    let facts = analyzer.finish();
+    let spilled = Spilled {
+        facts,
+        stored: Ok(Stored {
+            reference: snap.id,
+            path: snap.path.clone(),
+            stored_bytes: snap.len(),
+            complete: snap.dropped == 0,
+            dropped_bytes: snap.dropped,
+            repaired: Vec::new(),
+        }),
+        interrupted: snap.liveness == Liveness::Interrupted,
+        redacted: None,
+        json: None,
+        invalid_json: None,
+    };
+    let cap = opts.max_inline.max(crate::limits::ENVELOPE_FLOOR) as usize;
+    let mut preview = opts.preview;
+    loop {
+        let sized = WrapOptions {
+            preview,
+            ..opts.clone()
+        };
+        let mut env = super::envelope(&spilled, &sized, None, true);
+        let id = snap.id;
+        env.size_bytes = snap.total;
+        env.lines = snap.lines;
+        if snap.dropped > 0 {
+            env.stored_bytes = Some(snap.len());
+        }
+        env.commands = match snap.liveness {
+            Liveness::Running => vec![
+                format!("spill cat {id} --since {}", snap.total),
+                format!("spill wait {id}"),
+                format!("spill stop {id}"),
+            ],
+            Liveness::Interrupted => vec![format!("spill cat {id}")],
+        };
+        let g = crate::limits::group_digits;
+        env.hint = Some(match snap.liveness {
+            Liveness::Running => format!(
+                "Still running as {id} ({} bytes, {} lines so far). New output: {}. Wait for the \
+                 end: {}. Stop it: {}.",
+                g(snap.total),
+                g(snap.lines),
+                env.commands[0],
+                env.commands[1],
+                env.commands[2]
+            ),
+            Liveness::Interrupted => format!(
+                "Interrupted: the supervisor of {id} died before the command ended; the bytes so \
+                 far stay readable: {}.",
+                env.commands[0]
+            ),
+        });
+        env.running = Some(snap.liveness == Liveness::Running);
+        env.cursor = Some(snap.total);
+        if env.to_json().len() <= cap || preview == 0 {
+            return Ok(env);
+        }
+        preview = preview * 3 / 4;
+    }
+}
+
+/// How `spill stop` ended a running entry.
+#[derive(Debug)]
+pub enum Stopped {
+    /// It had already ended (or never started): its record.
+    AlreadyEnded(Box<Record>),
+    /// It ended after the signal: its final record.
+    Ended(Box<Record>),
+    /// Its supervisor was killed (CMD ignored SIGTERM for the grace period, or the supervisor
+    /// was already dead): the entry is interrupted, its bytes so far readable.
+    Killed,
+}
+
+/// Ends a running entry: SIGTERM to its supervisor, which forwards it to CMD's process group
+/// and seals the output; after `grace` without an end, SIGKILL to the supervisor, whose guardian
+/// then kills CMD's group with SIGKILL.
+pub fn stop(store: &Store, id: &Ref, grace: Duration) -> Result<Stopped> {
+    let snap = match running::open(store, id)? {
+        Some(Opened::Live(snap)) => snap,
+        Some(Opened::Sealed(_, record)) | Some(Opened::Ended(record)) => {
+            return Ok(Stopped::AlreadyEnded(Box::new(record)));
+        }
+        None => {
+            return Err(Error::Store(format!(
+                "{id} is not a running entry in this scope (spill ls lists what is stored)"
+            )));
+        }
+    };
+    if snap.liveness == Liveness::Interrupted {
+        return Ok(Stopped::Killed);
+    }
+    let pid = snap.record.pid as libc::pid_t;
+    drop(snap);
+    // The supervisor holds the head's lock until it exits, and the lock was held just now, so
+    // `pid` is still the supervisor.
+    // SAFETY: kill with a valid signal number.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let deadline = Instant::now() + grace;
+    match wait(store, id, Some(deadline), &mut || false)? {
+        Waited::Ended(record) => Ok(Stopped::Ended(record)),
+        Waited::Live(snap) => {
+            if snap.liveness == Liveness::Running {
+                // SAFETY: as above.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                // The kernel releases the lock once the process is gone.
+                let _ = wait(store, id, Some(Instant::now() + grace), &mut || false)?;
+            }
+            Ok(Stopped::Killed)
+        }
+    }
+}
