@@ -30,8 +30,8 @@ complete -c spill -n "__fish_spill_needs_command" -l scope -d 'Store scope: one 
 complete -c spill -n "__fish_spill_needs_command" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_needs_command" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_needs_command" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_needs_command" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_needs_command" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -47,7 +47,7 @@ complete -c spill -n "__fish_spill_needs_command" -f -a "ls" -d 'List stored out
 complete -c spill -n "__fish_spill_needs_command" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_needs_command" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, else the whole document pretty-printed in the pager (coloured as extract colours it); text in the pager, and binary as the hex dump cat shows. Not available in restricted mode.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_needs_command" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
 complete -c spill -n "__fish_spill_needs_command" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
@@ -73,8 +73,8 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -90,8 +90,8 @@ complete -c spill -n "__fish_spill_using_subcommand shape" -l scope -d 'Store sc
 complete -c spill -n "__fish_spill_using_subcommand shape" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand shape" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand shape" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -113,8 +113,8 @@ complete -c spill -n "__fish_spill_using_subcommand extract" -l scope -d 'Store 
 complete -c spill -n "__fish_spill_using_subcommand extract" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand extract" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand extract" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand extract" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -141,8 +141,8 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store s
 complete -c spill -n "__fish_spill_using_subcommand search" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand search" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand search" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -170,8 +170,8 @@ complete -c spill -n "__fish_spill_using_subcommand cat" -l scope -d 'Store scop
 complete -c spill -n "__fish_spill_using_subcommand cat" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand cat" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand cat" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -185,8 +185,8 @@ complete -c spill -n "__fish_spill_using_subcommand ls" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand ls" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand ls" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand ls" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand ls" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -201,8 +201,8 @@ complete -c spill -n "__fish_spill_using_subcommand rm" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand rm" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand rm" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand rm" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand rm" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -216,8 +216,8 @@ complete -c spill -n "__fish_spill_using_subcommand gc" -l scope -d 'Store scope
 complete -c spill -n "__fish_spill_using_subcommand gc" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand gc" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand gc" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand gc" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -232,8 +232,8 @@ complete -c spill -n "__fish_spill_using_subcommand schema" -l scope -d 'Store s
 complete -c spill -n "__fish_spill_using_subcommand schema" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand schema" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand schema" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand schema" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -245,8 +245,8 @@ complete -c spill -n "__fish_spill_using_subcommand view" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand view" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand view" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand view" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand view" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand view" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -258,8 +258,8 @@ complete -c spill -n "__fish_spill_using_subcommand hook" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand hook" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand hook" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand hook" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand hook" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand hook" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -271,8 +271,8 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand init" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand init" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand init" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand init" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand init" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -289,8 +289,8 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_sub
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -307,8 +307,8 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcomm
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -325,8 +325,8 @@ complete -c spill -n "__fish_spill_using_subcommand wait" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand wait" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand wait" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand wait" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand wait" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand wait" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand wait" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -339,8 +339,8 @@ complete -c spill -n "__fish_spill_using_subcommand stop" -l scope -d 'Store sco
 complete -c spill -n "__fish_spill_using_subcommand stop" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand stop" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand stop" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand stop" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand stop" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand stop" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -352,8 +352,8 @@ complete -c spill -n "__fish_spill_using_subcommand doctor" -l scope -d 'Store s
 complete -c spill -n "__fish_spill_using_subcommand doctor" -l ttl -d 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]' -r
 complete -c spill -n "__fish_spill_using_subcommand doctor" -l quota -d 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand doctor" -l max-file -d 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]' -r
-complete -c spill -n "__fish_spill_using_subcommand doctor" -l color -d 'When to colour human-readable output (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
-always\t'Always colour human-readable output'
+complete -c spill -n "__fish_spill_using_subcommand doctor" -l color -d 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)' -r -f -a "auto\t'Colour only when writing to a terminal'
+always\t'Colour even into a pipe, despite NO_COLOR'
 never\t'Never colour'"
 complete -c spill -n "__fish_spill_using_subcommand doctor" -l paging -d 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode' -r -f -a "auto\t'Page when stdout is a terminal'
 always\t'Page even into a pipe'
@@ -368,7 +368,7 @@ complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_su
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "rm" -d 'Remove stored outputs by ref, or all outputs of the current scope.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "gc" -d 'Remove expired entries and stale temporary files, then enforce the quota.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "schema" -d 'Print the JSON Schema (draft 2020-12) of one of spill\'s JSON outputs.'
-complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, text (and JSON without a viewer) in the pager. Not available in restricted mode.'
+complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "view" -d 'Open a stored output (or a file) for reading at a terminal: JSON in jless or fx when one is installed, else the whole document pretty-printed in the pager (coloured as extract colours it); text in the pager, and binary as the hex dump cat shows. Not available in restricted mode.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "hook" -d 'Answer one hook call of an agent harness (reads its hook JSON on stdin).'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "init" -d 'Register spill\'s hooks in an agent harness\'s configuration.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "mcp" -d 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
