@@ -137,6 +137,14 @@ pub(super) fn download(
     r: &Ref,
     record: &Meta,
 ) -> Result<()> {
+    let size = record.stored_bytes;
+    if size > cache.config().quota {
+        return Err(Error::Store(format!(
+            "{r} holds {size} bytes, more than the local cache may hold \
+             (SPILL_S3_CACHE_QUOTA, {} bytes); not downloaded",
+            cache.config().quota
+        )));
+    }
     let key = remote.key(&cache.config().scope, &hex_of(r));
     let Some(reply) = client.get(&key)? else {
         return Err(Error::Store(format!(
@@ -146,14 +154,6 @@ pub(super) fn download(
     if reply.hash.as_ref().is_some_and(|h| *h != record.hash) {
         return Err(Error::Store(format!(
             "the payload of {r} in the object store carries another hash than its record; not used"
-        )));
-    }
-    let size = record.stored_bytes;
-    if size > cache.config().quota {
-        return Err(Error::Store(format!(
-            "{r} holds {size} bytes, more than the local cache may hold \
-             (SPILL_S3_CACHE_QUOTA, {} bytes); not downloaded",
-            cache.config().quota
         )));
     }
     if reply.length.is_some_and(|n| n != size) {
