@@ -36,6 +36,9 @@ pub const PART_SIZE: usize = 8 << 20;
 /// The user metadata header carrying a payload's full BLAKE3 hash.
 pub const HASH_HEADER: &str = "x-amz-meta-blake3";
 
+/// The slowest transfer a deadline allows for, in bytes per second ([`Client::allow`]): 1 MiB/s.
+pub const MIN_RATE: f64 = (1u64 << 20) as f64;
+
 /// The most pages one listing (of objects, uploads or an upload's parts) may take: a million
 /// objects at S3's 1,000 a page. A listing that needs more is an error, not a partial answer.
 pub const MAX_PAGES: usize = 1_000;
@@ -246,6 +249,17 @@ impl Client {
             Some(name) if crate::store::validate_scope(name).is_ok() => Ok(()),
             _ => Err(outside()),
         }
+    }
+
+    /// Gives the deadline time to move `bytes` more at [`MIN_RATE`]: an upload or download
+    /// of a large payload is bounded by the timeout plus its size over that rate, never more.
+    pub fn allow(&self, bytes: u64) {
+        let base = self
+            .deadline
+            .get()
+            .unwrap_or_else(|| Instant::now() + self.timeout);
+        let extra = Duration::from_secs_f64(bytes as f64 / MIN_RATE);
+        self.deadline.set(Some(base + extra));
     }
 
     /// The time left before the deadline (which the first request sets), for one request.

@@ -145,6 +145,7 @@ pub(super) fn download(
             cache.config().quota
         )));
     }
+    client.allow(size);
     let key = remote.key(&cache.config().scope, &hex_of(r));
     let Some(reply) = client.get(&key)? else {
         return Err(Error::Store(format!(
@@ -232,6 +233,7 @@ pub fn upload(store: &Store, remote: &RemoteConfig, r: &Ref, record: &Meta) -> R
         _ => Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("map", &path, e))?),
     };
     let data: &[u8] = map.as_deref().unwrap_or(&[]);
+    client.allow(size);
     let key = remote.key(scope, &hex_of(r));
     if data.len() <= PART_SIZE {
         client.put_new(&key, data, &record.hash)?;
