@@ -1,9 +1,15 @@
 //! The object-store kind of store against a real S3 protocol server (moto, started and
 //! prepared by tests/s3/run.sh, which `.ci/run` calls): README "A store shared across
-//! machines". Built only with `--features s3`.
+//! machines"; and against a hostile or broken one of the tests' own (`hostile`, over the fake
+//! server of `tests/s3/fake.rs`), which needs no moto and runs either way. Built only with
+//! `--features s3`.
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "s3/fake.rs"]
+mod fake;
+#[path = "s3/hostile.rs"]
+mod hostile;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

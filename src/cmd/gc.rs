@@ -23,5 +23,12 @@ pub fn run(config: &StoreConfig, args: GcArgs) -> Result<Outcome> {
         ops::gc::write_text(&report, output::stdout_is_terminal(), &mut out)?;
     }
     output::flush(&mut out)?;
-    Ok(Outcome::Found)
+    // What the store refused to remove is reported after what was removed: exit 2.
+    for failure in &report.failures {
+        crate::diag::error(&crate::error::Error::Store(failure.clone()));
+    }
+    match report.failures.is_empty() {
+        true => Ok(Outcome::Found),
+        false => Ok(Outcome::Status(2)),
+    }
 }

@@ -124,6 +124,7 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
             format,
             None,
             store.restricted || store.is_remote(),
+            store.is_remote(),
         )?;
         return Ok(Outcome::Found);
     }
@@ -144,6 +145,7 @@ fn print(
     format: WrapFormat,
     exit_code: Option<i32>,
     restricted: bool,
+    remote: bool,
 ) -> Result<()> {
     let mut out = output::stdout();
     match captured {
@@ -159,6 +161,10 @@ fn print(
             match &s.stored {
                 // A store setting that is unusable was already reported, before reading.
                 Err(_) if opts.store_error.is_some() => {}
+                // The object store failed (or its cache): a directory elsewhere would not help.
+                Err(reason) if remote => diag::warning(&format!(
+                    "the output was not stored ({reason}); printed a preview only (the object store is tried again with the next output)"
+                )),
                 Err(reason) => diag::warning(&format!(
                     "the output was not stored ({reason}); printed a preview only. Set SPILL_DIR (or --dir) to a private, writable directory"
                 )),
@@ -197,6 +203,7 @@ fn run_command(
         format,
         Some(code),
         store.restricted || store.is_remote(),
+        store.is_remote(),
     ) {
         Ok(()) => {}
         Err(e) if e.is_broken_pipe() => {}

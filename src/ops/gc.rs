@@ -58,6 +58,7 @@ pub fn to_wire(report: &GcReport, dry_run: bool, quota: u64) -> GcOutput {
         usage_bytes: report.usage,
         quota_bytes: quota,
         tombstones_pruned: report.tombstones_pruned,
+        failures: report.failures.clone(),
     }
 }
 

@@ -96,6 +96,9 @@ pub struct GcReport {
     pub usage: u64,
     /// Tombstones pruned (by age or count); always 0 in a dry run.
     pub tombstones_pruned: u64,
+    /// What could not be removed, one message each (an object store that refused one key):
+    /// the rest was still collected, and `removals` holds only what was.
+    pub failures: Vec<String>,
 }
 
 /// How `gc` runs.
@@ -522,6 +525,7 @@ impl Store {
             removals,
             usage,
             tombstones_pruned,
+            failures: Vec::new(),
         })
     }
 

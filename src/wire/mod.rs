@@ -129,6 +129,7 @@ mod tests {
             usage_bytes: 0,
             quota_bytes: 1 << 30,
             tombstones_pruned: 0,
+            failures: vec!["not in the JSON".into()],
         });
         let s = schema_of(Schema::Gc);
         same_keys(&s, &gc);

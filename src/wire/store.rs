@@ -93,4 +93,8 @@ pub struct GcOutput {
     pub quota_bytes: u64,
     /// Tombstones pruned (older than 7 days, or beyond 10,000 per root).
     pub tombstones_pruned: u64,
+    /// What could not be removed, one message each: not part of `--json` (the command prints
+    /// them as errors on stderr and exits 2).
+    #[serde(skip)]
+    pub failures: Vec<String>,
 }

@@ -24,8 +24,9 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 
-/// How long one request to the object store may take, connection included, unless
-/// `SPILL_S3_TIMEOUT` says otherwise ([`RemoteSettings::timeout`]).
+/// How long one operation on the object store may take, all its requests together
+/// (connections and bodies included), unless `SPILL_S3_TIMEOUT` says otherwise
+/// ([`RemoteSettings::timeout`]): a deadline from the operation's first request.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// An object store location and the means to reach it.
@@ -43,7 +44,7 @@ pub struct RemoteConfig {
     pub region: String,
     /// The credentials; `None` sends unsigned requests (a public bucket).
     pub credentials: Option<Credentials>,
-    /// The bound on each request.
+    /// The deadline of each operation on the store, all its requests together ([`TIMEOUT`]).
     pub timeout: Duration,
     /// The most bytes the bucket prefix may hold (`--quota`), enforced by `gc`.
     pub quota: u64,
@@ -90,11 +91,16 @@ impl RemoteConfig {
 
 /// Splits `s3://BUCKET/PREFIX` into the bucket and the prefix (slashes trimmed).
 pub fn parse_url(url: &str) -> Result<(String, String)> {
-    let bad = |why: &str| {
-        Error::Usage(format!(
+    // Restricted mode names no bucket or prefix (they say where the store is), so the value
+    // is not echoed there.
+    let bad = |why: &str| match crate::diag::hiding_paths() {
+        true => Error::Usage(format!(
+            "the store URL: {why} (use s3://BUCKET or s3://BUCKET/PREFIX)"
+        )),
+        false => Error::Usage(format!(
             "store {:?}: {why} (use s3://BUCKET or s3://BUCKET/PREFIX)",
             crate::diag::escape(url)
-        ))
+        )),
     };
     let rest = url
         .strip_prefix("s3://")
@@ -136,7 +142,7 @@ pub struct RemoteSettings {
     pub credentials_file: Option<PathBuf>,
     /// `AWS_CONFIG_FILE`, else `$HOME/.aws/config` (for the profile's `region`).
     pub config_file: Option<PathBuf>,
-    /// `SPILL_S3_TIMEOUT`, else [`TIMEOUT`]: the bound on each request.
+    /// `SPILL_S3_TIMEOUT`, else [`TIMEOUT`]: the deadline of each operation on the store.
     pub timeout: Duration,
     /// `SPILL_S3_CACHE`: the local cache's directory, absolute.
     pub cache: Option<PathBuf>,

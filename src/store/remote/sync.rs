@@ -16,9 +16,10 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 
 use super::RemoteConfig;
-use super::client::{Client, Listed, PART_SIZE, Upload};
+use super::client::{Client, Listed, PART_SIZE, Upload, parse_key};
 use super::window::{LineIndex, RANGED_FROM};
 use crate::error::{Error, Result};
+use crate::store::lifecycle::{MAX_TOMBSTONES, TOMBSTONE_AGE};
 use crate::store::meta::{self, Entry, Meta};
 use crate::store::{GcOptions, GcReport, Reason, Ref, Removal, Store};
 
@@ -71,6 +72,7 @@ pub(super) fn check_record(
             "the metadata record of {r} in the object store is not valid"
         ))
     })?;
+    check_tied(&record, r)?;
     let ttl = store.config().ttl.as_secs_f64();
     let now = meta::now_secs();
     if let Some(seen) = last_access {
@@ -95,17 +97,39 @@ pub(super) fn check_record(
     Ok(Some((client, record)))
 }
 
+/// A record is `r`'s only if its hash is one `r` names (a ref is its hash's first 16 hex
+/// digits): another entry's record copied onto `r`'s key is refused, never read as `r`.
+pub(super) fn check_tied(record: &Meta, r: &Ref) -> Result<()> {
+    let hex = hex_of(r);
+    let ok = record.hash.len() == 64
+        && record.hash.starts_with(&hex)
+        && record
+            .hash
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    match ok {
+        true => Ok(()),
+        false => Err(Error::Store(format!(
+            "the metadata record of {r} in the object store is another entry's; not used"
+        ))),
+    }
+}
+
 /// The remote metadata record of `r`, if it is stored and readable (no TTL check or refresh:
 /// for describing an entry, not reading it).
 pub fn record(store: &Store, remote: &RemoteConfig, r: &Ref) -> Option<Meta> {
     let client = Client::new(remote).ok()?;
     let key = remote.key(&store.config().scope, &format!("{}.meta", hex_of(r)));
     let text = client.get(&key).ok()??.text(meta::MAX_RECORD).ok()?;
-    serde_json::from_str(&text).ok()
+    let record: Meta = serde_json::from_str(&text).ok()?;
+    check_tied(&record, r).ok()?;
+    Some(record)
 }
 
 /// Downloads a payload into the cache, hashing it on the way; bytes that do not match the
-/// record's hash are never published.
+/// record's hash are never published. The download is bounded by the recorded size: a reply
+/// that says (`Content-Length`) or turns out to be longer is refused, as is a payload larger
+/// than the cache may hold, before a byte of it is read.
 pub(super) fn download(
     client: &Client,
     remote: &RemoteConfig,
@@ -113,6 +137,15 @@ pub(super) fn download(
     r: &Ref,
     record: &Meta,
 ) -> Result<()> {
+    let size = record.stored_bytes;
+    if size > cache.config().quota {
+        return Err(Error::Store(format!(
+            "{r} holds {size} bytes, more than the local cache may hold \
+             (SPILL_S3_CACHE_QUOTA, {} bytes); not downloaded",
+            cache.config().quota
+        )));
+    }
+    client.allow(size);
     let key = remote.key(&cache.config().scope, &hex_of(r));
     let Some(reply) = client.get(&key)? else {
         return Err(Error::Store(format!(
@@ -124,17 +157,17 @@ pub(super) fn download(
             "the payload of {r} in the object store carries another hash than its record; not used"
         )));
     }
+    if reply.length.is_some_and(|n| n != size) {
+        return Err(Error::Store(format!(
+            "the object store's reply for {r} is not the size its record gives; not used"
+        )));
+    }
     cache.prepare()?;
     let mut temp = cache.create_temp()?;
-    let mut body = reply.into_reader();
+    let mut body = reply.into_reader(size);
     let mut buf = vec![0u8; 1 << 20];
     loop {
-        let n = body.read(&mut buf).map_err(|e| {
-            Error::Store(format!(
-                "the object store's reply broke off while reading {r} ({})",
-                e.kind()
-            ))
-        })?;
+        let n = body.read(&mut buf).map_err(|e| broke_off(r, &e))?;
         if n == 0 {
             break;
         }
@@ -148,6 +181,22 @@ pub(super) fn download(
     }
     cache.publish(finished, &mut record.clone())?;
     Ok(())
+}
+
+/// The error for a reply body that could not be read whole (or was longer than allowed).
+pub(super) fn broke_off(r: &Ref, e: &std::io::Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::FileTooLarge => Error::Store(format!(
+            "the object store sent more bytes for {r} than its record gives; not used"
+        )),
+        std::io::ErrorKind::TimedOut => Error::Store(format!(
+            "the object store {e} while reading {r} (SPILL_S3_TIMEOUT bounds each operation on \
+             the store, all its requests together)"
+        )),
+        kind => Error::Store(format!(
+            "the object store's reply broke off while reading {r} ({kind})"
+        )),
+    }
 }
 
 /// Why a ref with no remote record is not there: its tombstone's word, or unknown.
@@ -184,6 +233,7 @@ pub fn upload(store: &Store, remote: &RemoteConfig, r: &Ref, record: &Meta) -> R
         _ => Some(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("map", &path, e))?),
     };
     let data: &[u8] = map.as_deref().unwrap_or(&[]);
+    client.allow(size);
     let key = remote.key(scope, &hex_of(r));
     if data.len() <= PART_SIZE {
         client.put_new(&key, data, &record.hash)?;
@@ -191,7 +241,8 @@ pub fn upload(store: &Store, remote: &RemoteConfig, r: &Ref, record: &Meta) -> R
         client.put_new_multipart(&key, data, &record.hash)?;
     }
     if size > RANGED_FROM {
-        let index = serde_json::to_vec(&LineIndex::build(data)).expect("an index serialises");
+        let index =
+            serde_json::to_vec(&LineIndex::build(data, &record.hash)).expect("an index serialises");
         client.put(&remote.key(scope, &format!("{}.lines", hex_of(r))), &index)?;
     }
     let bytes = serde_json::to_vec(record).expect("metadata serialises");
@@ -220,16 +271,8 @@ struct ScopeListing {
     payloads: HashMap<Ref, Listed>,
     records: HashMap<Ref, Listed>,
     indexes: HashMap<Ref, Listed>,
+    tombstones: Vec<Listed>,
     uploads: Vec<(Ref, Upload)>,
-}
-
-/// The scope and ref an object key under the prefix names, with the name's suffix
-/// (`""`, `"meta"`, `"lines"`, `"gone"`, …).
-fn parse_key(root: &str, key: &str) -> Option<(String, Ref, String)> {
-    let (scope, name) = key.strip_prefix(root)?.split_once('/')?;
-    let (hex, suffix) = name.split_once('.').unwrap_or((name, ""));
-    let r = Ref::parse(&format!("sp_{hex}"))?;
-    Some((scope.to_string(), r, suffix.to_string()))
 }
 
 /// Lists every scope (or one) under the prefix, by scope; `with_uploads`, the multipart uploads
@@ -248,22 +291,34 @@ fn listing(
     let (objects, _) = client.list(&prefix, None)?;
     let mut by_scope: HashMap<String, ScopeListing> = HashMap::new();
     for o in objects {
+        // Only keys spill writes (a scope name, a ref's hex and a known suffix) are read: a
+        // key such as `PREFIX/../<hex>.meta` is no entry of any scope, and is left alone.
         let Some((scope, r, suffix)) = parse_key(&root, &o.key) else {
             continue;
         };
-        let held = by_scope.entry(scope).or_default();
-        match suffix.as_str() {
-            "" => held.payloads.insert(r, o),
-            "meta" => held.records.insert(r, o),
-            "lines" => held.indexes.insert(r, o),
-            _ => None,
-        };
+        if only.is_some_and(|s| s != scope) {
+            continue;
+        }
+        let held = by_scope.entry(scope.to_string()).or_default();
+        match suffix {
+            "" => {
+                held.payloads.insert(r, o);
+            }
+            "meta" => {
+                held.records.insert(r, o);
+            }
+            "lines" => {
+                held.indexes.insert(r, o);
+            }
+            _ => held.tombstones.push(o),
+        }
     }
     if with_uploads {
         for upload in client.uploads(&prefix)? {
-            if let Some((scope, r, suffix)) = parse_key(&root, &upload.key)
-                && suffix.is_empty()
+            if let Some((scope, r, "")) = parse_key(&root, &upload.key)
+                && only.is_none_or(|s| s == scope)
             {
+                let scope = scope.to_string();
                 by_scope.entry(scope).or_default().uploads.push((r, upload));
             }
         }
@@ -420,12 +475,36 @@ pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcRep
         removals.push(removal(scope, *r, *size, Reason::Evicted));
         usage -= size;
     }
+    // Tombstones as the local store prunes them: older than seven days, then the oldest
+    // beyond the most a root keeps.
+    let mut tombstones: Vec<&Listed> = all.values().flat_map(|h| &h.tombstones).collect();
+    tombstones.sort_by(|a, b| a.modified.total_cmp(&b.modified).then(a.key.cmp(&b.key)));
+    let excess = tombstones.len().saturating_sub(MAX_TOMBSTONES);
+    let prune: Vec<&str> = tombstones
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| *i < excess || now - t.modified > TOMBSTONE_AGE.as_secs_f64())
+        .map(|(_, t)| t.key.as_str())
+        .collect();
+    let mut failures = Vec::new();
+    let mut tombstones_pruned = 0;
     if !opts.dry_run {
+        // Each removal stands alone: one the store refuses (a 403 on one key) is reported and
+        // the others go on; what is reported removed is what was.
+        let mut failed: HashSet<(String, Option<Ref>)> = HashSet::new();
         for upload in aborts {
-            client.abort(&upload.key, &upload.id)?;
+            if let Err(e) = client.abort(&upload.key, &upload.id) {
+                let r = parse_key(&remote.scope_root(), &upload.key).map(|k| k.1);
+                if let Some(r) = r {
+                    failures.push(format!("could not abort the upload of {r}: {e}"));
+                }
+                failed.insert((upload.key.clone(), r));
+            }
         }
         for key in &lone_indexes {
-            client.delete(key)?;
+            if let Err(e) = client.delete(key) {
+                failures.push(format!("could not remove a line index: {e}"));
+            }
         }
         for removal in removals.iter().filter(|r| r.reason != Reason::Temp) {
             let r = removal.reference.expect("remote removals name a ref");
@@ -433,16 +512,36 @@ pub fn gc(store: &Store, remote: &RemoteConfig, opts: GcOptions) -> Result<GcRep
                 Reason::Incomplete => "removed",
                 other => other.as_str(),
             };
-            remove_in(&client, remote, &removal.scope, &r, how)?;
+            if let Err(e) = remove_in(&client, remote, &removal.scope, &r, how) {
+                failures.push(format!("could not remove {r}: {e}"));
+                failed.insert((removal.scope.clone(), Some(r)));
+            }
+        }
+        removals.retain(|x| {
+            let key = match x.reason {
+                Reason::Temp => {
+                    remote.key(&x.scope, &x.reference.map(|r| r.hex()).unwrap_or_default())
+                }
+                _ => x.scope.clone(),
+            };
+            !failed.contains(&(key, x.reference))
+        });
+        for key in prune {
+            match client.delete(key) {
+                Ok(()) => tombstones_pruned += 1,
+                Err(e) => failures.push(format!("could not prune a tombstone: {e}")),
+            }
         }
         // The cache is collected by its own quota; what it frees is not the store's.
         let _ = store.local().gc(opts);
     }
+    let freed: u64 = removals.iter().map(|r| r.size).sum();
     Ok(GcReport {
-        freed: removals.iter().map(|r| r.size).sum(),
+        freed,
         removals,
         usage,
-        tombstones_pruned: 0,
+        tombstones_pruned,
+        failures,
     })
 }
 

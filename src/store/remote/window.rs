@@ -41,6 +41,11 @@ pub const MAX_WINDOW: u64 = 16 << 20;
 /// The line index of a payload, stored as `<hex16>.lines`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct LineIndex {
+    /// The payload's full BLAKE3 hash (hex): the index is used only beside the record that
+    /// names the same hash, so another entry's index copied onto a ref's key is never read as
+    /// its own. An index without it (written before it was added) is not used.
+    #[serde(default)]
+    pub hash: String,
     /// The stored bytes.
     pub size: u64,
     /// Their line count (a last line without `\n` counts).
@@ -56,8 +61,9 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
-    /// Indexes stored bytes (one `memchr` pass for the line starts, one for cleaning).
-    pub fn build(data: &[u8]) -> LineIndex {
+    /// Indexes stored bytes whose BLAKE3 hash is `hash` (one `memchr` pass for the line
+    /// starts, one for cleaning).
+    pub fn build(data: &[u8], hash: &str) -> LineIndex {
         let mut starts = vec![[0, 1]];
         let mut line = 1u64;
         let mut boundary = BLOCK;
@@ -71,6 +77,7 @@ impl LineIndex {
             }
         }
         LineIndex {
+            hash: hash.to_string(),
             size,
             lines: crate::text::count_lines(data),
             binary: crate::text::is_binary(data),
@@ -119,7 +126,7 @@ pub fn open(store: &Store, remote: &RemoteConfig, r: &Ref) -> Result<Opened> {
             .map(|reply| reply.text(crate::store::meta::MAX_RECORD))
             .transpose()?
             .and_then(|text| serde_json::from_str::<LineIndex>(&text).ok())
-            .filter(|index| index.size == record.stored_bytes),
+            .filter(|index| index.size == record.stored_bytes && index.hash == record.hash),
         false => None,
     };
     let Some(index) = index else {
@@ -142,8 +149,11 @@ impl Ranged {
     }
 
     /// Reads from `offset` in ranged GETs until `enough` (given each chunk in order) says so,
-    /// the payload ends, or `end` (an offset the request never needs to read past) is reached. Each reply must carry the record's hash in the object's metadata
-    /// (`x-amz-meta-blake3`) and the payload's size.
+    /// the payload ends, or `end` (an offset the request never needs to read past) is reached.
+    /// Each reply must carry the record's hash in the object's metadata (`x-amz-meta-blake3`),
+    /// the payload's size, and exactly the range asked for (`Content-Range`, checked by
+    /// [`Client::get_range`]); the record and the index were tied to the ref and to each other
+    /// by that hash when opened ([`open`]).
     pub fn read(
         &self,
         offset: u64,
@@ -173,12 +183,14 @@ impl Ranged {
             }
             let start = out.len();
             let read = reply
-                .into_reader()
-                .take(to - at)
+                .into_reader(to - at)
                 .read_to_end(&mut out)
-                .map_err(|e| broke_off(&r, e))?;
+                .map_err(|e| sync::broke_off(&r, &e))?;
             if read as u64 != to - at {
-                return Err(broke_off(&r, std::io::ErrorKind::UnexpectedEof.into()));
+                return Err(sync::broke_off(
+                    &r,
+                    &std::io::ErrorKind::UnexpectedEof.into(),
+                ));
             }
             at = to;
             if enough(&out[start..]) {
@@ -195,13 +207,6 @@ impl Ranged {
         let cache = store.local();
         sync::download(&self.client, remote, &cache, &self.reference, &self.record)
     }
-}
-
-fn broke_off(r: &Ref, e: std::io::Error) -> Error {
-    Error::Store(format!(
-        "the object store's reply broke off while reading {r} ({})",
-        e.kind()
-    ))
 }
 
 #[cfg(test)]
@@ -222,7 +227,7 @@ mod tests {
             data.push(b'\n');
         }
         data.extend_from_slice(b"last, unterminated");
-        let index = LineIndex::build(&data);
+        let index = LineIndex::build(&data, "");
         assert_eq!(index.lines, crate::text::count_lines(&data));
         assert_eq!(index.size, data.len() as u64);
         assert!(!index.binary && !index.dirty);
@@ -245,9 +250,9 @@ mod tests {
 
     #[test]
     fn binary_and_escaped_payloads_are_marked() {
-        assert!(LineIndex::build(b"\x00\x01\x02").binary);
-        assert!(LineIndex::build(b"\x1b[31mred\x1b[0m\n").dirty);
-        assert!(!LineIndex::build(b"plain\r\nlines\r\n").dirty);
-        assert_eq!(LineIndex::build(b"").lines, 0);
+        assert!(LineIndex::build(b"\x00\x01\x02", "").binary);
+        assert!(LineIndex::build(b"\x1b[31mred\x1b[0m\n", "").dirty);
+        assert!(!LineIndex::build(b"plain\r\nlines\r\n", "").dirty);
+        assert_eq!(LineIndex::build(b"", "").lines, 0);
     }
 }
