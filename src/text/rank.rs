@@ -113,10 +113,9 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
             best.0 += 0.5;
         }
     }
-    if let Some(m) = PROBLEM
-        .find(line)
-        .filter(|m| !signals::quoted(line, m.start(), m.end()))
-    {
+    if let Some(m) = PROBLEM.find(line).filter(|m| {
+        !signals::quoted(line, m.start(), m.end()) && !in_name(line, m.start(), m.end())
+    }) {
         let w = 2.0;
         if w > best.0 {
             best = (
@@ -131,6 +130,21 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
         }
     }
     best
+}
+
+/// True when the phrase at `start..end` is part of a flag, an identifier or a path in code
+/// (`--skip-invalid`, `Writer::overflow`, `is_missing`, `missing.rs`).
+fn in_name(line: &[u8], start: usize, end: usize) -> bool {
+    let before = &line[..start];
+    let after = &line[end..];
+    before.ends_with(b"-")
+        || before.ends_with(b"_")
+        || before.ends_with(b"::")
+        || before.ends_with(b".")
+        || after.starts_with(b"-")
+        || after.starts_with(b"_")
+        || after.starts_with(b"::")
+        || (after.starts_with(b".") && after.get(1).is_some_and(u8::is_ascii_alphanumeric))
 }
 
 /// The template of a line: numbers, hex ids, paths and file names, and (outside JSON) quoted

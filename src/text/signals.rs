@@ -164,7 +164,13 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
     WEAK.captures(line)
         .filter(|c| {
             let m = c.name("m").expect("the weak regex names its marker");
-            !PARAMETER.is_match(&line[m.start()..])
+            // `the error message`, `error handling`: naming the thing, not reporting one.
+            let rest = &line[m.end()..];
+            let naming = [&b" message"[..], b" handling", b" handler"]
+                .iter()
+                .any(|w| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w));
+            !naming
+                && !PARAMETER.is_match(&line[m.start()..])
                 && !line[m.end()..].starts_with(b"::")
                 && !quoted(line, m.start(), m.end())
         })
@@ -209,9 +215,11 @@ pub fn descriptive(line: &[u8]) -> bool {
     FIELD.is_match(line) || prose(line)
 }
 
-/// True for an indented line of prose (a manual page, a docstring, a commit message body): six
-/// or more words, most of them plain lower-case words, and no `file:line` location. Its
-/// mentions of error or failure are no weak signals.
+/// True for an indented line of prose (a manual page, a docstring, a commit message body):
+/// seven or more words, most of them plain lower-case words, or, indented six or more, only
+/// plain words; and no `file:line` location. Its mentions of error or failure are no weak
+/// signals. A log's indented detail (`    cannot open /data/x: disk quota exceeded`) is not
+/// prose.
 pub fn prose(line: &[u8]) -> bool {
     // A class body in a docstring page is indented behind a `|` rule.
     let body = line.trim_ascii_start();
@@ -242,11 +250,9 @@ pub fn prose(line: &[u8]) -> bool {
             plain += 1;
         }
     }
-    // A manual's paragraph wraps short lines too: three plain words ending a sentence.
-    // and a docstring's short descriptions (`exception context`) are deeply indented.
-    (words >= 6 && plain * 10 >= words * 6)
-        || (words >= 3 && plain == words && line.ends_with(b"."))
-        || (words >= 2 && plain == words && indent >= 6)
+    // A manual's paragraph wraps short lines too, and a docstring's short descriptions
+    // (`exception context`) are deeply indented: two or more words, all plain.
+    (words >= 7 && plain * 10 >= words * 6) || (words >= 2 && plain == words && indent >= 6)
 }
 
 /// True when the match `start..end` is part of a file name or identifier: a word character or
