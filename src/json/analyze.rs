@@ -1362,6 +1362,34 @@ mod record_tests {
     }
 
     #[test]
+    fn a_rare_value_where_one_value_dominates_names_its_record_and_filter() {
+        let recs: Vec<String> = (0..241)
+            .map(|i| {
+                let state = if i == 117 { "DOWN" } else { "UP" };
+                format!(
+                    r#"{{"ifname":"veth{i}","mtu":1500,"operstate":"{state}","maj:min":"{i}"}}"#
+                )
+            })
+            .collect();
+        let s = record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].path, "$[117]");
+        assert_eq!(s[0].sentence, r#"1 of 241 records has operstate "DOWN""#);
+        assert_eq!(s[0].filter.as_deref(), Some(r#"$[?@.operstate=="DOWN"]"#));
+        // A field without a dominant value is no signal: three values, none rare.
+        let recs: Vec<String> = (0..300)
+            .map(|i| format!(r#"{{"plan":"{}","n":{i}}}"#, ["free", "pro", "team"][i % 3]))
+            .collect();
+        assert!(record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5).is_empty());
+        // A key that is not a name is selected by its JSON string.
+        let recs: Vec<String> = (0..100)
+            .map(|i| format!(r#"{{"a-b":{}}}"#, if i == 9 { "false" } else { "true" }))
+            .collect();
+        let s = record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5);
+        assert_eq!(s[0].filter.as_deref(), Some(r#"$[?@["a-b"]==false]"#));
+    }
+
+    #[test]
     fn uniform_records_and_other_documents_give_none() {
         let doc = format!("[{}]", vec![r#"{"level":"info"}"#; 50].join(","));
         assert!(record_signals(doc.as_bytes(), 5).is_empty());

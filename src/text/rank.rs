@@ -1025,6 +1025,50 @@ mod tests {
     }
 
     #[test]
+    fn sizes_with_units_are_one_number_and_a_trees_leaves_are_compared() {
+        assert_eq!(t("4.0K\t./a/b.txt"), t("45M\t./a/c.webm"));
+        assert_eq!(size_value(b"45M"), Some(45.0 * 1024.0 * 1024.0));
+        assert_eq!(size_value(b"1.5KiB"), Some(1536.0));
+        assert_eq!(size_value(b"300B"), Some(300.0));
+        assert_eq!(size_value(b"12s"), None);
+        assert_eq!(size_value(b"E1120"), None);
+        assert_eq!(numbers(b"4.0K\t./x 2"), vec![4096.0, 2.0]);
+        // `du -a`: directories sum what is under them; the largest file stands out.
+        let mut log = String::new();
+        for d in 0..10 {
+            for f in 0..10 {
+                let size = if (d, f) == (6, 3) { "45M" } else { "12K" };
+                log.push_str(&format!("{size}\t./d{d}/f{f}.bin\n"));
+            }
+            log.push_str(&format!(
+                "{}\t./d{d}\n",
+                if d == 6 { "46M" } else { "120K" }
+            ));
+        }
+        log.push_str("47M\t.\n");
+        let r = ranked(&log);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].text, "45M\t./d6/f3.bin");
+        assert_eq!(r[0].note.as_deref(), Some("largest of 100 similar lines"));
+    }
+
+    #[test]
+    fn a_continuation_line_is_shown_under_its_header() {
+        let mut log = String::new();
+        for i in 0..300 {
+            log.push_str(&format!("WARN job {i} slow\n"));
+        }
+        log.push_str("ERROR job 77 failed:\n    cannot open /data/shard77: disk quota exceeded\n");
+        let r = ranked(&log);
+        assert!(
+            r[0].text
+                .starts_with("ERROR job 77 failed:\n    cannot open /data/shard77"),
+            "{r:?}"
+        );
+        assert!(!r.iter().any(|x| x.text.starts_with("    cannot")), "{r:?}");
+    }
+
+    #[test]
     fn long_lines_show_the_words_that_decide() {
         let mut line = "x".repeat(500);
         line.push_str(" error: the real reason ");

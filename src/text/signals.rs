@@ -352,9 +352,40 @@ mod tests {
             "-rw-r--r-- user/user     296 2026-01-01 00:00 src/errors",
             "cc -c AddressSanitizer_glue.c -o AddressSanitizer_glue.o",
             "src/Traceback.md",
+            // Descriptive text: prose, quoted examples, code paths, parameter defaults.
+            "       The command fails with an error when the file cannot be found.",
+            "     |      exception context",
+            "        (1, 'cat: /bin/junk: No such file or directory')",
+            "    after 'error[E0308]' was taken as the error's detail",
+            "    error::Gone knows the tombstone's word",
+            "    getoutput(cmd, *, encoding=None, errors=None)",
+            "   “paths must precede expression” error message",
+            "      a signal's line is the number of its first line (--- FAIL shows the line before).",
         ] {
             assert_eq!(strength(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn descriptive_text_is_told_from_a_logs_detail() {
+        for line in [
+            "  Units: Undefined",
+            "  Endianness: Undefined",
+            "Status: not found",
+            "    The build is retried when a worker cannot reach the cache in time.",
+        ] {
+            assert!(descriptive(line.as_bytes()), "{line}");
+        }
+        for line in [
+            "    cannot open /data/shard217: disk quota exceeded",
+            "    foo_test.go:12: expected 3, got 4",
+            "Error: the upload failed because the bucket quota is exhausted for tenant 42",
+            "the build failed",
+        ] {
+            assert!(!descriptive(line.as_bytes()), "{line}");
+        }
+        // A real failure in a JSON line keeps its quoted marker.
+        assert!(classify(br#"{"message":"error: mismatched types"}"#).is_some());
     }
 
     #[test]
