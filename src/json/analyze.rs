@@ -219,6 +219,10 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         dominant_path = None;
         source = PreviewSource::One(root.offset());
     }
+    for (i, (key, value)) in dom.counts.iter().enumerate() {
+        let n = value.parse::<u64>().map_or(value.clone(), group_digits);
+        let _ = write!(summary, "{}{key} {n}", if i == 0 { "; " } else { ", " });
+    }
     Analysis::Json(JsonFacts {
         skipped_lines: None,
         mime_type: "application/json",
@@ -297,6 +301,38 @@ struct Dominant<'a> {
     records: u64,
     /// Open containers below [`MAX_PATH_DEPTH`], not tracked.
     deep: u64,
+    /// The root object's integer members that count failures or results (`errorCount`,
+    /// `numFailedTests`, `warnings`), as written, at most [`COUNTS_MAX`].
+    counts: Vec<(String, String)>,
+}
+
+/// Count members named in the summary at most.
+const COUNTS_MAX: usize = 4;
+
+/// True for a key that names a count of failures or results: `errorCount`, `numFailedTests`,
+/// `warnings`, `failed`, `skipped`, `fatalErrorCount`, `problems`.
+fn count_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    let what = [
+        "error",
+        "fail",
+        "warn",
+        "fatal",
+        "pass",
+        "skip",
+        "problem",
+        "issue",
+        "violation",
+    ]
+    .iter()
+    .any(|w| k.contains(w));
+    let counted = k.ends_with("count")
+        || k.ends_with("_count")
+        || k.starts_with("num")
+        || k.starts_with("total")
+        || k.ends_with('s')
+        || k.ends_with("ed");
+    what && counted && k.len() <= 40
 }
 
 impl<'a> Dominant<'a> {
@@ -311,6 +347,7 @@ impl<'a> Dominant<'a> {
             record_starts: Vec::new(),
             records: 0,
             deep: 0,
+            counts: Vec::new(),
         }
     }
 
@@ -408,7 +445,23 @@ impl Visitor for Dominant<'_> {
         Flow::Continue
     }
 
-    fn scalar(&mut self, kind: Scalar, _: &[u8], _: usize) -> Flow {
+    fn scalar(&mut self, kind: Scalar, raw: &[u8], _: usize) -> Flow {
+        // A count member of the root object (`"errorCount": 1`), which the shape shows only as
+        // a number: the summary names its value.
+        if self.current.is_none()
+            && self.deep == 0
+            && self.records <= 1
+            && self.doc_keys.len() == 1
+            && kind == Scalar::Integer
+            && self.counts.len() < COUNTS_MAX
+            && let Some((a, b)) = self.pending_key
+        {
+            let key = decode_string(&self.doc[a..b]);
+            if count_key(&key) && raw.len() <= 20 {
+                self.counts
+                    .push((key.into_owned(), String::from_utf8_lossy(raw).into_owned()));
+            }
+        }
         if let Some(c) = &mut self.current
             && c.nest == 0
         {
@@ -1387,6 +1440,27 @@ mod record_tests {
             .collect();
         let s = record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5);
         assert_eq!(s[0].filter.as_deref(), Some(r#"$[?@["a-b"]==false]"#));
+    }
+
+    #[test]
+    fn the_summary_names_the_root_objects_counts_with_their_values() {
+        let results: Vec<String> = (0..50)
+            .map(|i| format!(r#"{{"file":"f{i}.js","severity":"warning"}}"#))
+            .collect();
+        let doc = format!(
+            r#"{{"numFailedTests":1,"numPassedTests":1080,"name":"run","results":[{}],"meta":{{"errorCount":7}},"warningCount":1080,"errorCount":1}}"#,
+            results.join(",")
+        );
+        let Analysis::Json(f) = analyze(doc.as_bytes(), &AnalyzeOptions::default()) else {
+            panic!("JSON");
+        };
+        assert!(
+            f.summary.ends_with(
+                "; $.results is an array of 50 objects; numFailedTests 1, numPassedTests 1,080, warningCount 1,080, errorCount 1"
+            ),
+            "{}",
+            f.summary
+        );
     }
 
     #[test]
