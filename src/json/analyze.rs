@@ -1262,7 +1262,8 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     }
     let rare_max = (n / RARE_SHARE).max(1);
     // (rarity, not bad, not severity-like, record, field, value)
-    let mut found: Vec<(usize, bool, bool, usize, usize, &[u8])> = Vec::new();
+    type Found<'v> = (usize, bool, bool, usize, usize, &'v [u8]);
+    let mut found: Vec<Found<'_>> = Vec::new();
     for (f, field) in fields.iter().enumerate() {
         if field.dropped || field.holders < 10 || field.values.len() > (n / CATEGORY_SHARE).max(4) {
             continue;

@@ -437,7 +437,7 @@ pub fn rank(
                 .entry(l.tmpl)
                 .or_default()
                 .insert(hash_of(&l.clean))
-            && !signals::classify(&l.clean).is_some()
+            && signals::classify(&l.clean).is_none()
         {
             extra += 1;
         }

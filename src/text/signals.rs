@@ -117,10 +117,9 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
         return None;
     }
     if let Some(m) = STRONG.captures(line).and_then(|c| c.name("m")).filter(|m| {
-        !in_file_name(line, m.start(), m.end())
-                && !quoted(line, m.start(), m.end())
-                // `error::Gone` is a path in code, not a message.
-                && !(m.as_bytes().ends_with(b":") && line.get(m.end()) == Some(&b':'))
+        // `error::Gone` is a path in code, not a message.
+        let path = m.as_bytes().ends_with(b":") && line.get(m.end()) == Some(&b':');
+        !(in_file_name(line, m.start(), m.end()) || quoted(line, m.start(), m.end()) || path)
     }) {
         let marker = String::from_utf8_lossy(m.as_bytes()).into_owned();
         let neighbour = if marker.starts_with("--- FAIL") || marker == "FAIL:" {
