@@ -80,18 +80,16 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
     if is_listing(line) {
         return (0.0, None);
     }
-    // Descriptive text (a field's label and value, prose) ranks by a strong marker only.
-    if signals::descriptive(line) {
-        return match signals::classify(line) {
-            Some(c) => {
-                let at = memchr::memmem::find(line, c.marker.as_bytes()).unwrap_or(0);
-                (3.0, Some((at, c.marker)))
-            }
-            None => (0.0, None),
-        };
+    let class = signals::classify(line);
+    let code = CODE.captures(line).and_then(|c| c.name("c"));
+    let problem = PROBLEM.find(line).filter(|m| {
+        !signals::quoted(line, m.start(), m.end()) && !in_name(line, m.start(), m.end())
+    });
+    if class.is_none() && code.is_none() && problem.is_none() {
+        return (0.0, None);
     }
     let mut best: (f64, Option<(usize, String)>) = (0.0, None);
-    if let Some(c) = signals::classify(line) {
+    if let Some(c) = class {
         let at = memchr::memmem::find(line, c.marker.as_bytes()).unwrap_or(0);
         let w = if c.strength == Strength::Strong {
             3.0
@@ -100,7 +98,11 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
         };
         best = (w, Some((at, c.marker)));
     }
-    if let Some(c) = CODE.captures(line).and_then(|c| c.name("c")) {
+    // Descriptive text (a field's label and value, prose) ranks by its failure marker only.
+    if signals::descriptive(line) {
+        return best;
+    }
+    if let Some(c) = code {
         let code = String::from_utf8_lossy(c.as_bytes()).into_owned();
         let w = if code.starts_with(['E', 'F']) || code.starts_with("TS") {
             2.0
@@ -113,9 +115,7 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
             best.0 += 0.5;
         }
     }
-    if let Some(m) = PROBLEM.find(line).filter(|m| {
-        !signals::quoted(line, m.start(), m.end()) && !in_name(line, m.start(), m.end())
-    }) {
+    if let Some(m) = problem {
         let w = 2.0;
         if w > best.0 {
             best = (

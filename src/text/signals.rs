@@ -157,10 +157,12 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
             });
         }
     }
+    // The weak match first: the checks below are costlier and most lines have none.
+    let weak = WEAK.captures(line)?;
     if ZERO_REPORT.is_match(line) || prose(line) {
         return None;
     }
-    WEAK.captures(line)
+    Some(weak)
         .filter(|c| {
             let m = c.name("m").expect("the weak regex names its marker");
             // `the error message`, `error handling`: naming the thing, not reporting one.
