@@ -585,3 +585,308 @@ fn a_long_signal_line_far_from_both_ends_shows_the_words_that_decide() {
     assert!(text.ends_with("for tenant 42"), "{text}");
     assert!(text.chars().count() < 300, "{text}");
 }
+
+/// The corpus's outputs, each with its envelope, wrapped in one sandbox.
+fn corpus_envelopes(s: &Sandbox) -> Vec<(String, Vec<u8>, Value)> {
+    let m = manifest();
+    m["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|case| {
+            let name = case["name"].as_str().unwrap().to_string();
+            let bytes = std::fs::read(corpus_dir().join(format!("cases/{name}.txt"))).unwrap();
+            let env = s.cmd(&["wrap"]).stdin(bytes.clone()).run().json();
+            (name, bytes, env)
+        })
+        .collect()
+}
+
+/// `signals` never claims what it does not list: present only with an entry, and its `total`
+/// at least the signal lines its entries stand for (an entry's `count`, else one).
+fn assert_signals_agree(name: &str, env: &Value) {
+    let Some(sig) = env.get("signals") else {
+        return;
+    };
+    let matches = sig["matches"].as_array().expect("matches");
+    assert!(
+        !matches.is_empty(),
+        "{name}: a total beside no entry: {sig}"
+    );
+    let listed: u64 = matches
+        .iter()
+        .map(|m| m.get("count").map_or(1, |c| c.as_u64().unwrap()))
+        .sum();
+    let total = sig["total"].as_u64().unwrap();
+    assert!(
+        listed <= total,
+        "{name}: entries stand for {listed} lines, total {total}: {sig}"
+    );
+}
+
+#[test]
+fn signals_agree_with_their_list() {
+    let s = Sandbox::new();
+    for (name, _, env) in corpus_envelopes(&s) {
+        assert_signals_agree(&name, &env);
+    }
+    // The one signal is the preview's last line (README's quick start): listed all the same.
+    let mut input: Vec<u8> = (1..=2000)
+        .flat_map(|i| format!("test case_{i} ... ok\n").into_bytes())
+        .collect();
+    input.extend_from_slice(b"FAILED: 3 tests\n");
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_signals_agree("one signal in the preview", &env);
+    assert_eq!(env["signals"]["matches"][0]["line"], 2001, "{env}");
+    assert_eq!(env["signals"]["matches"][0]["text"], "FAILED: 3 tests");
+    // 1,400 identical failure lines are one distinct line, as `total` counts them.
+    let mut input = lines_with(1400, 0, "step 0 done", |_| "ERROR disk full".to_string());
+    input.extend(lines_with(600, 0, "done", |i| format!("step {i} done")));
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_signals_agree("identical lines", &env);
+}
+
+/// Splits a hinted command line as `sh` would (the hint quotes with single quotes only).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    cur.push(q);
+                }
+            }
+            ' ' if in_word => {
+                words.push(std::mem::take(&mut cur));
+                in_word = false;
+            }
+            ' ' => {}
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    words
+}
+
+/// Every command a corpus envelope hints runs as pasted into a shell, succeeds and returns what
+/// it promises: a search finds lines (never a generic search that finds nothing), `cat` shows
+/// the first listed signal's line, an `extract` filter selects the records the signal names.
+#[test]
+fn every_hinted_command_runs_and_returns_what_it_promises() {
+    let s = Sandbox::new();
+    let mut ran = 0;
+    for (name, _, env) in corpus_envelopes(&s) {
+        let commands: Vec<String> = {
+            let hint = env["hint"].as_str().expect("a stored envelope has a hint");
+            let (_, list) = hint.split_once("Read it with: ").expect("hint form");
+            list.split(" · ").map(str::to_string).collect()
+        };
+        let first = env
+            .get("signals")
+            .map(|sig| &sig["matches"][0])
+            .filter(|m| m.get("path").is_none());
+        for c in &commands {
+            let r = s.shell(c);
+            assert_eq!(
+                r.code,
+                Some(0),
+                "{name}: `{c}` exited {:?}: {}",
+                r.code,
+                r.out()
+            );
+            let out = r.out();
+            assert!(!out.trim().is_empty(), "{name}: `{c}` printed nothing");
+            let words = shell_words(c);
+            if words[1] == "cat"
+                && let Some(m) = first
+            {
+                let line = m["text"].as_str().unwrap().lines().next().unwrap();
+                // A windowed long line shows its start.
+                let shown = line.split('…').next().unwrap();
+                assert!(out.contains(shown), "{name}: `{c}` does not show {line:?}");
+            }
+            if words[1] == "extract" && words[3].starts_with("$[?") {
+                let rec = env["signals"]["matches"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|m| m.get("path").is_some())
+                    .expect("a record signal");
+                let (key, value) = words[3]
+                    .trim_start_matches("$[?@.")
+                    .trim_end_matches(']')
+                    .split_once("==")
+                    .unwrap();
+                let pair = format!("\"{key}\":{value}");
+                assert!(
+                    out.replace("\": ", "\":").contains(&pair),
+                    "{name}: `{c}` lacks {pair}: {out}"
+                );
+                assert!(rec["note"].as_str().unwrap().starts_with(key), "{rec}");
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 90, "{ran} commands run");
+}
+
+#[test]
+fn a_rare_value_among_json_records_is_named_and_its_filter_hinted() {
+    let s = Sandbox::new();
+    let records: Vec<String> = (0..241)
+        .map(|i| {
+            let state = if i == 117 { "DOWN" } else { "UP" };
+            format!(
+                r#"{{"ifindex":{i},"ifname":"veth{i}","mtu":1500,"operstate":"{state}","address":"02:00:00:00:{:02x}:{:02x}"}}"#,
+                i / 256,
+                i % 256
+            )
+        })
+        .collect();
+    let env = s
+        .cmd(&["wrap"])
+        .stdin(format!("[{}]", records.join(",")))
+        .run()
+        .json();
+    assert!(
+        env["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with(r#"; 1 of 241 records has operstate "DOWN""#),
+        "{}",
+        env["summary"]
+    );
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["path"], "$[117]", "{env}");
+    let r = env["ref"].as_str().unwrap();
+    assert_eq!(
+        env["hint"],
+        format!(
+            r#"Stored in full as {r}. Read it with: spill extract {r} '$[?@.operstate=="DOWN"]' · spill shape {r} · spill extract {r} '$[0:5]'"#
+        )
+    );
+    let ex = s
+        .cmd(&[
+            "extract",
+            r,
+            r#"$[?@.operstate=="DOWN"].ifname"#,
+            "--compact",
+        ])
+        .run();
+    assert_eq!(ex.out(), "[\"veth117\"]\n");
+}
+
+#[test]
+fn the_largest_leaf_of_a_tree_listing_is_named_and_reached() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for d in 0..40 {
+        for f in 0..15 {
+            let size = if (d, f) == (23, 4) {
+                "45M".to_string()
+            } else {
+                format!("{}.{}K", 4 + (d * 7 + f) % 50, f % 10)
+            };
+            input.push_str(&format!(
+                "{size}\t./packages/pkg{d:02}/assets/file{f:02}.bin\n"
+            ));
+        }
+        let dir = if d == 23 { "46M" } else { "420K" };
+        input.push_str(&format!("{dir}\t./packages/pkg{d:02}\n"));
+    }
+    input.push_str("64M\t./packages\n64M\t.\n");
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(
+        m["text"], "45M\t./packages/pkg23/assets/file04.bin",
+        "{env}"
+    );
+    assert_eq!(m["note"], "largest of 600 similar lines");
+    assert_eq!(m.get("count"), None);
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.ends_with(
+            "; line 373 stands out: 45M ./packages/pkg23/assets/file04.bin (largest of 600 similar lines)"
+        ),
+        "{summary}"
+    );
+    assert!(!summary.contains("failure"), "{summary}");
+    // The hint reaches the row: its search finds it, its cat shows it.
+    let r = env["ref"].as_str().unwrap();
+    let cmds: Vec<&str> = env["hint"]
+        .as_str()
+        .unwrap()
+        .split_once("Read it with: ")
+        .unwrap()
+        .1
+        .split(" · ")
+        .collect();
+    assert_eq!(cmds[1], format!("spill cat {r} --lines 363:403"));
+    for c in cmds {
+        let run = s.shell(c);
+        assert_eq!(run.code, Some(0), "{c}");
+        assert!(
+            run.out()
+                .contains("45M\t./packages/pkg23/assets/file04.bin"),
+            "{c}: {}",
+            run.out()
+        );
+    }
+}
+
+#[test]
+fn a_multi_line_diagnostic_is_shown_from_its_header() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for i in 0..400 {
+        input.push_str(&format!("ERROR task {i} failed:\n    retrying in 5s\n"));
+        if i == 217 {
+            input.push_str(
+                "ERROR task 217 failed:\n    cannot open /data/shard217: disk quota exceeded\n",
+            );
+        }
+        input.push_str(&format!("task {i} done\n"));
+    }
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let texts = crate::common::signal_texts(&env);
+    assert!(
+        texts.contains(
+            &"ERROR task 217 failed:\n    cannot open /data/shard217: disk quota exceeded"
+        ),
+        "{}",
+        env["signals"]
+    );
+    assert!(
+        !texts.iter().any(|t| t.starts_with("    cannot open")),
+        "{}",
+        env["signals"]
+    );
+}
+
+#[test]
+fn words_that_only_look_like_failures_in_descriptive_text_are_not_signals() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for i in 0..300 {
+        input.push_str(&format!(
+            "Image: img{i}.png\n  Geometry: 64x64+0+0\n  Units: Undefined\n  Endianness: Undefined\n  Colorspace: sRGB\n"
+        ));
+    }
+    input.push_str(
+        "DESCRIPTION\n       The command fails with an error when the file cannot be found or is missing.\n       exception context\n   encoding=None, errors=None\n    error::Gone names how a ref went away\n",
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env.get("signals"), None, "{env}");
+}

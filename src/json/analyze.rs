@@ -219,6 +219,10 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         dominant_path = None;
         source = PreviewSource::One(root.offset());
     }
+    for (i, (key, value)) in dom.counts.iter().enumerate() {
+        let n = value.parse::<u64>().map_or(value.clone(), group_digits);
+        let _ = write!(summary, "{}{key} {n}", if i == 0 { "; " } else { ", " });
+    }
     Analysis::Json(JsonFacts {
         skipped_lines: None,
         mime_type: "application/json",
@@ -297,6 +301,38 @@ struct Dominant<'a> {
     records: u64,
     /// Open containers below [`MAX_PATH_DEPTH`], not tracked.
     deep: u64,
+    /// The root object's integer members that count failures or results (`errorCount`,
+    /// `numFailedTests`, `warnings`), as written, at most [`COUNTS_MAX`].
+    counts: Vec<(String, String)>,
+}
+
+/// Count members named in the summary at most.
+const COUNTS_MAX: usize = 4;
+
+/// True for a key that names a count of failures or results: `errorCount`, `numFailedTests`,
+/// `warnings`, `failed`, `skipped`, `fatalErrorCount`, `problems`.
+fn count_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    let what = [
+        "error",
+        "fail",
+        "warn",
+        "fatal",
+        "pass",
+        "skip",
+        "problem",
+        "issue",
+        "violation",
+    ]
+    .iter()
+    .any(|w| k.contains(w));
+    let counted = k.ends_with("count")
+        || k.ends_with("_count")
+        || k.starts_with("num")
+        || k.starts_with("total")
+        || k.ends_with('s')
+        || k.ends_with("ed");
+    what && counted && k.len() <= 40
 }
 
 impl<'a> Dominant<'a> {
@@ -311,6 +347,7 @@ impl<'a> Dominant<'a> {
             record_starts: Vec::new(),
             records: 0,
             deep: 0,
+            counts: Vec::new(),
         }
     }
 
@@ -408,7 +445,23 @@ impl Visitor for Dominant<'_> {
         Flow::Continue
     }
 
-    fn scalar(&mut self, kind: Scalar, _: &[u8], _: usize) -> Flow {
+    fn scalar(&mut self, kind: Scalar, raw: &[u8], _: usize) -> Flow {
+        // A count member of the root object (`"errorCount": 1`), which the shape shows only as
+        // a number: the summary names its value.
+        if self.current.is_none()
+            && self.deep == 0
+            && self.records <= 1
+            && self.doc_keys.len() == 1
+            && kind == Scalar::Integer
+            && self.counts.len() < COUNTS_MAX
+            && let Some((a, b)) = self.pending_key
+        {
+            let key = decode_string(&self.doc[a..b]);
+            if count_key(&key) && raw.len() <= 20 {
+                self.counts
+                    .push((key.into_owned(), String::from_utf8_lossy(raw).into_owned()));
+            }
+        }
         if let Some(c) = &mut self.current
             && c.nest == 0
         {
@@ -1088,10 +1141,19 @@ const RECORDS_BYTES: usize = 64 << 20;
 /// A value is rare when at most this share of the records (and at least one) hold it.
 const RARE_SHARE: usize = 100;
 
-/// A record's severity-like fields: (index into [`SEVERITY_FIELDS`], the value as written).
-type Fields = Vec<(usize, Vec<u8>)>;
+/// A field stops being counted once it holds more distinct values than 4 plus one per this
+/// many records seen (after 50 records): an id, not a category. Keeps the counting's heap small
+/// whatever the records hold.
+const TRACK_SHARE: usize = 10;
+/// In a field that is not severity-like, a value dominates when at least this share (in
+/// tenths) of the records holding the field hold it.
+const DOMINANT_TENTHS: usize = 9;
+/// Fields counted at most (the first ones met).
+const FIELDS_MAX: usize = 64;
+/// Values are compared by their first bytes as written.
+const VALUE_BYTES: usize = 64;
 
-/// A record of a top-level JSON array that stands out by a severity field's value.
+/// A record of a top-level JSON array that stands out by a field's value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordSignal {
     /// Its path (`$[17]`).
@@ -1104,12 +1166,58 @@ pub struct RecordSignal {
     pub focus: usize,
     /// The value counts that make it stand out: `errorCount: 1 in 1 of 200 records (0 in 199)`.
     pub note: String,
+    /// The same in a sentence: `1 of 241 records has operstate "DOWN"`.
+    pub sentence: String,
+    /// A JSONPath filter selecting every record with the value (`$[?@.operstate=="DOWN"]`),
+    /// when the value was short enough to be compared whole.
+    pub filter: Option<String>,
 }
 
-/// For a top-level array of objects: the records whose severity-like field (see
-/// `SEVERITY_FIELDS`) holds a value that at most 1% of the records hold, rarest first, at
-/// most `max`. Reads at most the first 100,000 records and none starting past 64 MiB; anything
-/// that is not such an array gives none.
+/// One counted field: its key as written, whether it is severity-like, and its values.
+struct Field {
+    key: Vec<u8>,
+    severity: bool,
+    /// value (first [`VALUE_BYTES`] bytes as written) → (records holding it, the first one).
+    values: std::collections::HashMap<Vec<u8>, (usize, usize)>,
+    /// Records holding the field with a scalar value.
+    holders: usize,
+    /// Too many distinct values: an id.
+    dropped: bool,
+}
+
+/// Values that name a bad state rank first among equally rare ones.
+fn looks_bad(value: &[u8]) -> bool {
+    let v = String::from_utf8_lossy(value).to_ascii_lowercase();
+    [
+        "down",
+        "fail",
+        "error",
+        "fatal",
+        "dead",
+        "false",
+        "inactive",
+        "disabled",
+        "missing",
+        "stopped",
+        "exited",
+        "crash",
+        "unhealthy",
+        "critical",
+        "degraded",
+        "offline",
+    ]
+    .iter()
+    .any(|w| v.contains(w))
+}
+
+/// For a top-level array of objects: the records holding a rare value of one of their scalar
+/// fields, rarest first, at most `max`, one per record. A value is rare when at most 1% of the
+/// records (and at least one) hold it, in a field of 10 or more holders that takes few values
+/// (a category, at most one value per 10 records, or 4); in a field that is not severity-like
+/// (see `SEVERITY_FIELDS`) one value must also hold 90% of the field's holders (241 network
+/// interfaces `UP` and one `DOWN`). Among equally rare values, ones that name a bad state
+/// (`DOWN`, `failed`, `false`) come first, then severity-like fields. Reads at most the first
+/// 100,000 records and none starting past 64 MiB; anything that is not such an array gives none.
 pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     let Ok(root) = super::nav::root(doc) else {
         return Vec::new();
@@ -1117,8 +1225,8 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     if root.kind().ok() != Some(Kind::Array) {
         return Vec::new();
     }
-    // For each record: its offset and (field, scalar value) pairs.
-    let mut records: Vec<(usize, Fields)> = Vec::new();
+    let mut fields: Vec<Field> = Vec::new();
+    let mut offsets: Vec<usize> = Vec::new();
     for el in root.elements().take(RECORDS_READ) {
         let Ok((_, v)) = el else {
             return Vec::new();
@@ -1126,71 +1234,89 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
         if v.offset() > RECORDS_BYTES {
             break;
         }
-        let mut fields = Vec::new();
-        if v.kind().ok() == Some(Kind::Object) {
-            for m in v.members() {
-                let Ok(m) = m else { break };
-                let Some(f) = SEVERITY_FIELDS.iter().position(|k| m.key_is(k)) else {
-                    continue;
-                };
-                if matches!(m.value.kind(), Ok(Kind::Object | Kind::Array) | Err(_)) {
-                    continue;
+        let index = offsets.len();
+        offsets.push(v.offset());
+        if v.kind().ok() != Some(Kind::Object) {
+            continue;
+        }
+        for m in v.members() {
+            let Ok(m) = m else { break };
+            if matches!(m.value.kind(), Ok(Kind::Object | Kind::Array) | Err(_)) {
+                continue;
+            }
+            let Ok(raw) = m.value.raw() else { continue };
+            let f = match fields.iter().position(|f| f.key == m.key_raw) {
+                Some(f) => f,
+                None if fields.len() < FIELDS_MAX => {
+                    fields.push(Field {
+                        key: m.key_raw.to_vec(),
+                        severity: SEVERITY_FIELDS.iter().any(|k| m.key_is(k)),
+                        values: std::collections::HashMap::new(),
+                        holders: 0,
+                        dropped: false,
+                    });
+                    fields.len() - 1
                 }
-                if let Ok(raw) = m.value.raw() {
-                    fields.push((f, raw[..raw.len().min(64)].to_vec()));
-                }
+                None => continue,
+            };
+            let field = &mut fields[f];
+            if field.dropped {
+                continue;
+            }
+            field.holders += 1;
+            let e = field
+                .values
+                .entry(raw[..raw.len().min(VALUE_BYTES)].to_vec())
+                .or_insert((0, index));
+            e.0 += 1;
+            if index >= 50 && field.values.len() > 4 + index / TRACK_SHARE {
+                field.dropped = true;
+                field.values = std::collections::HashMap::new();
             }
         }
-        records.push((v.offset(), fields));
     }
-    let n = records.len();
+    let n = offsets.len();
     if n < 10 {
         return Vec::new();
     }
-    let mut counts: std::collections::HashMap<(usize, &[u8]), usize> =
-        std::collections::HashMap::new();
-    for (_, fields) in &records {
-        for (f, v) in fields {
-            *counts.entry((*f, v.as_slice())).or_default() += 1;
-        }
-    }
     let rare_max = (n / RARE_SHARE).max(1);
-    let mut holders = [0usize; SEVERITY_FIELDS.len()];
-    let mut distinct = [0usize; SEVERITY_FIELDS.len()];
-    for ((f, _), c) in &counts {
-        holders[*f] += c;
-        distinct[*f] += 1;
-    }
-    let category = |f: usize| distinct[f] <= (n / CATEGORY_SHARE).max(4);
-    // (rarity, index, field, value)
-    let mut found: Vec<(usize, usize, usize, &[u8])> = Vec::new();
-    for (i, (_, fields)) in records.iter().enumerate() {
-        let rarest = fields
-            .iter()
-            .map(|(f, v)| (counts[&(*f, v.as_slice())], *f, v.as_slice()))
-            .filter(|&(c, f, _)| c <= rare_max && holders[f] >= 10 && holders[f] > c && category(f))
-            .min();
-        if let Some((c, f, v)) = rarest {
-            found.push((c, i, f, v));
+    // (rarity, not bad, not severity-like, record, field, value)
+    type Found<'v> = (usize, bool, bool, usize, usize, &'v [u8]);
+    let mut found: Vec<Found<'_>> = Vec::new();
+    for (f, field) in fields.iter().enumerate() {
+        if field.dropped || field.holders < 10 || field.values.len() > (n / CATEGORY_SHARE).max(4) {
+            continue;
+        }
+        let top = field.values.values().map(|v| v.0).max().unwrap_or(0);
+        if !field.severity && top * 10 < field.holders * DOMINANT_TENTHS {
+            continue;
+        }
+        for (value, &(c, first)) in &field.values {
+            if c <= rare_max && field.holders > c {
+                found.push((c, !looks_bad(value), !field.severity, first, f, value));
+            }
         }
     }
     found.sort();
+    let mut taken = std::collections::HashSet::new();
+    found.retain(|x| taken.insert(x.3));
     found
         .into_iter()
         .take(max)
-        .map(|(c, i, f, v)| {
-            let at = records[i].0;
+        .map(|(c, _, _, i, f, v)| {
+            let field = &fields[f];
+            let key = String::from_utf8_lossy(&field.key).into_owned();
+            let at = offsets[i];
             let raw = Value::new(doc, at).raw().unwrap_or_default();
             let msg = memchr::memmem::find(raw, b"\"message\"")
-                .or_else(|| {
-                    memchr::memmem::find(raw, format!("\"{}\"", SEVERITY_FIELDS[f]).as_bytes())
-                })
+                .or_else(|| memchr::memmem::find(raw, format!("\"{key}\"").as_bytes()))
                 .unwrap_or(0);
             let end = at + raw.len();
-            let mut others: Vec<(usize, &[u8])> = counts
+            let mut others: Vec<(usize, &[u8])> = field
+                .values
                 .iter()
-                .filter(|((g, w), _)| *g == f && *w != v)
-                .map(|((_, w), c)| (*c, *w))
+                .filter(|(w, _)| w.as_slice() != v)
+                .map(|(w, (c, _))| (*c, w.as_slice()))
                 .collect();
             others.sort_by(|a, b| b.cmp(a));
             let rest: Vec<String> = others
@@ -1204,19 +1330,41 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
                     )
                 })
                 .collect();
+            let value = String::from_utf8_lossy(v);
+            // A value cut at VALUE_BYTES cannot be compared whole; keys are written as JSON
+            // strings, which a JSONPath name selector reads the same (RFC 9535 §2.3.1.1).
+            let whole = v.len() < VALUE_BYTES;
+            let ident = field
+                .key
+                .first()
+                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && field
+                    .key
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+            let member = if ident {
+                format!(".{key}")
+            } else {
+                format!("[\"{key}\"]")
+            };
             RecordSignal {
                 path: format!("$[{i}]"),
                 line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
                 span: (at, end),
                 focus: msg,
                 note: format!(
-                    "{}: {} in {} of {} records ({})",
-                    SEVERITY_FIELDS[f],
-                    String::from_utf8_lossy(v),
+                    "{key}: {value} in {} of {} records ({})",
                     group_digits(c as u64),
                     group_digits(n as u64),
                     rest.join(", ")
                 ),
+                sentence: format!(
+                    "{} of {} records {} {key} {value}",
+                    group_digits(c as u64),
+                    group_digits(n as u64),
+                    if c == 1 { "has" } else { "have" }
+                ),
+                filter: whole.then(|| format!("$[?@{member}=={value}]")),
             }
         })
         .collect()
@@ -1284,6 +1432,55 @@ mod record_tests {
         // A code per record is an id: no record is rare among the others.
         let ids: Vec<String> = (0..300).map(|i| format!(r#"{{"code":"C{i}"}}"#)).collect();
         assert!(record_signals(format!("[{}]", ids.join(",")).as_bytes(), 5).is_empty());
+    }
+
+    #[test]
+    fn a_rare_value_where_one_value_dominates_names_its_record_and_filter() {
+        let recs: Vec<String> = (0..241)
+            .map(|i| {
+                let state = if i == 117 { "DOWN" } else { "UP" };
+                format!(
+                    r#"{{"ifname":"veth{i}","mtu":1500,"operstate":"{state}","maj:min":"{i}"}}"#
+                )
+            })
+            .collect();
+        let s = record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5);
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert_eq!(s[0].path, "$[117]");
+        assert_eq!(s[0].sentence, r#"1 of 241 records has operstate "DOWN""#);
+        assert_eq!(s[0].filter.as_deref(), Some(r#"$[?@.operstate=="DOWN"]"#));
+        // A field without a dominant value is no signal: three values, none rare.
+        let recs: Vec<String> = (0..300)
+            .map(|i| format!(r#"{{"plan":"{}","n":{i}}}"#, ["free", "pro", "team"][i % 3]))
+            .collect();
+        assert!(record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5).is_empty());
+        // A key that is not a name is selected by its JSON string.
+        let recs: Vec<String> = (0..100)
+            .map(|i| format!(r#"{{"a-b":{}}}"#, if i == 9 { "false" } else { "true" }))
+            .collect();
+        let s = record_signals(format!("[{}]", recs.join(",")).as_bytes(), 5);
+        assert_eq!(s[0].filter.as_deref(), Some(r#"$[?@["a-b"]==false]"#));
+    }
+
+    #[test]
+    fn the_summary_names_the_root_objects_counts_with_their_values() {
+        let results: Vec<String> = (0..50)
+            .map(|i| format!(r#"{{"file":"f{i}.js","severity":"warning"}}"#))
+            .collect();
+        let doc = format!(
+            r#"{{"numFailedTests":1,"numPassedTests":1080,"name":"run","results":[{}],"meta":{{"errorCount":7}},"warningCount":1080,"errorCount":1}}"#,
+            results.join(",")
+        );
+        let Analysis::Json(f) = analyze(doc.as_bytes(), &AnalyzeOptions::default()) else {
+            panic!("JSON");
+        };
+        assert!(
+            f.summary.ends_with(
+                "; $.results is an array of 50 objects; numFailedTests 1, numPassedTests 1,080, warningCount 1,080, errorCount 1"
+            ),
+            "{}",
+            f.summary
+        );
     }
 
     #[test]

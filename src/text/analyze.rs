@@ -69,6 +69,9 @@ pub struct TextFacts {
     pub signal_total: u64,
     /// The signals ranked by how much they tell ([`super::rank`]), best first.
     pub ranked: Vec<super::rank::Ranked>,
+    /// True when some line holds `error` or `fail` in any case: whether `search -i
+    /// 'error|fail'` finds anything.
+    pub fail_words: bool,
 }
 
 /// A streaming analyzer: [`TextAnalyzer::feed`] every chunk, then [`TextAnalyzer::finish`].
@@ -194,14 +197,14 @@ impl TextAnalyzer {
         let binary = super::is_binary(&self.head);
         let candidates = self.sig.candidates();
         let tail_offset = self.size - tail.len() as u64;
-        let ranked = if binary {
-            Vec::new()
+        let ranking = if binary {
+            super::rank::Ranking::default()
         } else {
             let window = super::rank::window_lines(&self.head, &tail, tail_offset, lines);
             super::rank::rank(&window, &candidates, lines, self.json_fields)
         };
         // Lines ranked for a tool code, a problem phrase or an outlying number count too.
-        let extra = ranked.iter().filter(|r| !r.classified).count() as u64;
+        let (ranked, extra) = (ranking.entries, ranking.extra);
         TextFacts {
             size: self.size,
             lines,
@@ -216,6 +219,7 @@ impl TextAnalyzer {
             signals: candidates,
             signal_total: self.sig.distinct + extra,
             ranked,
+            fail_words: self.sig.fail_words,
         }
     }
 }
@@ -349,6 +353,14 @@ struct SignalCollector {
     recent: VecDeque<Signal>,
     /// The current region, lowercased for the prefilter (reused between chunks).
     lower: Vec<u8>,
+    /// Whether a line seen so far holds `error` or `fail` (any case).
+    fail_words: bool,
+}
+
+/// True when lowercased `line` holds `error` or `fail`.
+fn has_fail_word(lower: &[u8]) -> bool {
+    memchr::memmem::find(lower, b"error").is_some()
+        || memchr::memmem::find(lower, b"fail").is_some()
 }
 
 impl SignalCollector {
@@ -380,6 +392,11 @@ impl SignalCollector {
         self.line_no += 1;
         self.attach_after(line);
         if signals::prefilter_matches(line) {
+            if !self.fail_words {
+                let mut lower = Vec::new();
+                signals::lowercase_into(line, &mut lower);
+                self.fail_words = has_fail_word(&lower);
+            }
             let prev = std::mem::take(&mut self.prev_line);
             self.consider(line, self.line_no, &prev, None);
         }
@@ -406,6 +423,7 @@ impl SignalCollector {
             let ls = memchr::memrchr(b'\n', &region[..hit]).map_or(0, |i| i + 1);
             let le =
                 hit + memchr::memchr(b'\n', &region[hit..]).expect("region ends with a newline");
+            self.fail_words = self.fail_words || has_fail_word(&lower[ls..le]);
             lines_before += count_byte(&region[counted_to..ls], b'\n') as u64;
             counted_to = ls;
             let line_no = base_line + lines_before + 1;

@@ -80,8 +80,16 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
     if is_listing(line) {
         return (0.0, None);
     }
+    let class = signals::classify(line);
+    let code = CODE.captures(line).and_then(|c| c.name("c"));
+    let problem = PROBLEM.find(line).filter(|m| {
+        !signals::quoted(line, m.start(), m.end()) && !in_name(line, m.start(), m.end())
+    });
+    if class.is_none() && code.is_none() && problem.is_none() {
+        return (0.0, None);
+    }
     let mut best: (f64, Option<(usize, String)>) = (0.0, None);
-    if let Some(c) = signals::classify(line) {
+    if let Some(c) = class {
         let at = memchr::memmem::find(line, c.marker.as_bytes()).unwrap_or(0);
         let w = if c.strength == Strength::Strong {
             3.0
@@ -90,7 +98,11 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
         };
         best = (w, Some((at, c.marker)));
     }
-    if let Some(c) = CODE.captures(line).and_then(|c| c.name("c")) {
+    // Descriptive text (a field's label and value, prose) ranks by its failure marker only.
+    if signals::descriptive(line) {
+        return best;
+    }
+    if let Some(c) = code {
         let code = String::from_utf8_lossy(c.as_bytes()).into_owned();
         let w = if code.starts_with(['E', 'F']) || code.starts_with("TS") {
             2.0
@@ -103,7 +115,7 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
             best.0 += 0.5;
         }
     }
-    if let Some(m) = PROBLEM.find(line) {
+    if let Some(m) = problem {
         let w = 2.0;
         if w > best.0 {
             best = (
@@ -118,6 +130,21 @@ fn severity(line: &[u8]) -> (f64, Option<(usize, String)>) {
         }
     }
     best
+}
+
+/// True when the phrase at `start..end` is part of a flag, an identifier or a path in code
+/// (`--skip-invalid`, `Writer::overflow`, `is_missing`, `missing.rs`).
+fn in_name(line: &[u8], start: usize, end: usize) -> bool {
+    let before = &line[..start];
+    let after = &line[end..];
+    before.ends_with(b"-")
+        || before.ends_with(b"_")
+        || before.ends_with(b"::")
+        || before.ends_with(b".")
+        || after.starts_with(b"-")
+        || after.starts_with(b"_")
+        || after.starts_with(b"::")
+        || (after.starts_with(b".") && after.get(1).is_some_and(u8::is_ascii_alphanumeric))
 }
 
 /// The template of a line: numbers, hex ids, paths and file names, and (outside JSON) quoted
@@ -176,6 +203,10 @@ fn push_word(w: &[u8], out: &mut Vec<u8>) {
         && w.iter().any(u8::is_ascii_alphabetic)
     {
         out.push(b'H');
+    } else if size_value(w).is_some() {
+        // A size with its unit (`4.0K`, `45M`, `1.2GiB`) is one number: `du -h` rows of
+        // kilobytes and of megabytes share a template.
+        out.push(b'0');
     } else if has_digit {
         // Digits runs become one `0`: `unused12` and `unused7` share a template.
         let mut in_num = false;
@@ -226,7 +257,32 @@ fn hash_of(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// The numbers on a line, in order (digit runs with an optional fraction).
+/// The value of a human-readable size, a number with a binary or decimal unit and nothing else
+/// (`4.0K`, `45M`, `1.2GiB`, `12kB`, `300B`), in bytes; `None` for any other word.
+fn size_value(w: &[u8]) -> Option<f64> {
+    let digits = w.iter().position(|b| !(b.is_ascii_digit() || *b == b'.'))?;
+    if digits == 0 || !w[0].is_ascii_digit() {
+        return None;
+    }
+    let unit = &w[digits..];
+    let power = match unit.first()? {
+        b'B' if unit.len() == 1 => 0,
+        b'k' | b'K' => 1,
+        b'M' => 2,
+        b'G' => 3,
+        b'T' => 4,
+        b'P' => 5,
+        _ => return None,
+    };
+    if !matches!(&unit[1..], b"" | b"B" | b"iB") || (power == 0 && unit.len() > 1) {
+        return None;
+    }
+    let n: f64 = std::str::from_utf8(&w[..digits]).ok()?.parse().ok()?;
+    Some(n * 1024f64.powi(power))
+}
+
+/// The numbers on a line, in order (digit runs with an optional fraction; a size with its unit,
+/// `45M`, as its bytes).
 fn numbers(line: &[u8]) -> Vec<f64> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -236,7 +292,14 @@ fn numbers(line: &[u8]) -> Vec<f64> {
             while i < line.len() && (line[i].is_ascii_digit() || line[i] == b'.') {
                 i += 1;
             }
-            if let Some(v) = std::str::from_utf8(&line[start..i])
+            let word_end = line[i..]
+                .iter()
+                .position(|&b| !b.is_ascii_alphanumeric())
+                .map_or(line.len(), |k| i + k);
+            if let Some(v) = size_value(&line[start..word_end]) {
+                out.push(v);
+                i = word_end;
+            } else if let Some(v) = std::str::from_utf8(&line[start..i])
                 .ok()
                 .and_then(|s| s.trim_end_matches('.').parse::<f64>().ok())
             {
@@ -321,6 +384,18 @@ struct Line {
 /// `json::analyze::severity_fields`), so text analysis itself reads no JSON.
 pub type JsonFields = fn(&[u8]) -> Option<String>;
 
+/// What the ranking found: the entries, best first, and how many distinct lines it counts as
+/// signals beyond the failure lines [`signals::classify`] finds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ranking {
+    /// The best entry of each template, best first, at most 64.
+    pub entries: Vec<Ranked>,
+    /// Distinct window lines that rank by a tool code or a problem phrase only, plus one per
+    /// entry of a numeric extreme or a table: with the classified lines, the `total` every
+    /// entry's `count` is part of.
+    pub extra: u64,
+}
+
 /// Ranks the window's lines and the streamed candidates; the best entry of each template,
 /// best first, at most 64. `json_fields`, when given, puts a JSON line's severity and
 /// message first in its text.
@@ -329,7 +404,7 @@ pub fn rank(
     streamed: &[Signal],
     total_lines: u64,
     json_fields: Option<JsonFields>,
-) -> Vec<Ranked> {
+) -> Ranking {
     let lines: Vec<Line> = window
         .iter()
         .map(|(no, raw)| {
@@ -350,15 +425,37 @@ pub fn rank(
     for l in &lines {
         *counts.entry(l.tmpl).or_default() += 1;
     }
+    let sevs: Vec<(f64, Option<(usize, String)>)> =
+        lines.iter().map(|l| severity(&l.clean)).collect();
+    // The distinct signal lines of each template, the `count` an entry shows: identical lines
+    // count once, as in the whole input's `total`.
+    let mut distinct: HashMap<u64, std::collections::HashSet<u64>> = HashMap::new();
+    let mut extra = 0u64;
+    for (l, (sev, _)) in lines.iter().zip(&sevs) {
+        if *sev > 0.0
+            && distinct
+                .entry(l.tmpl)
+                .or_default()
+                .insert(hash_of(&l.clean))
+            && signals::classify(&l.clean).is_none()
+        {
+            extra += 1;
+        }
+    }
     let in_window = |no: u64| lines.binary_search_by_key(&no, |l| l.no).is_ok();
     let middle: Vec<&Signal> = streamed.iter().filter(|s| !in_window(s.line)).collect();
     let middle_tmpl: Vec<u64> = middle
         .iter()
         .map(|s| hash_of(&template(s.text.lines().next().unwrap_or("").as_bytes())))
         .collect();
+    let mut middle_counts: HashMap<u64, u64> = HashMap::new();
     for &t in &middle_tmpl {
         *counts.entry(t).or_default() += 1;
+        *middle_counts.entry(t).or_default() += 1;
     }
+    let shown_count = |t: u64| {
+        distinct.get(&t).map_or(0, |d| d.len() as u64) + middle_counts.get(&t).copied().unwrap_or(0)
+    };
     let n = (lines.len() + middle.len()).max(1) as f64;
     let total = total_lines.max(1) as f64;
     let rarity = |count: u64| ((n + 1.0) / count as f64).log2().clamp(0.0, 10.0);
@@ -370,8 +467,9 @@ pub fn rank(
             best.insert(tmpl, (r.score, r));
         }
     };
+    let mut scores: Vec<f64> = vec![0.0; lines.len()];
     for (i, l) in lines.iter().enumerate() {
-        let (sev, hit) = severity(&l.clean);
+        let sev = sevs[i].0;
         if sev == 0.0 {
             continue;
         }
@@ -381,10 +479,27 @@ pub fn rank(
             .flatten()
             .filter_map(|&j| lines.get(j))
             .all(|o| o.tmpl != l.tmpl);
-        let score = sev * (1.0 + rarity(count))
+        scores[i] = sev * (1.0 + rarity(count))
             + 0.5 * (l.no as f64 / total)
             + if differs { 0.3 } else { 0.0 };
-        let (at, marker) = hit.unwrap_or((0, String::new()));
+    }
+    // A multi-line diagnostic is shown from its header: a continuation line (indented, `-->`,
+    // `expected …`) that ranks lends its score to the header above it that ranks too, whose
+    // text shows it, and is not an entry of its own.
+    for i in (0..lines.len()).rev() {
+        if scores[i] == 0.0 {
+            continue;
+        }
+        if let Some(h) = header_of(&lines, &sevs, &counts, i) {
+            scores[h] = scores[h].max(scores[i]);
+            scores[i] = 0.0;
+        }
+    }
+    for (i, l) in lines.iter().enumerate() {
+        if scores[i] == 0.0 {
+            continue;
+        }
+        let (at, marker) = sevs[i].1.clone().unwrap_or((0, String::new()));
         let (text, span, long, lossy) = shown(&lines, i, at, &counts, json_fields);
         offer(
             l.tmpl,
@@ -393,10 +508,10 @@ pub fn rank(
                 span,
                 text,
                 long,
-                count,
+                count: shown_count(l.tmpl).max(1),
                 note: None,
                 search: marker,
-                score,
+                score: scores[i],
                 classified: signals::classify(&l.clean).is_some(),
                 lossy,
             },
@@ -417,7 +532,7 @@ pub fn rank(
                 span: (s.line, s.line),
                 text: s.text.clone(),
                 long: false,
-                count,
+                count: shown_count(t).max(1),
                 note: None,
                 search: s.marker.clone(),
                 score,
@@ -430,9 +545,11 @@ pub fn rank(
     // of their template: keyed by their line, apart from the template keys.
     let own_key = |line: u64| hash_of(&[b"line".as_slice(), &line.to_le_bytes()].concat());
     if let Some(r) = table_after_prelude(&lines) {
+        extra += 1;
         offer(own_key(r.line), r);
     }
     for r in extremes(&lines, &counts) {
+        extra += 1;
         offer(own_key(r.line), r);
     }
     let mut all: Vec<Ranked> = best.into_values().map(|(_, r)| r).collect();
@@ -448,7 +565,40 @@ pub fn rank(
     for r in all.iter_mut().take(SEARCHED) {
         r.search = search_string(&lines, r);
     }
-    all
+    Ranking {
+        entries: all,
+        extra,
+    }
+}
+
+/// The header line a continuation line `i` belongs to: walking up over lines that continue
+/// (consecutive, at most 4), the first line that does not, when it ranks itself.
+/// Only a continuation the header's text shows ([`shown`]: the next lines of rare templates,
+/// at most 4) is taken in.
+fn header_of(
+    lines: &[Line],
+    sevs: &[(f64, Option<(usize, String)>)],
+    counts: &HashMap<u64, u64>,
+    i: usize,
+) -> Option<usize> {
+    if !continues(&lines[i].clean) {
+        return None;
+    }
+    let mut j = i;
+    for _ in 0..4 {
+        if counts[&lines[j].tmpl] > CONTINUATION_MAX {
+            return None;
+        }
+        let p = j.checked_sub(1)?;
+        if lines[p].no + 1 != lines[j].no {
+            return None;
+        }
+        if !continues(&lines[p].clean) {
+            return (sevs[p].0 > 0.0).then_some(p);
+        }
+        j = p;
+    }
+    None
 }
 
 /// Entries whose number stands far out of the other lines of their template: the largest value
@@ -459,6 +609,30 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
     for (i, l) in lines.iter().enumerate() {
         if l.row != 0 {
             by_tmpl.entry(l.row).or_default().push(i);
+        }
+    }
+    // In a tree's listing (`du -a`: a directory's row sums the rows under it) only the
+    // leaves are compared, else the root would always be the largest.
+    for v in by_tmpl.values_mut() {
+        let mut paths: Vec<(&[u8], usize)> = v
+            .iter()
+            .map(|&i| (last_field(&lines[i].clean), i))
+            .collect();
+        paths.sort_unstable();
+        let inner: std::collections::HashSet<usize> = paths
+            .iter()
+            .filter(|(p, _)| {
+                let mut under = p.to_vec();
+                if !under.ends_with(b"/") {
+                    under.push(b'/');
+                }
+                let k = paths.partition_point(|(q, _)| *q < under.as_slice());
+                paths.get(k).is_some_and(|(q, _)| q.starts_with(&under))
+            })
+            .map(|&(_, i)| i)
+            .collect();
+        if !inner.is_empty() {
+            v.retain(|i| !inner.contains(i));
         }
     }
     by_tmpl.retain(|_, v| v.len() >= EXTREME_MIN_LINES);
@@ -520,6 +694,14 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
         }
     }
     out
+}
+
+/// The last blank-separated field of a line (a listing's name column).
+fn last_field(line: &[u8]) -> &[u8] {
+    let t = line.trim_ascii_end();
+    t.iter()
+        .rposition(|b| b.is_ascii_whitespace())
+        .map_or(t, |k| &t[k + 1..])
 }
 
 /// Rows of a table make this many lines of one row template at least.
@@ -782,7 +964,7 @@ mod tests {
             .enumerate()
             .map(|(i, l)| (i as u64 + 1, l.as_bytes().to_vec()))
             .collect();
-        rank(&lines, &[], lines.len() as u64, None)
+        rank(&lines, &[], lines.len() as u64, None).entries
     }
 
     #[test]
@@ -840,6 +1022,50 @@ mod tests {
         assert_eq!(r.len(), 1, "{r:?}");
         assert!(r[0].text.contains("test_63"));
         assert_eq!(r[0].note.as_deref(), Some("largest of 100 similar lines"));
+    }
+
+    #[test]
+    fn sizes_with_units_are_one_number_and_a_trees_leaves_are_compared() {
+        assert_eq!(t("4.0K\t./a/b.txt"), t("45M\t./a/c.webm"));
+        assert_eq!(size_value(b"45M"), Some(45.0 * 1024.0 * 1024.0));
+        assert_eq!(size_value(b"1.5KiB"), Some(1536.0));
+        assert_eq!(size_value(b"300B"), Some(300.0));
+        assert_eq!(size_value(b"12s"), None);
+        assert_eq!(size_value(b"E1120"), None);
+        assert_eq!(numbers(b"4.0K\t./x 2"), vec![4096.0, 2.0]);
+        // `du -a`: directories sum what is under them; the largest file stands out.
+        let mut log = String::new();
+        for d in 0..10 {
+            for f in 0..10 {
+                let size = if (d, f) == (6, 3) { "45M" } else { "12K" };
+                log.push_str(&format!("{size}\t./d{d}/f{f}.bin\n"));
+            }
+            log.push_str(&format!(
+                "{}\t./d{d}\n",
+                if d == 6 { "46M" } else { "120K" }
+            ));
+        }
+        log.push_str("47M\t.\n");
+        let r = ranked(&log);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].text, "45M\t./d6/f3.bin");
+        assert_eq!(r[0].note.as_deref(), Some("largest of 100 similar lines"));
+    }
+
+    #[test]
+    fn a_continuation_line_is_shown_under_its_header() {
+        let mut log = String::new();
+        for i in 0..300 {
+            log.push_str(&format!("WARN job {i} slow\n"));
+        }
+        log.push_str("ERROR job 77 failed:\n    cannot open /data/shard77: disk quota exceeded\n");
+        let r = ranked(&log);
+        assert!(
+            r[0].text
+                .starts_with("ERROR job 77 failed:\n    cannot open /data/shard77"),
+            "{r:?}"
+        );
+        assert!(!r.iter().any(|x| x.text.starts_with("    cannot")), "{r:?}");
     }
 
     #[test]

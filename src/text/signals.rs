@@ -104,17 +104,23 @@ static ZERO_REPORT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("zero regex")
 });
 
+/// A parameter's default (`errors=None`, `fail=false`): a signature, not a report.
+static PARAMETER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^[^A-Za-z]?[A-Za-z]+\s*=\s*(?:None|null|nil|false|true|False|True|['"])"#)
+        .expect("parameter regex")
+});
+
 /// Classifies one line (without its newline). `None` means it is not a signal.
 pub fn classify(line: &[u8]) -> Option<Classified> {
     // A long listing's words are file names (`AddressSanitizer.h`, `errors`), not failures.
     if super::rank::is_listing(line) {
         return None;
     }
-    if let Some(m) = STRONG
-        .captures(line)
-        .and_then(|c| c.name("m"))
-        .filter(|m| !in_file_name(line, m.start(), m.end()))
-    {
+    if let Some(m) = STRONG.captures(line).and_then(|c| c.name("m")).filter(|m| {
+        // `error::Gone` is a path in code, not a message.
+        let path = m.as_bytes().ends_with(b":") && line.get(m.end()) == Some(&b':');
+        !(in_file_name(line, m.start(), m.end()) || quoted(line, m.start(), m.end()) || path)
+    }) {
         let marker = String::from_utf8_lossy(m.as_bytes()).into_owned();
         let neighbour = if marker.starts_with("--- FAIL") || marker == "FAIL:" {
             Neighbour::Before
@@ -126,9 +132,10 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
         } else {
             Neighbour::None
         };
-        // A dotted exception name only counts at the start of a message, not mid-sentence.
+        // A dotted exception name only counts at the start of a message, not mid-sentence; in
+        // prose, no marker does (`(--- FAIL shows the line before)` in a commit message).
         let dotted = marker.ends_with("Error:") || marker.ends_with("Exception:");
-        if !dotted || at_message_start(line, m.start()) {
+        if !(dotted || prose(line)) || at_message_start(line, m.start()) {
             return Some(Classified {
                 strength: Strength::Strong,
                 marker,
@@ -150,14 +157,103 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
             });
         }
     }
-    if ZERO_REPORT.is_match(line) {
+    // The weak match first: the checks below are costlier and most lines have none.
+    let weak = WEAK.captures(line)?;
+    if ZERO_REPORT.is_match(line) || prose(line) {
         return None;
     }
-    WEAK.captures(line).map(|c| Classified {
-        strength: Strength::Weak,
-        marker: String::from_utf8_lossy(&c["m"]).into_owned(),
-        neighbour: Neighbour::None,
+    Some(weak)
+        .filter(|c| {
+            let m = c.name("m").expect("the weak regex names its marker");
+            // `the error message`, `error handling`: naming the thing, not reporting one.
+            let rest = &line[m.end()..];
+            let naming = [&b" message"[..], b" handling", b" handler"]
+                .iter()
+                .any(|w| rest.len() >= w.len() && rest[..w.len()].eq_ignore_ascii_case(w));
+            !naming
+                && !PARAMETER.is_match(&line[m.start()..])
+                && !line[m.end()..].starts_with(b"::")
+                && !quoted(line, m.start(), m.end())
+        })
+        .map(|c| Classified {
+            strength: Strength::Weak,
+            marker: String::from_utf8_lossy(&c["m"]).into_owned(),
+            neighbour: Neighbour::None,
+        })
+}
+
+/// True when the match `start..end` lies inside a quoted string on a line that is not JSON: a
+/// documentation example (`'cat: /bin/junk: No such file or directory'`), a commit message
+/// naming a marker (`after 'error[E0308]'`), a literal in source code. The real message is on
+/// another line (a traceback's last, the tool's own).
+pub fn quoted(line: &[u8], start: usize, end: usize) -> bool {
+    if matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) {
+        return false;
+    }
+    [b'\'', b'"', b'`'].iter().any(|&q| {
+        let before = line[..start].iter().filter(|&&b| b == q).count();
+        before % 2 == 1 && memchr::memchr(q, &line[end..]).is_some()
     })
+}
+
+/// `path.ext:LINE`, the location a diagnostic names.
+static LOCATION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\w\.\w+:\d+").expect("location regex"));
+
+/// A field label and a one- or two-word value (`Units: Undefined`, `Endianness: Undefined`,
+/// `Status: not found`), as a report of properties prints them.
+static FIELD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^\s*[A-Z][A-Za-z]*(?:[ -][A-Za-z]+){0,2}:\s+[A-Za-z][A-Za-z-]*(?:\s+[A-Za-z-]+)?\s*$",
+    )
+    .expect("field regex")
+});
+
+/// True for descriptive text whose words only look like failures: a field label with a short
+/// value (`Units: Undefined`), or [`prose`]. Its problem phrases and codes do not rank; a
+/// strong marker outside quotes still counts.
+pub fn descriptive(line: &[u8]) -> bool {
+    FIELD.is_match(line) || prose(line)
+}
+
+/// True for an indented line of prose (a manual page, a docstring, a commit message body):
+/// seven or more words, most of them plain lower-case words, or, indented six or more, only
+/// plain words; and no `file:line` location. Its mentions of error or failure are no weak
+/// signals. A log's indented detail (`    cannot open /data/x: disk quota exceeded`) is not
+/// prose.
+pub fn prose(line: &[u8]) -> bool {
+    // A class body in a docstring page is indented behind a `|` rule.
+    let body = line.trim_ascii_start();
+    let body = body
+        .strip_prefix(b"|")
+        .map_or(body, <[u8]>::trim_ascii_start);
+    let indent = line.len() - body.len();
+    if indent < 2 || LOCATION.is_match(line) {
+        return false;
+    }
+    let mut words = 0usize;
+    let mut plain = 0usize;
+    for w in body
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+    {
+        words += 1;
+        let w = w.strip_prefix(b"(").unwrap_or(w).trim_ascii_end();
+        let core = w
+            .iter()
+            .rposition(|b| !matches!(b, b'.' | b',' | b';' | b':' | b'!' | b'?' | b')'))
+            .map_or(&w[..0], |k| &w[..=k]);
+        if !core.is_empty()
+            && core
+                .iter()
+                .all(|b| b.is_ascii_lowercase() || matches!(b, b'\'' | b'-'))
+        {
+            plain += 1;
+        }
+    }
+    // A manual's paragraph wraps short lines too, and a docstring's short descriptions
+    // (`exception context`) are deeply indented: two or more words, all plain.
+    (words >= 7 && plain * 10 >= words * 6) || (words >= 2 && plain == words && indent >= 6)
 }
 
 /// True when the match `start..end` is part of a file name or identifier: a word character or
@@ -257,9 +353,40 @@ mod tests {
             "-rw-r--r-- user/user     296 2026-01-01 00:00 src/errors",
             "cc -c AddressSanitizer_glue.c -o AddressSanitizer_glue.o",
             "src/Traceback.md",
+            // Descriptive text: prose, quoted examples, code paths, parameter defaults.
+            "       The command fails with an error when the file cannot be found.",
+            "     |      exception context",
+            "        (1, 'cat: /bin/junk: No such file or directory')",
+            "    after 'error[E0308]' was taken as the error's detail",
+            "    error::Gone knows the tombstone's word",
+            "    getoutput(cmd, *, encoding=None, errors=None)",
+            "   “paths must precede expression” error message",
+            "      a signal's line is the number of its first line (--- FAIL shows the line before).",
         ] {
             assert_eq!(strength(line), None, "{line}");
         }
+    }
+
+    #[test]
+    fn descriptive_text_is_told_from_a_logs_detail() {
+        for line in [
+            "  Units: Undefined",
+            "  Endianness: Undefined",
+            "Status: not found",
+            "    The build is retried when a worker cannot reach the cache in time.",
+        ] {
+            assert!(descriptive(line.as_bytes()), "{line}");
+        }
+        for line in [
+            "    cannot open /data/shard217: disk quota exceeded",
+            "    foo_test.go:12: expected 3, got 4",
+            "Error: the upload failed because the bucket quota is exhausted for tenant 42",
+            "the build failed",
+        ] {
+            assert!(!descriptive(line.as_bytes()), "{line}");
+        }
+        // A real failure in a JSON line keeps its quoted marker.
+        assert!(classify(br#"{"message":"error: mismatched types"}"#).is_some());
     }
 
     #[test]

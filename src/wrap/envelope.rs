@@ -25,8 +25,11 @@ pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", group_digits(n), if n == 1 { one } else { many })
 }
 
-/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`, with a note
-/// where the text looked like JSON but was not.
+/// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`, the line that
+/// stands out of its kind when the ranking found one (`line 422 stands out: 45M
+/// ./docs/recording.webm (largest of 631 similar lines)`), and a note where the text looked
+/// like JSON but was not. `signals` counts every signal entry; the ones that stand out by a
+/// number or as a table are not failures and are named instead of counted.
 pub(super) fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str>) -> String {
     if facts.binary {
         return format!("binary, {}", human_size(facts.size));
@@ -36,10 +39,22 @@ pub(super) fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str
         plural(facts.lines, "line", "lines"),
         human_size(facts.size)
     );
-    if signals > 0 {
+    let notable = facts.ranked.iter().filter(|r| r.note.is_some()).count() as u64;
+    let failures = signals.saturating_sub(notable);
+    if failures > 0 {
         s.push_str(&format!(
             "; {}",
-            plural(signals, "failure signal", "failure signals")
+            plural(failures, "failure signal", "failure signals")
+        ));
+    }
+    if let Some(r) = facts.ranked.iter().find(|r| r.note.is_some()) {
+        let last = r.text.lines().last().unwrap_or("");
+        let words: Vec<&str> = last.split_whitespace().collect();
+        s.push_str(&format!(
+            "; line {} stands out: {} ({})",
+            group_digits(r.line),
+            cut_chars(&words.join(" "), 80),
+            r.note.as_deref().unwrap_or("")
         ));
     }
     if let Some(note) = invalid_json {
@@ -98,6 +113,11 @@ pub fn envelope(
         });
         base.total_items = part.facts.total_items;
         base.summary = part.facts.summary.clone();
+        // The record that stands out, in words: `1 of 241 records has operstate "DOWN"`.
+        if let Some(rec) = part.records.first() {
+            base.summary
+                .push_str(&format!("; {}", cut_chars(&rec.sentence, 120)));
+        }
         base.shape = RawValue::from_string(part.facts.shape.clone()).ok();
         base.skipped_lines = part.facts.skipped_lines;
     }
@@ -173,7 +193,8 @@ fn fill_preview(
         env.preview = RawValue::from_string(preview).ok().map(Preview::Json);
         env.signals = json_signals(s, budget / 2);
         if let Some(r) = &reference {
-            set_hint(env, r, json_commands(r, &part.facts));
+            let filter = part.records.first().and_then(|rec| rec.filter.as_deref());
+            set_hint(env, r, json_commands(r, &part.facts, filter));
         }
         return;
     }
@@ -213,32 +234,36 @@ fn fill_preview(
     };
     let mut used = 0;
     let mut spans: Vec<(u64, u64)> = Vec::new();
-    for sig in facts.ranked.iter().filter(outside) {
-        if chosen.len() == MAX_SIGNALS {
+    // The entries outside the preview first; when the preview shows every one, the best of them
+    // are listed all the same, so a `total` never stands beside an empty list.
+    let outside_first: Vec<&crate::text::rank::Ranked> =
+        facts.ranked.iter().filter(outside).collect();
+    let passes = [outside_first, facts.ranked.iter().collect()];
+    for pass in &passes {
+        if !chosen.is_empty() {
             break;
         }
-        // A line another chosen signal already shows (the detail under a header) is not repeated.
-        if spans
-            .iter()
-            .any(|&(a, b)| a <= sig.span.1 && sig.span.0 <= b)
-        {
-            continue;
+        for &sig in pass {
+            if chosen.len() == MAX_SIGNALS {
+                break;
+            }
+            // A line another chosen signal already shows (the detail under a header) is not
+            // repeated.
+            if spans
+                .iter()
+                .any(|&(a, b)| a <= sig.span.1 && sig.span.0 <= b)
+            {
+                continue;
+            }
+            let c = sig.text.len() + 24 + sig.note.as_ref().map_or(0, |n| n.len() + 10);
+            if used + c > budget / 2 {
+                continue;
+            }
+            used += c;
+            lossy |= sig.lossy;
+            spans.push(sig.span);
+            chosen.push(signal_match(sig));
         }
-        let c = sig.text.len() + 24 + sig.note.as_ref().map_or(0, |n| n.len() + 10);
-        if used + c > budget / 2 {
-            continue;
-        }
-        used += c;
-        lossy |= sig.lossy;
-        spans.push(sig.span);
-        chosen.push(SignalMatch {
-            // The first line `text` shows, so `cat --lines` from there shows it.
-            line: sig.span.0,
-            text: sig.text.clone(),
-            count: (sig.count > 1).then_some(sig.count),
-            path: None,
-            note: sig.note.clone(),
-        });
     }
     if used > 0 {
         probe = preview::render(facts, split(budget - used, head_lines, tail_lines));
@@ -253,13 +278,16 @@ fn fill_preview(
         .map(|r| r.search.clone())
         .filter(|s| !s.is_empty());
     if let Some(r) = &reference {
+        // A generic search only where it finds something.
         let search = match &strongest {
-            Some(marker) => format!("spill search {r} -F {} -C 2", shell::quote(marker)),
-            None => format!("spill search {r} -i 'error|fail' -C 2"),
+            Some(marker) => Some(format!("spill search {r} -F {} -C 2", shell::quote(marker))),
+            None => facts
+                .fail_words
+                .then(|| format!("spill search {r} -i 'error|fail' -C 2")),
         };
         let a = probe.head_line_count + 1;
         let b = probe.tail_first_line.saturating_sub(1);
-        let cat = if a <= b {
+        let middle = if a <= b {
             format!(
                 "spill cat {r} --lines {a}:{}",
                 b.min(a + limits::CAT_LINES - 1)
@@ -267,9 +295,25 @@ fn fill_preview(
         } else {
             format!("spill cat {r}")
         };
-        set_hint(env, r, vec![search, cat]);
+        // `cat` reads around the first signal listed: its header and the lines after it.
+        let cat = chosen.first().map_or(middle.clone(), |c| {
+            let span_end = facts
+                .ranked
+                .iter()
+                .find(|x| x.span.0 == c.line)
+                .map_or(c.line, |x| x.span.1);
+            let from = c.line.saturating_sub(CAT_BEFORE).max(1);
+            let to = (span_end + CAT_AFTER).min(facts.lines.max(1));
+            format!("spill cat {r} --lines {from}:{to}")
+        });
+        let commands = match search {
+            Some(search) => vec![search, cat],
+            None if cat != middle => vec![cat, middle],
+            None => vec![cat, format!("spill shape {r}")],
+        };
+        set_hint(env, r, commands);
     }
-    if facts.signal_total > 0 {
+    if facts.signal_total > 0 && !chosen.is_empty() {
         env.signals = Some(Signals {
             matches: chosen,
             total: facts.signal_total,
@@ -278,6 +322,24 @@ fn fill_preview(
     env.preview = Some(Preview::Text(probe));
     if lossy {
         env.lossy = Some(true);
+    }
+}
+
+/// Lines the `cat` hint shows before the first signal listed, and after the last line it shows.
+const CAT_BEFORE: u64 = 10;
+const CAT_AFTER: u64 = 30;
+
+/// The listed form of a ranked entry. Its `count` is the number of signal lines it stands for
+/// (part of `total`); an entry that stands out by a number or as a table has none, its note
+/// says how many lines it was compared with.
+fn signal_match(sig: &crate::text::rank::Ranked) -> SignalMatch {
+    SignalMatch {
+        // The first line `text` shows, so `cat --lines` from there shows it.
+        line: sig.span.0,
+        text: sig.text.clone(),
+        count: (sig.count > 1 && sig.note.is_none()).then_some(sig.count),
+        path: None,
+        note: sig.note.clone(),
     }
 }
 
@@ -306,16 +368,16 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
         };
         for sig in ranked {
             let c = sig.text.len() + 24;
-            if matches.len() == MAX_SIGNALS || used + c > room {
+            if matches.len() == MAX_SIGNALS {
                 break;
+            }
+            if used + c > room {
+                continue;
             }
             used += c;
             matches.push(SignalMatch {
                 line: sig.line,
-                text: sig.text.clone(),
-                count: (sig.count > 1).then_some(sig.count),
-                path: None,
-                note: sig.note.clone(),
+                ..signal_match(sig)
             });
         }
     }
@@ -338,7 +400,7 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
             });
         }
     }
-    (total > 0).then_some(Signals { matches, total })
+    (total > 0 && !matches.is_empty()).then_some(Signals { matches, total })
 }
 
 fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) -> Budget {
@@ -352,8 +414,20 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
 }
 
 /// The hint's commands for JSON: shape, the first items of the dominant array, and a search;
-/// for NDJSON the first records and a search.
-fn json_commands(r: &str, facts: &json::analyze::JsonFacts) -> Vec<String> {
+/// for NDJSON the first records and a search. When a record stands out by a rare value,
+/// `filter` selects the records holding it, and its `extract` takes the search's place, first.
+fn json_commands(r: &str, facts: &json::analyze::JsonFacts, filter: Option<&str>) -> Vec<String> {
+    if let Some(filter) = filter {
+        let query = match &facts.dominant_path {
+            Some(path) => format!("{path}[0:5]"),
+            None => "$[0:5]".to_string(),
+        };
+        return vec![
+            format!("spill extract {r} {}", shell::quote(filter)),
+            format!("spill shape {r}"),
+            format!("spill extract {r} {}", shell::quote(&query)),
+        ];
+    }
     let search = format!("spill search {r} -i 'error|fail' -C 2");
     if facts.mime_type == "application/x-ndjson" {
         // Read with --skip-invalid, the records keep their indexes only with the flag.
@@ -493,8 +567,14 @@ mod tests {
         assert_eq!(p.head.len() + p.tail.len(), 100);
         assert_eq!(p.omitted_lines, 0);
         assert_eq!(env.commands.len(), 2);
+        // No line holds a failure word: no search that the envelope knows finds nothing.
         assert!(
-            env.commands[0].starts_with("spill search sp_"),
+            env.commands[0].starts_with("spill cat sp_"),
+            "{:?}",
+            env.commands
+        );
+        assert!(
+            env.commands.iter().all(|c| !c.contains("search")),
             "{:?}",
             env.commands
         );

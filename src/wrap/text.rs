@@ -79,9 +79,18 @@ pub fn render_text(env: &Envelope) -> String {
         None => {}
     }
     if let Some(sig) = &env.signals {
-        if sig.matches.is_empty() {
+        // The list holds entries outside the preview, or, when the preview shows them all,
+        // the best of them.
+        let within = match &env.preview {
+            Some(Preview::Text(p)) => sig
+                .matches
+                .iter()
+                .all(|m| m.line <= p.head_line_count || m.line >= p.tail_first_line),
+            _ => false,
+        };
+        if within {
             out.push_str(&format!(
-                "failure signals: {} in total, all within the preview above\n",
+                "failure signals ({} in total; all within the preview above, the best):\n",
                 group_digits(sig.total)
             ));
         } else {

@@ -585,3 +585,51 @@ with open(os.path.join(d, "data.json"), "w") as f:
     json.dump(items, f)
 PY
 case_ jq-ndjson "jq --unbuffered -c '.[] | {id, name: .meta.name, tier: .meta.tier}' data.json"
+
+# ---- du -ah: a project tree, one 45 MB file among hundreds of small ones (outlier) ----------
+prep du-tree
+python3 - "$W/du-tree" <<'PY'
+import sys, os
+d = sys.argv[1]
+for m in range(30):
+    for s in ("src", "tests", "docs"):
+        sub = os.path.join(d, f"pkg{m:02}", s)
+        os.makedirs(sub, exist_ok=True)
+        for i in range(7):
+            with open(os.path.join(sub, f"part{i}.txt"), "wb") as f:
+                f.write(b"x" * (2000 + (m * 7 + i) * 911 % 60000))
+with open(os.path.join(d, "pkg17", "docs", "recording.webm"), "wb") as f:
+    f.write(os.urandom(45 << 20))
+PY
+case_ du-tree "du -ah ."
+
+# ---- ip -j link: 241 interfaces in a network namespace, one DOWN (rare value in JSON) --------
+prep ip-link-json
+case_ ip-link-json "unshare -n sh -c 'for i in \$(seq 1 120); do ip link add veth\${i}a type veth peer name veth\${i}b; ip link set veth\${i}a up; ip link set veth\${i}b up; done; ip link set lo up; ip link set veth58b down; ip -j link'"
+
+# ---- pydoc: a module's documentation, prose full of "cannot" and "not found" (clean) ---------
+prep pydoc
+case_ pydoc "python3 -m pydoc subprocess"
+
+# ---- man: a manual page as text (clean) ------------------------------------------------------
+prep man-page
+case_ man-page "MANWIDTH=80 man -P cat find"
+
+# ---- git log: this repository's history, subjects and bodies in prose (clean) ----------------
+prep git-log
+case_ git-log "git -C '$HERE' log -n 150 --no-decorate --date=iso 332aed7"
+
+# ---- find: a tree of source files whose names hold failure words (clean) --------------------
+prep find-tree
+python3 - "$W/find-tree" <<'PY'
+import sys, os
+d = sys.argv[1]
+names = ["error.c", "fail_test.py", "panic.rs", "exception.h", "fatal.log", "errors.md"]
+for m in range(40):
+    for s in ("src", "include"):
+        sub = os.path.join(d, f"mod{m:02}", s)
+        os.makedirs(sub)
+        for i in range(12):
+            open(os.path.join(sub, names[i % 6] if i % 3 == 0 else f"unit{i:02}.c"), "w").close()
+PY
+case_ find-tree "find . | sort"

@@ -42,6 +42,12 @@ specs = [
  ("cprofile-head","python",[9],[["job.py:5(build_index)"]]),
  ("sqlite-json","sqlite3",[6],[["no such table: usres"]]),
  ("jq-ndjson","jq",[6],[["Cannot index string with string \"name\""]]),
+ ("du-tree","du",["outlier"],[["45M","./pkg17/docs/recording.webm"]]),
+ ("ip-link-json","ip",["rare-value"],[["\"operstate\":\"DOWN\""]]),
+ ("pydoc","pydoc",["clean"],[]),
+ ("man-page","man",["clean"],[]),
+ ("git-log","git",["clean"],[]),
+ ("find-tree","find",["clean"],[]),
 ]
 make = open("make.sh").read()
 cmds = dict(re.findall(r'^case_ (\S+) "(.*)"$', make, re.M))
