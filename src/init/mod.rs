@@ -2,7 +2,7 @@
 //!
 //! The functions here take a file's text and return the new text; reading, backing up and
 //! writing are the command layer's. The user's text is never re-serialised: spill's entries are
-//! spliced in at located places, laid out as the file lays out its own ([`splice`]), and
+//! spliced in at located places, laid out as the file lays out its own (`splice.rs`), and
 //! `--uninstall` cuts out exactly those bytes, so every other byte (number spellings, escapes,
 //! comments, key order, indentation) stays as it was. A hook is spill's only when its command is
 //! exactly the one `spill init` writes: the absolute path of a `spill` binary, quoted as a shell

@@ -58,7 +58,7 @@ const MAX_RECORD: u64 = 4 << 20;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum State {
-    /// The supervisor is (or was, see [`Progress::interrupted`]) running the command.
+    /// The supervisor is (or was, until it died: see [`Snapshot`]) running the command.
     #[default]
     Running,
     /// The command ended and its output was sealed (or could not be stored: `error`).
