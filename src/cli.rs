@@ -66,8 +66,8 @@ envelopes, --json output and schemas are written without colour.";
 /// Which commands page, stated once (as [`COLOUR_STATEMENT`]); `cmd::dispatch` starts the pager.
 pub const PAGING_STATEMENT: &str = "cat, shape, extract, search, ls and schema show their \
 output through a pager when stdout is a terminal (--paging auto|always|never; SPILL_PAGER, \
-then PAGER, else less -FRX); view opens one itself; wrap, rm, gc and the harness commands \
-never page, and nothing is paged in restricted mode.";
+then PAGER, else less -FRX); view opens one itself; wrap, wait, stop, rm, gc and the harness \
+commands never page, and nothing is paged in restricted mode.";
 
 /// The short forms of a ref, stated once (as [`COLOUR_STATEMENT`]); `store::shorthand` parses
 /// them and `source::resolve` applies the rule.
