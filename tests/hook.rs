@@ -753,11 +753,22 @@ fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
     );
 }
 
-/// Runs `command` the way Claude Code runs a Bash call: `bash -c` with the command quoted into
-/// `eval '…' < /dev/null`, then `pwd -P` into a file, which Claude Code reads as the next
-/// call's working directory; stdout and stderr are one file, as Claude Code's are. Returns the run and that file's text (empty when the chain
-/// stopped before it).
+/// Runs `command` the way Claude Code runs a Bash call, in bash: see [`harness_shell_in`].
 fn harness_shell(
+    sb: &Sandbox,
+    command: &str,
+    cwd: &std::path::Path,
+) -> (crate::common::Run, String) {
+    harness_shell_in("bash", sb, command, cwd)
+}
+
+/// Runs `command` the way Claude Code runs a Bash call: `SHELL -c` (bash, or zsh where `SHELL`
+/// does not name bash) with the command quoted into `eval '…' < /dev/null`, then `pwd -P` into a
+/// file, which Claude Code reads as the next call's working directory; stdout and stderr are one
+/// file, as Claude Code's are. Returns the run and that file's text (empty when the chain
+/// stopped before it). The shell must be installed: a test that needs it fails without it.
+fn harness_shell_in(
+    shell: &str,
     sb: &Sandbox,
     command: &str,
     cwd: &std::path::Path,
@@ -777,7 +788,7 @@ fn harness_shell(
         bin_dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = std::process::Command::new("bash")
+    let out = std::process::Command::new(shell)
         .args(["-c", &line])
         .current_dir(cwd)
         .env_clear()
@@ -786,7 +797,7 @@ fn harness_shell(
         .env("TMPDIR", sb.path())
         .env("LANG", "C.UTF-8")
         .output()
-        .expect("run bash");
+        .unwrap_or_else(|e| panic!("run {shell} (the hook tests need bash and zsh): {e}"));
     use std::os::unix::process::ExitStatusExt;
     let run = crate::common::Run {
         code: out.status.code().or(out.status.signal().map(|s| -s)),
@@ -811,44 +822,69 @@ fn claude_code_keeps_the_working_directory_the_status_and_the_death_as_without_s
     let project = sb.path().join("project");
     std::fs::create_dir_all(project.join("sub")).unwrap();
     let project = project.canonicalize().unwrap();
-    for command in [
-        "cd sub",
-        "cd sub && pwd",
-        "cd sub; false",
-        "cd sub\nexport X=1; echo \"$X\"",
-        "false",
-        "echo out; echo err >&2; exit 3",
-        "exit 0",
-        "echo 'unterminated",
-        "f() { cd sub; }; f",
-        "seq 1 100000 >/dev/null; cd sub; echo done",
-        // The command's own EXIT trap is kept (spill's does not clear it).
-        "trap 'echo bye' EXIT; echo hi",
-    ] {
-        let (plain, plain_cwd) = harness_shell(&sb, command, &project);
-        let (wrapped, wrapped_cwd) = harness_shell(&sb, &claude_rewrite(&sb, command), &project);
-        assert_eq!(wrapped.code, plain.code, "{command:?}: {}", wrapped.stderr);
-        assert_eq!(wrapped_cwd, plain_cwd, "{command:?}");
-        if !command.contains("unterminated") {
-            assert_eq!(wrapped.out(), plain.out(), "{command:?}");
+    // Claude Code runs bash when SHELL names bash and zsh otherwise (macOS's default): both.
+    for shell in ["bash", "zsh"] {
+        for command in [
+            "cd sub",
+            "cd sub && pwd",
+            "cd sub; false",
+            "cd sub\nexport X=1; echo \"$X\"",
+            "false",
+            "echo out; echo err >&2; exit 3",
+            "exit 0",
+            "echo 'unterminated",
+            "f() { cd sub; }; f",
+            "seq 1 100000 >/dev/null; cd sub; echo done",
+            // The command's own EXIT trap is kept (spill's does not clear it).
+            "trap 'echo bye' EXIT; echo hi",
+            // The command's own `wait` waits for its jobs, not for `wrap`.
+            "sleep 0.1 & wait; echo waited",
+            "wait; echo none",
+            "sleep 0.1 & wait $!; echo $?",
+            // It reads no input, as without spill (Claude Code gives it /dev/null).
+            "cat; read x; echo \"read: $x\"",
+        ] {
+            let (plain, plain_cwd) = harness_shell_in(shell, &sb, command, &project);
+            let (wrapped, wrapped_cwd) =
+                harness_shell_in(shell, &sb, &claude_rewrite(&sb, command), &project);
+            assert_eq!(
+                wrapped.code, plain.code,
+                "{shell} {command:?}: {}",
+                wrapped.stderr
+            );
+            assert_eq!(wrapped_cwd, plain_cwd, "{shell} {command:?}");
+            // bash names the line of the `eval` in a syntax error, which the script moves.
+            if !(shell == "bash" && command.contains("unterminated")) {
+                assert_eq!(wrapped.out(), plain.out(), "{shell} {command:?}");
+            }
         }
+        let (_, cwd) = harness_shell_in(shell, &sb, &claude_rewrite(&sb, "cd sub"), &project);
+        assert_eq!(
+            cwd.trim_end(),
+            project.join("sub").display().to_string(),
+            "{shell}"
+        );
+        // `kill -9 $$` kills the harness's own shell, with spill as without.
+        let (plain, _) = harness_shell_in(shell, &sb, "echo before; kill -9 $$", &project);
+        let (wrapped, cwd) = harness_shell_in(
+            shell,
+            &sb,
+            &claude_rewrite(&sb, "echo before; kill -9 $$"),
+            &project,
+        );
+        assert_eq!(plain.code, Some(-9), "{shell}");
+        assert_eq!(wrapped.code, Some(-9), "{shell}: {}", wrapped.stderr);
+        assert_eq!(cwd, "", "{shell}");
+        // A large output of a failing command: the envelope, and the status as without spill.
+        let (big, _) = harness_shell_in(
+            shell,
+            &sb,
+            &claude_rewrite(&sb, "seq 1 100000; exit 5"),
+            &project,
+        );
+        big.status(5);
+        assert_eq!(big.json()["spilled"], true, "{shell}");
     }
-    let (_, cwd) = harness_shell(&sb, &claude_rewrite(&sb, "cd sub"), &project);
-    assert_eq!(cwd.trim_end(), project.join("sub").display().to_string());
-    // `kill -9 $$` kills the harness's own shell, with spill as without.
-    let (plain, _) = harness_shell(&sb, "echo before; kill -9 $$", &project);
-    let (wrapped, cwd) = harness_shell(
-        &sb,
-        &claude_rewrite(&sb, "echo before; kill -9 $$"),
-        &project,
-    );
-    assert_eq!(plain.code, Some(-9));
-    assert_eq!(wrapped.code, Some(-9), "{}", wrapped.stderr);
-    assert_eq!(cwd, "");
-    // A large output of a failing command: the envelope, and the status as without spill.
-    let (big, _) = harness_shell(&sb, &claude_rewrite(&sb, "seq 1 100000; exit 5"), &project);
-    big.status(5);
-    assert_eq!(big.json()["spilled"], true);
 }
 
 #[test]

@@ -292,14 +292,22 @@ pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &s
 
 /// The shell script that runs `command` in the harness's own shell, with only its output (stdout
 /// and stderr, one stream) piped into `spill wrap` in `scope` (and `turn`), for a harness that
-/// runs each call with `bash -c` and reads the shell's state afterwards (Claude Code appends
-/// `&& pwd -P >| FILE` to remember the working directory; README, "Claude Code").
+/// runs each call with `bash -c` or `zsh -c` and reads the shell's state afterwards (Claude Code
+/// appends `&& pwd -P >| FILE` to remember the working directory, and runs zsh when `SHELL` is
+/// not bash; README, "Claude Code").
 ///
 /// What this keeps exactly as without spill, and why:
 ///
 /// - **The shell's state.** The command is `eval`ed by the harness's shell itself, so `cd`,
 ///   variables and functions stay with it, and the status the harness's `&&` chain sees is the
 ///   command's own (`(exit N)` after `wrap` is done).
+/// - **Its jobs.** `wrap` is not a child of the shell: a coprocess starts it in the background
+///   and exits at once, so the command's own `wait` (which waits for every child, and in bash
+///   for process substitutions too) waits for the command's jobs only. The shell writes into a
+///   dup of the coprocess's input, and knows `wrap` is done when the coprocess's output (which
+///   only `wrap` holds by then, as its descriptor 3) reaches end of file. The coprocess waits
+///   for one newline from the shell before it starts `wrap` and exits, so the shell has its
+///   dups before bash reaps the coprocess and closes its descriptors.
 /// - **The way the shell ends.** `exit 3` ends the harness's shell with 3, and `kill -9 $$`
 ///   kills it: the harness sees that death itself, not a status spill made up. An `EXIT` trap
 ///   closes the pipe to `wrap` and waits for it, so `exit` loses no output (it is left set but
@@ -311,11 +319,11 @@ pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &s
 ///   (its delimiter is chosen so no line of the command equals it), so it grows by a constant
 ///   (the script around it and a label of at most 200 characters), never by its own quoting.
 /// - **Its syntax.** `eval` parses the command as the harness's own `eval` would, also when it
-///   does not parse: the error goes through `wrap` with status 2.
+///   does not parse: the error goes through `wrap` with the shell's status for it.
 ///
-/// It needs bash 5 (`{fd}` redirections, `wait` for a process substitution); any other shell
-/// runs the command under `spill wrap -- bash -c` as [`wrapped_command`] does, without the
-/// state. A command that starts with `spill ` is `eval`ed without `wrap`, in the same scope.
+/// It needs bash 5 or zsh (`{fd}` redirections, `coproc`); any other shell runs the command
+/// under `spill wrap -- bash -c` as [`wrapped_command`] does, without the state. A command that
+/// starts with `spill ` is `eval`ed without `wrap`, in the same scope.
 pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &str) -> String {
     let delimiter = heredoc_delimiter(
         format!(
@@ -324,10 +332,11 @@ pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &
         ),
         command,
     );
-    // bash reads the here-document with its `read` (no process); another shell with `cat`.
-    // Either way the variable ends with one newline the command did not have; `%?` takes it off.
+    // bash and zsh read the here-document with their `read` (no process); another shell with
+    // `cat`. Either way the variable ends with one newline the command did not have; `%?` takes
+    // it off.
     let mut script = format!(
-        "if [ \"${{BASH_VERSINFO:-0}}\" -ge 5 ]; then IFS= read -r -d '' __spill_cmd; \
+        "if {CAPABLE}; then IFS= read -r -d '' __spill_cmd; \
 else __spill_cmd=$(cat)'\n'; fi <<'{delimiter}'\n{command}\n{delimiter}\n"
     );
     script.push_str(&format!("export SPILL_SCOPE={}", shell_quote(scope)));
@@ -339,21 +348,42 @@ else __spill_cmd=$(cat)'\n'; fi <<'{delimiter}'\n{command}\n{delimiter}\n"
         script.push_str("eval \"${__spill_cmd%?}\"");
         return script;
     }
-    // The process substitution is inside a string so that a shell without it can still parse
-    // the script (and take the other branch).
+    // The coprocess is started inside a string, one per shell, so that any shell can parse the
+    // script (and take the branch its shell can run). In both, `wrap` gets the coprocess's input
+    // as its standard input (`<&0`: a background job's would be /dev/null), the coprocess's
+    // output as descriptor 3, and the harness's output (saved as `__spill_tty`) as its own.
     script.push_str(&format!(
         "__spill_bin={} __spill_label={}\n\
-if [ \"${{BASH_VERSINFO:-0}}\" -ge 5 ]; then \
-eval 'exec {{__spill_out}}> >(exec \"$__spill_bin\" wrap --label \"$__spill_label\")'; __spill_pid=$!; \
-trap '[ -z \"${{__spill_pid-}}\" ] || {{ exec {{__spill_out}}>&-; wait \"$__spill_pid\"; }}' EXIT; \
+if {CAPABLE}; then exec {{__spill_tty}}>&1; \
+if [ -n \"${{ZSH_VERSION-}}\" ]; then eval '{ZSH_START}'; else eval '{BASH_START}'; fi; \
+exec {{__spill_tty}}>&-; \
+trap '[ -z \"${{__spill_done-}}\" ] || {{ exec {{__spill_out}}>&- >/dev/null 2>&1; IFS= read -r -u \"$__spill_done\" __spill_x; }}' EXIT; \
 eval \"${{__spill_cmd%?}}\" >&\"$__spill_out\" 2>&1; __spill_status=$?; \
-exec {{__spill_out}}>&-; wait \"$__spill_pid\"; __spill_pid=; (exit \"$__spill_status\"); \
+exec {{__spill_out}}>&-; IFS= read -r -u \"$__spill_done\" __spill_x; exec {{__spill_done}}<&-; unset __spill_done; \
+(exit \"$__spill_status\"); \
 else SPILL_ALLOW_RUN=1 \"$__spill_bin\" wrap --label \"$__spill_label\" -- bash -c \"${{__spill_cmd%?}}\"; fi",
         shell_quote(spill),
         shell_quote(label(command)),
     ));
     script
 }
+
+/// The test a shell passes to run the command in itself: zsh, or bash 5.
+const CAPABLE: &str = "[ -n \"${ZSH_VERSION-}\" ] || [ \"${BASH_VERSINFO:-0}\" -ge 5 ]";
+
+/// The coprocess that starts `wrap` (see [`in_shell_command`]), in bash: the shell's dups of
+/// its descriptors are taken while it waits for the newline, and `wait` then reaps it.
+const BASH_START: &str = "coproc __spill_co { IFS= read -r __spill_x; \
+\"$__spill_bin\" wrap --label \"$__spill_label\" <&0 3>&1 >&\"$__spill_tty\" & }; \
+exec {__spill_out}>&\"${__spill_co[1]}\" {__spill_done}<&\"${__spill_co[0]}\"; \
+echo >&\"$__spill_out\"; wait \"$__spill_co_PID\"";
+
+/// The same in zsh, which keeps the coprocess's descriptors until the next `coproc`:
+/// `coproc exit` (a coprocess that ends at once) makes it close them.
+const ZSH_START: &str = "coproc { IFS= read -r __spill_x; \
+\"$__spill_bin\" wrap --label \"$__spill_label\" <&0 3>&1 >&\"$__spill_tty\" & }; \
+__spill_co_PID=$!; exec {__spill_out}>&p {__spill_done}<&p; coproc exit; \
+echo >&\"$__spill_out\"; wait \"$__spill_co_PID\"";
 
 /// `base`, lengthened until no line of `command` equals it (a here-document ends at the first
 /// line equal to its delimiter).

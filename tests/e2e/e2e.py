@@ -131,9 +131,13 @@ def codex_stable(result):
 class Claude:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
+        self.shell = shutil.which("bash") or "/bin/bash"
 
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "ANTHROPIC_", "CLAUDE"))}
+        # The shell Claude Code runs commands in follows SHELL (bash when it names bash, zsh
+        # first otherwise): set it, so a run does not depend on the caller's environment.
+        env["SHELL"] = self.shell
         env.update(HOME=str(home), ANTHROPIC_BASE_URL=f"http://127.0.0.1:{self.server.port}",
                    ANTHROPIC_API_KEY="sk-test", SPILL_DIR=str(self.work / "store"),
                    DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
@@ -319,13 +323,29 @@ def binding_checks(claude, work, home, tag="claude-code"):
 
 
 STATE_STEPS = ["mkdir -p sub && cd sub", "pwd", "cd .. && false", "pwd", "echo out; exit 3",
-               "echo before; kill -9 $$", "pwd"]
+               "sleep 0.2 & wait; echo waited", "echo before; kill -9 $$", "pwd"]
 
 
 def state_checks(claude, home, plain_home, tag="claude-code"):
-    """The harness behaves as without spill: `cd` carries over (and is not recorded after a
-    failure), `false`, `exit 3` and `kill -9 $$` reach the model as Claude Code reports them."""
-    slug = tag.replace(" ", "-")
+    """The harness behaves as without spill, in bash and in zsh (the shell Claude Code runs when
+    SHELL does not name bash, as on macOS): `cd` carries over (and is not recorded after a
+    failure), `false`, `exit 3`, a `wait` for the command's own job and `kill -9 $$` reach the
+    model as Claude Code reports them."""
+    default = claude.shell
+    for name in ["bash", "zsh"]:
+        shell = shutil.which(name)
+        check(f"{tag}: {name} is installed for the state conversations", shell is not None, name)
+        if shell is None:
+            continue
+        claude.shell = shell
+        try:
+            state_checks_in(claude, home, plain_home, f"{tag} ({name})")
+        finally:
+            claude.shell = default
+
+
+def state_checks_in(claude, home, plain_home, tag):
+    slug = tag.replace(" ", "-").replace("(", "").replace(")", "")
     claude.run(plain_home, f"state-plain-{slug}", STATE_STEPS, "--allowedTools", "Bash")
     plain = results_for(claude.server, f"state-plain-{slug}.json")
     claude.run(home, f"state-spill-{slug}", STATE_STEPS, "--allowedTools", "Bash")
@@ -337,19 +357,25 @@ def state_checks(claude, home, plain_home, tag="claude-code"):
         return
     for step, (without, with_spill) in zip(STATE_STEPS, zip(plain, spilled)):
         print(f"bytes  {tag}: {step!r}: without spill {len(without[0].encode())}, with spill {len(with_spill[0].encode())}")
+    at = {step: i for i, step in enumerate(STATE_STEPS) if step != "pwd"}
     check(f"{tag}: cd sub, then pwd is sub, as without spill",
           spilled[1] == plain[1] and plain[1][0].endswith("/sub"), f"{spilled[1]!r} vs {plain[1]!r}")
     check(f"{tag}: a failing `cd .. && false` leaves the directory as without spill",
           spilled[2] == plain[2] and spilled[3] == plain[3], f"{spilled[2:4]!r} vs {plain[2:4]!r}")
+    i = at["echo out; exit 3"]
     check(f"{tag}: exit 3 reaches the model as without spill",
-          spilled[4] == plain[4] and plain[4][1], f"{spilled[4]!r} vs {plain[4]!r}")
+          spilled[i] == plain[i] and plain[i][1], f"{spilled[i]!r} vs {plain[i]!r}")
+    i = at["sleep 0.2 & wait; echo waited"]
+    check(f"{tag}: the command's own `wait` returns, as without spill",
+          spilled[i] == plain[i] and "waited" in plain[i][0], f"{spilled[i]!r} vs {plain[i]!r}")
     # What the killed shell printed just before may be missing (README, "Claude Code"): the
     # report of the death itself must be the same.
+    i = at["echo before; kill -9 $$"]
     check(f"{tag}: kill -9 $$ reaches the model as a killed shell, as without spill",
-          spilled[5][1] == plain[5][1] and spilled[5][0].split("\n")[0] == plain[5][0].split("\n")[0],
-          f"{spilled[5]!r} vs {plain[5]!r}")
+          spilled[i][1] == plain[i][1] and spilled[i][0].split("\n")[0] == plain[i][0].split("\n")[0],
+          f"{spilled[i]!r} vs {plain[i]!r}")
     check(f"{tag}: after the killed shell, pwd is as without spill",
-          spilled[6] == plain[6], f"{spilled[6]!r} vs {plain[6]!r}")
+          spilled[-1] == plain[-1], f"{spilled[-1]!r} vs {plain[-1]!r}")
 
 
 MCP_ERROR = "error[E0002]: the MCP tool failed in the middle"
