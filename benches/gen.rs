@@ -150,31 +150,55 @@ fn api_item(buf: &mut Vec<u8>, rng: &mut Rng, id: u64) {
     push(buf, "\"\n    }");
 }
 
-fn api(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
+/// Writes a document of records: `open`, then records (`record(buf, rng, n)` for n = 0, 1, …)
+/// joined by `sep` while fewer than `size - reserve` bytes are written (at least one), then
+/// `close(buf, count)`. Returns the bytes written. `reserve` keeps room for the closing part, so
+/// the file lands near `size`.
+fn records(
+    out: &mut impl Write,
+    size: u64,
+    rng: &mut Rng,
+    (open, sep, reserve): (&str, &str, u64),
+    record: fn(&mut Vec<u8>, &mut Rng, u64),
+    close: fn(&mut Vec<u8>, u64),
+) -> io::Result<u64> {
     let mut buf = Vec::with_capacity(1 << 16);
-    out.write_all(b"{\n  \"items\": [\n")?;
-    let mut written = 15u64;
-    let mut id = 0u64;
-    // Keep ~200 bytes for the closing `meta` object so the file lands near the target.
-    while written + 200 < size || id == 0 {
+    out.write_all(open.as_bytes())?;
+    let mut written = open.len() as u64;
+    let mut n = 0u64;
+    while written + reserve < size || n == 0 {
         buf.clear();
-        if id > 0 {
-            push(&mut buf, ",\n");
+        if n > 0 {
+            push(&mut buf, sep);
         }
-        api_item(&mut buf, rng, id);
+        record(&mut buf, rng, n);
         out.write_all(&buf)?;
         written += buf.len() as u64;
-        id += 1;
+        n += 1;
     }
     buf.clear();
-    push(&mut buf, "\n  ],\n  \"meta\": {\n    \"count\": ");
-    push_u64(&mut buf, id);
-    push(
-        &mut buf,
-        ",\n    \"generator\": \"spill benches/gen.rs\",\n    \"version\": 1,\n    \"next\": null\n  }\n}\n",
-    );
+    close(&mut buf, n);
     out.write_all(&buf)?;
     Ok(written + buf.len() as u64)
+}
+
+fn api(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
+    // Keep ~200 bytes for the closing `meta` object so the file lands near the target.
+    records(
+        out,
+        size,
+        rng,
+        ("{\n  \"items\": [\n", ",\n", 200),
+        api_item,
+        |buf, count| {
+            push(buf, "\n  ],\n  \"meta\": {\n    \"count\": ");
+            push_u64(buf, count);
+            push(
+                buf,
+                ",\n    \"generator\": \"spill benches/gen.rs\",\n    \"version\": 1,\n    \"next\": null\n  }\n}\n",
+            );
+        },
+    )
 }
 
 fn event(buf: &mut Vec<u8>, rng: &mut Rng, n: u64) {
@@ -202,23 +226,10 @@ fn event(buf: &mut Vec<u8>, rng: &mut Rng, n: u64) {
 }
 
 fn events(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
-    let mut buf = Vec::with_capacity(1 << 16);
-    out.write_all(b"[")?;
-    let mut written = 1u64;
-    let mut n = 0u64;
-    while written + 2 < size || n == 0 {
-        buf.clear();
-        if n > 0 {
-            buf.push(b',');
-        }
-        event(&mut buf, rng, n);
-        out.write_all(&buf)?;
-        written += buf.len() as u64;
-        n += 1;
-    }
     // One line: no newline at all, like a minified API response.
-    out.write_all(b"]")?;
-    Ok(written + 1)
+    records(out, size, rng, ("[", ",", 2), event, |buf, _| {
+        buf.push(b']')
+    })
 }
 
 fn log_record(buf: &mut Vec<u8>, rng: &mut Rng, n: u64) {
@@ -392,26 +403,12 @@ fn graph_record(buf: &mut Vec<u8>, rng: &mut Rng, id: u64) {
 }
 
 fn graph(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
-    let mut buf = Vec::with_capacity(1 << 16);
-    out.write_all(b"{\"data\":{\"items\":[")?;
-    let mut written = 19u64;
-    let mut id = 0u64;
-    while written + 120 < size || id == 0 {
-        buf.clear();
-        if id > 0 {
-            buf.push(b',');
-        }
-        graph_record(&mut buf, rng, id);
-        out.write_all(&buf)?;
-        written += buf.len() as u64;
-        id += 1;
-    }
-    buf.clear();
-    push(&mut buf, "]},\"meta\":{\"count\":");
-    push_u64(&mut buf, id);
-    push(&mut buf, ",\"cursor\":null}}\n");
-    out.write_all(&buf)?;
-    Ok(written + buf.len() as u64)
+    let open = ("{\"data\":{\"items\":[", ",", 120);
+    records(out, size, rng, open, graph_record, |buf, count| {
+        push(buf, "]},\"meta\":{\"count\":");
+        push_u64(buf, count);
+        push(buf, ",\"cursor\":null}}\n");
+    })
 }
 
 /// A long string of text with the escapes and non-ASCII text real documents carry: quoted
@@ -439,39 +436,30 @@ fn push_escaped_text(buf: &mut Vec<u8>, rng: &mut Rng, words: usize) {
     }
 }
 
+/// One record of the "strings" document: an id, a long `text` and a short `note` one level down.
+fn strings_record(buf: &mut Vec<u8>, rng: &mut Rng, id: u64) {
+    push(buf, "    {\n      \"id\": ");
+    push_u64(buf, id);
+    push(buf, ",\n      \"text\": \"");
+    let words = 20 + rng.below(200) as usize;
+    push_escaped_text(buf, rng, words);
+    push(buf, "\",\n      \"review\": {\"id\": \"r");
+    push_u64(buf, id);
+    push(buf, "\", \"note\": \"");
+    let words = 1 + rng.below(30) as usize;
+    push_escaped_text(buf, rng, words);
+    push(buf, "\"}\n    }");
+}
+
 /// The "strings" document: pretty-printed, few keys per record but long string values full of
 /// escapes, with ids at two depths — the case where finding a string's end dominates.
 fn strings(out: &mut impl Write, size: u64, rng: &mut Rng) -> io::Result<u64> {
-    let mut buf = Vec::with_capacity(1 << 16);
-    out.write_all(b"{\n  \"items\": [\n")?;
-    let mut written = 15u64;
-    let mut id = 0u64;
-    while written + 200 < size || id == 0 {
-        buf.clear();
-        if id > 0 {
-            push(&mut buf, ",\n");
-        }
-        push(&mut buf, "    {\n      \"id\": ");
-        push_u64(&mut buf, id);
-        push(&mut buf, ",\n      \"text\": \"");
-        let words = 20 + rng.below(200) as usize;
-        push_escaped_text(&mut buf, rng, words);
-        push(&mut buf, "\",\n      \"review\": {\"id\": \"r");
-        push_u64(&mut buf, id);
-        push(&mut buf, "\", \"note\": \"");
-        let words = 1 + rng.below(30) as usize;
-        push_escaped_text(&mut buf, rng, words);
-        push(&mut buf, "\"}\n    }");
-        out.write_all(&buf)?;
-        written += buf.len() as u64;
-        id += 1;
-    }
-    buf.clear();
-    push(&mut buf, "\n  ],\n  \"meta\": {\"count\": ");
-    push_u64(&mut buf, id);
-    push(&mut buf, "}\n}\n");
-    out.write_all(&buf)?;
-    Ok(written + buf.len() as u64)
+    let open = ("{\n  \"items\": [\n", ",\n", 200);
+    records(out, size, rng, open, strings_record, |buf, count| {
+        push(buf, "\n  ],\n  \"meta\": {\"count\": ");
+        push_u64(buf, count);
+        push(buf, "}\n}\n");
+    })
 }
 
 /// Parses `1M`, `100M`, `1G`, `512K` or plain bytes (binary multiples).

@@ -47,6 +47,22 @@ impl Part {
     }
 }
 
+/// A JSON-RPC response line, borrowed: its `id` and its `result`'s members, each as raw JSON
+/// (an error response has no `result`).
+#[derive(Deserialize)]
+struct Reply<'a> {
+    #[serde(borrow)]
+    id: &'a RawValue,
+    #[serde(borrow)]
+    result: Option<BTreeMap<String, &'a RawValue>>,
+}
+
+impl<'a> Reply<'a> {
+    fn parse(line: &'a [u8]) -> serde_json::Result<Self> {
+        serde_json::from_slice(line)
+    }
+}
+
 /// The `result` of a JSON-RPC response line, rebuilt with its oversized parts stored; `None`
 /// when nothing in it is larger than `opts.max_inline` (the line then passes through as it
 /// is). `label` names the tool in the store (`spill ls`). Without `links` (a protocol revision
@@ -58,15 +74,8 @@ pub fn replace(
     restricted: bool,
     links: bool,
 ) -> Result<Option<Vec<u8>>> {
-    #[derive(Deserialize)]
-    struct Reply<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-        #[serde(borrow)]
-        result: Option<BTreeMap<String, &'a RawValue>>,
-    }
     let invalid = |e: serde_json::Error| Error::Usage(format!("a tools/call result: {e}"));
-    let reply: Reply = serde_json::from_slice(line).map_err(invalid)?;
+    let reply = Reply::parse(line).map_err(invalid)?;
     let Some(mut result) = reply.result else {
         return Ok(None);
     };
@@ -198,15 +207,8 @@ pub fn replace_contents(
     opts: &WrapOptions,
     store: &StoreConfig,
 ) -> Result<Option<Vec<u8>>> {
-    #[derive(Deserialize)]
-    struct Reply<'a> {
-        #[serde(borrow)]
-        id: &'a RawValue,
-        #[serde(borrow)]
-        result: Option<BTreeMap<String, &'a RawValue>>,
-    }
     let invalid = |e: serde_json::Error| Error::Usage(format!("a resources/read result: {e}"));
-    let reply: Reply = serde_json::from_slice(line).map_err(invalid)?;
+    let reply = Reply::parse(line).map_err(invalid)?;
     let Some(result) = reply.result else {
         return Ok(None);
     };
