@@ -110,8 +110,8 @@ Exit status:
   0  success, or something was found; also when a bound was hit (the output says what was cut)
   1  nothing found: extract selected no node, search found no match, search --count counted 0
   2  an error: usage, bad query, bad input, unknown or expired ref, store error
-  wrap -- CMD exits with CMD's status: 128+signal when killed, 127 not found, 126 not
-  executable, 124 after --timeout.
+  wrap -- CMD exits with CMD's status, and dies by the same signal when a signal killed it
+  (a shell shows 128+signal); 127 not found, 126 not executable, 124 after --timeout.
 
 Streams:
   Data goes to stdout. Notices (truncation, `next:` lines) and warnings go to stderr after

@@ -167,7 +167,25 @@ use clap::Parser;
 
 /// Runs spill with these arguments (the first is the program name) and returns the exit status.
 /// Errors are reported on stderr as `spill: …` lines; a closed stdout ends quietly with 0.
+/// `wrap -- CMD` killed by signal N returns 128 + N here; the binary ([`main`]) dies by N.
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
+    run_outcome(args).code()
+}
+
+/// The `spill` binary: [`run`], then the end its outcome calls for. When `wrap -- CMD`'s
+/// command was killed by a signal, the process raises the same signal on itself (its output
+/// written, core dumps off), so a harness or script that runs it sees the death it would have
+/// seen without spill; a shell reports that as 128 + N, the number [`run`] returns.
+pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> std::process::ExitCode {
+    let outcome = run_outcome(args);
+    if let ops::Outcome::Signal(n) = outcome {
+        wrap::die_by(i32::from(n));
+    }
+    std::process::ExitCode::from(outcome.code())
+}
+
+/// [`run`]'s work: the outcome of the command line, errors already reported.
+fn run_outcome<I: IntoIterator<Item = OsString>>(args: I) -> ops::Outcome {
     let args: Vec<OsString> = args.into_iter().collect();
     // Read first: restricted mode hides paths from every message, including the parser's.
     cmd::restricted();
@@ -181,7 +199,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
             if let Some(when) = color_flag(&args) {
                 diag::set_color(color_choice(when));
             }
-            return usage_error(e);
+            return ops::Outcome::Status(usage_error(e));
         }
     };
     diag::set_color(color_choice(cli.global.color));
@@ -192,11 +210,11 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
     // meanwhile, and the error below, come after it.
     output::end_pager();
     match outcome {
-        Ok(outcome) => outcome.code(),
-        Err(e) if e.is_broken_pipe() => 0,
+        Ok(outcome) => outcome,
+        Err(e) if e.is_broken_pipe() => ops::Outcome::Found,
         Err(e) => {
             diag::error(&e);
-            2
+            ops::Outcome::Status(2)
         }
     }
 }

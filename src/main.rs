@@ -3,5 +3,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    ExitCode::from(spill::run(std::env::args_os()))
+    spill::main(std::env::args_os())
 }

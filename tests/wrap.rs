@@ -384,8 +384,30 @@ fn command_mode_status_for_missing_unrunnable_killed_and_timed_out_commands() {
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
     let r = s.run(&["wrap", "--", f.to_str().unwrap()], "");
     r.status(126);
-    let r = s.run(&["wrap", "--", "sh", "-c", "kill -TERM $$"], "");
-    r.status(128 + 15);
+    // Killed by a signal: wrap dies by the same signal (a shell's $? is 128 + 15), its
+    // output written first.
+    let r = s.run(
+        &["wrap", "--", "sh", "-c", "echo before; kill -TERM $$"],
+        "",
+    );
+    r.status(-15);
+    assert_eq!(r.out(), "before\n");
+    let r = s.run(&["wrap", "--", "sh", "-c", "kill -KILL $$"], "");
+    r.status(-9);
+    let r = s.run(&["wrap", "--", "sh", "-c", "echo x; kill -SEGV $$"], "");
+    r.status(-11);
+    let shell = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} wrap -- sh -c 'kill -TERM $$'; echo \"status $?\"",
+            env!("CARGO_BIN_EXE_spill")
+        ))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("TMPDIR", s.path())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&shell.stdout), "status 143\n");
     let r = s.run(
         &[
             "wrap",

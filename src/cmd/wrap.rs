@@ -209,5 +209,10 @@ fn run_command(
         Err(e) if e.is_broken_pipe() => {}
         Err(e) => diag::error(&e),
     }
-    Ok(Outcome::Status(code.clamp(0, 255) as u8))
+    // Killed by a signal (not by --timeout): end the same way, as a wrapper should.
+    use std::os::unix::process::ExitStatusExt;
+    match ran.status.signal() {
+        Some(n) if !ran.timed_out && (1..128).contains(&n) => Ok(Outcome::Signal(n as u8)),
+        _ => Ok(Outcome::Status(code.clamp(0, 255) as u8)),
+    }
 }

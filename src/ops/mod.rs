@@ -49,6 +49,11 @@ pub enum Outcome {
     NotFound,
     /// A status decided by the command (`wrap -- CMD` exits with CMD's).
     Status(u8),
+    /// The command was killed by this signal: `wrap -- CMD` ends the same way (the `spill`
+    /// binary raises it on itself after its output is written), so whoever ran it sees what
+    /// it would have seen without spill; its status as a number is 128 + the signal, as a
+    /// shell reports it.
+    Signal(u8),
 }
 
 impl Outcome {
@@ -58,6 +63,7 @@ impl Outcome {
             Outcome::Found => 0,
             Outcome::NotFound => 1,
             Outcome::Status(s) => s,
+            Outcome::Signal(n) => 128u8.saturating_add(n),
         }
     }
 }

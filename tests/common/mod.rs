@@ -14,10 +14,16 @@ pub struct Sandbox {
     dir: tempfile::TempDir,
 }
 
+/// An exit status as [`Run::code`] holds it: the code, or minus the signal that killed it.
+pub fn code_of(status: std::process::ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().or(status.signal().map(|s| -s))
+}
+
 /// The result of one run of the binary.
 #[derive(Debug)]
 pub struct Run {
-    /// Exit status (None when killed by a signal).
+    /// Exit status; minus the signal's number when a signal killed it (`Some(-15)`).
     pub code: Option<i32>,
     /// Raw stdout.
     pub stdout: Vec<u8>,
@@ -93,7 +99,7 @@ impl Cmd {
         let output = child.wait_with_output().expect("wait for spill");
         writer.join().unwrap();
         Run {
-            code: output.status.code(),
+            code: code_of(output.status),
             stdout: output.stdout,
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         }
@@ -119,7 +125,7 @@ impl Cmd {
             .unwrap();
         let status = child.wait().unwrap();
         Run {
-            code: status.code(),
+            code: code_of(status),
             stdout: first,
             stderr,
         }
