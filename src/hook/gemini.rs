@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, open_call, shell_command, through, wrapped_command};
+use super::{Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through};
 
 /// The scope prefix of Gemini CLI conversations.
 pub const SCOPE_PREFIX: &str = "gemini";
@@ -84,7 +84,7 @@ fn before_tool(input: &Value, scope: &str, ctx: &Context) -> Response {
     let mut updated: Map<String, Value> = tool_input.clone();
     updated.insert(
         "command".into(),
-        Value::String(wrapped_command(ctx.spill, scope, None, command)),
+        Value::String(in_shell_command(ctx.spill, scope, None, command)),
     );
     let reply = serde_json::json!({
         "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": Value::Object(updated)}
@@ -290,10 +290,22 @@ mod tests {
         let out = &v["hookSpecificOutput"];
         assert_eq!(out["hookEventName"], "BeforeTool");
         assert_eq!(out["tool_input"]["description"], "list");
+        // Run in Gemini CLI's own shell, so `$$` and its death are the shell's, as without spill.
         assert_eq!(
             out["tool_input"]["command"],
-            "SPILL_SCOPE=gemini-6de72b63-9500-4e37-b5e6-adb6ec6bfe7a SPILL_ALLOW_RUN=1 \
-             /usr/bin/spill wrap --label ls -- bash -c ls"
+            crate::hook::in_shell_command(
+                "/usr/bin/spill",
+                "gemini-6de72b63-9500-4e37-b5e6-adb6ec6bfe7a",
+                None,
+                "ls"
+            )
+        );
+        assert!(
+            !out["tool_input"]["command"]
+                .as_str()
+                .unwrap()
+                .contains("$("),
+            "Gemini CLI refuses a substitution"
         );
         for sub in ["echo $(id)", "echo `id`", "diff <(a) b", "tee >(x)"] {
             let call = input(

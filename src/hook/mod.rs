@@ -332,12 +332,13 @@ pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &
         ),
         command,
     );
-    // bash and zsh read the here-document with their `read` (no process); another shell with
-    // `cat`. Either way the variable ends with one newline the command did not have; `%?` takes
-    // it off.
+    // bash and zsh read the here-document with one `read`; another shell line by line. Either
+    // way the variable ends with one newline the command did not have; `%?` takes it off. No
+    // `$(…)`: Gemini CLI refuses a command with a substitution outside quotes.
     let mut script = format!(
         "if {CAPABLE}; then IFS= read -r -d '' __spill_cmd; \
-else __spill_cmd=$(cat)'\n'; fi <<'{delimiter}'\n{command}\n{delimiter}\n"
+else __spill_cmd=; while IFS= read -r __spill_x; do __spill_cmd=\"$__spill_cmd$__spill_x\n\"; done; \
+fi <<'{delimiter}'\n{command}\n{delimiter}\n"
     );
     script.push_str(&format!("export SPILL_SCOPE={}", shell_quote(scope)));
     if let Some(turn) = turn.filter(|t| !t.is_empty()) {

@@ -805,6 +805,29 @@ def conversation_checks(h, work, home, plain_home, extra=()):
     return plain, [spilled[0], *spilled[3:]], full
 
 
+def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$"):
+    """The harness behaves as without spill for the way a command ends and what it leaves: its
+    exit status, its own `wait`, its shell's death by a signal, and whether a `cd` carries
+    over. `kill_step` is the step that kills the shell (opencode's takes a short timeout: it
+    waits for its tool timeout after a killed shell, with spill as without)."""
+    n = h.name
+    steps = ["echo out; exit 3", "sleep 0.2 & wait; echo waited", kill_step, "mkdir -p sub && cd sub", "pwd"]
+    h.run(plain_home, f"{n}-state-plain", steps)
+    plain = h.results(f"{n}-state-plain.json")
+    h.run(home, f"{n}-state-spill", steps)
+    spilled = h.results(f"{n}-state-spill.json")
+    check(f"{n}: the state conversations complete", len(plain) == len(steps) and len(spilled) == len(steps),
+          f"{len(plain)} {len(spilled)}")
+    if len(plain) < len(steps) or len(spilled) < len(steps):
+        return
+    for name, i in [("exit 3", 0), ("the command's own `wait`", 1), ("kill -9 $$ (the shell's death)", 2),
+                    ("cd, then pwd", 4)]:
+        check(f"{n}: {name} reaches the model as without spill",
+              h.stable(spilled[i]) == h.stable(plain[i]), f"{spilled[i]!r} vs {plain[i]!r}")
+    check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0] or "137" in plain[2][0]
+          or "timeout" in plain[2][0], plain[2][0][:300])
+
+
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
@@ -839,6 +862,7 @@ def codex_checks(codex, work):
     check("codex: a failing command's status reaches the model", "exited with code 3" in spilled[2][0],
           spilled[2][0][:200])
     check("codex: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    shell_state_checks(codex, home, plain_home)
     # An exec-policy rule still applies: the hook lets the command through unchanged.
     rules = home / ".codex" / "rules"
     rules.mkdir(exist_ok=True)
@@ -870,6 +894,7 @@ def gemini_checks(gemini, work):
     if not got:
         return None
     plain, spilled, full = got
+    shell_state_checks(gemini, home, plain_home)
     check("gemini: a small output differs only by Gemini's own hook note",
           spilled[1][0].endswith(GEMINI_HOOK_NOTE), spilled[1][0][-200:])
     check("gemini: a failing command's exit code reaches the model", "Exit Code: 3" in spilled[2][0],
@@ -913,6 +938,9 @@ def opencode_checks(oc, work):
     check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
           f"{spilled[1]!r} vs {plain[1]!r}")
     check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    # opencode waits for its tool's timeout after a killed shell (without spill too): 3 s here.
+    shell_state_checks(oc, home, plain_home, {"tool": "bash", "input": {
+        "command": "echo before; kill -9 $$", "timeout": 3000, "description": "scripted command"}})
     # A deny permission rule still denies: the hook leaves the command alone.
     config = home / ".config" / "opencode" / "opencode.json"
     kept = config.read_text()
@@ -956,9 +984,13 @@ def main():
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
-    server = Server(work / "requests.log")
     rows = []
-    try:
+    servers = []
+
+    def claude_lane():
+        # Each lane has its own fake model server (and request log): the logs are read whole.
+        server = Server(work / "requests-claude.log")
+        servers.append(server)
         if claude_exe:
             claude = Claude(claude_exe, spill, work, server)
             row = claude_checks(claude, work)
@@ -967,20 +999,39 @@ def main():
                 rows.append(row)
         if claude_old_exe:
             old_checks(Claude(claude_old_exe, spill, work, server), work)
-        if codex_exe:
-            row = codex_checks(Codex(codex_exe, spill, work, server), work)
-            if row:
-                rows.append(row)
-        if gemini_exe:
-            row = gemini_checks(Gemini(gemini_exe, spill, work, server), work)
-            if row:
-                rows.append(row)
-        if opencode_exe:
-            row = opencode_checks(Opencode(opencode_exe, spill, work, server), work)
-            if row:
-                rows.append(row)
+
+    def other_lane():
+        server = Server(work / "requests-others.log")
+        servers.append(server)
+        for exe, cls, checks in [(codex_exe, Codex, codex_checks), (gemini_exe, Gemini, gemini_checks),
+                                 (opencode_exe, Opencode, opencode_checks)]:
+            if exe:
+                start = time.time()
+                row = checks(cls(exe, spill, work, server), work)
+                print(f"time  {cls.name}: {time.time() - start:.0f} s")
+                if row:
+                    rows.append(row)
+
+    # Claude Code's checks and the other three harnesses' are independent (their own HOMEs,
+    # projects and servers): two lanes at once, each timed.
+    def timed(name, lane):
+        start = time.time()
+        try:
+            lane()
+        except Exception as e:  # a lane that breaks is a failed check, and the other lane goes on
+            check(f"{name}: the lane ran to its end", False, f"{type(e).__name__}: {e}")
+        print(f"time  {name} lane: {time.time() - start:.0f} s")
+
+    lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
+             threading.Thread(target=timed, args=("codex, gemini, opencode", other_lane))]
+    try:
+        for lane in lanes:
+            lane.start()
+        for lane in lanes:
+            lane.join()
     finally:
-        server.httpd.shutdown()
+        for server in servers:
+            server.httpd.shutdown()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:
