@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::harness::{self, Harness};
 use crate::limits::{self, flag_size};
 
 // The defaults shown in the help come from `limits`, where each is written once. A flag with a
@@ -256,17 +257,32 @@ pub enum Command {
     Doctor(DoctorArgs),
 }
 
-/// The agent harnesses `spill hook` and `spill init` know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Harness {
-    /// Claude Code (`claude`): hooks in settings.json.
-    ClaudeCode,
-    /// Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml.
-    Codex,
-    /// Gemini CLI (`gemini`): hooks in settings.json.
-    Gemini,
-    /// opencode (`opencode`): a plugin in its plugin directory.
-    Opencode,
+/// The value parser of a HARNESS argument: the names of the registry (`crate::harness::ALL`),
+/// each with its line of help, parsed and refused as clap parses and refuses a value enum.
+#[derive(Clone)]
+struct HarnessParser;
+
+impl clap::builder::TypedValueParser for HarnessParser {
+    type Value = &'static dyn Harness;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let names = harness::ALL.iter().map(|h| h.name());
+        let name = clap::builder::PossibleValuesParser::new(names).parse_ref(cmd, arg, value)?;
+        harness::find(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(harness::ALL.iter().map(|h| {
+            clap::builder::PossibleValue::new(h.name()).help(h.about())
+        })))
+    }
 }
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
@@ -296,8 +312,8 @@ Examples:
 )]
 pub struct HookArgs {
     /// The harness whose hook format to read and answer.
-    #[arg(value_name = "HARNESS", value_enum)]
-    pub harness: Harness,
+    #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
+    pub harness: &'static dyn Harness,
 }
 
 /// Register spill's hooks in an agent harness's configuration.
@@ -328,8 +344,8 @@ Examples:
 )]
 pub struct InitArgs {
     /// The harness to configure.
-    #[arg(value_name = "HARNESS", value_enum)]
-    pub harness: Harness,
+    #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
+    pub harness: &'static dyn Harness,
     /// Configure the project in the current directory.
     #[arg(long, conflicts_with = "user")]
     pub project: bool,

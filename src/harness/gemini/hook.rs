@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, open_call, shell_command, through, wrapped_command};
+use crate::hook::{
+    Reply, Response, SpillRequest, open_call, shell_command, through, wrapped_command,
+};
 
 /// The scope prefix of Gemini CLI conversations.
 pub const SCOPE_PREFIX: &str = "gemini";
@@ -122,7 +124,7 @@ fn after_tool(input: &Value, scope: String) -> Response {
             scope,
             bytes: text.into_bytes(),
             label: tool.to_string(),
-            reply: Reply::GeminiAfterTool,
+            reply: Reply(after_tool_reply),
             cut,
         }),
         ..Response::default()
