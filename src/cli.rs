@@ -263,7 +263,7 @@ pub enum Command {
 struct HarnessParser;
 
 impl clap::builder::TypedValueParser for HarnessParser {
-    type Value = &'static dyn Harness;
+    type Value = &'static Harness;
 
     fn parse_ref(
         &self,
@@ -271,7 +271,7 @@ impl clap::builder::TypedValueParser for HarnessParser {
         arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> Result<Self::Value, clap::Error> {
-        let names = harness::ALL.iter().map(|h| h.name());
+        let names = harness::ALL.iter().map(|h| h.name);
         let name = clap::builder::PossibleValuesParser::new(names).parse_ref(cmd, arg, value)?;
         harness::find(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue))
     }
@@ -280,7 +280,7 @@ impl clap::builder::TypedValueParser for HarnessParser {
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
         Some(Box::new(harness::ALL.iter().map(|h| {
-            clap::builder::PossibleValue::new(h.name()).help(h.about())
+            clap::builder::PossibleValue::new(h.name).help(h.about)
         })))
     }
 }
@@ -313,7 +313,7 @@ Examples:
 pub struct HookArgs {
     /// The harness whose hook format to read and answer.
     #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
-    pub harness: &'static dyn Harness,
+    pub harness: &'static Harness,
 }
 
 /// Register spill's hooks in an agent harness's configuration.
@@ -345,7 +345,7 @@ Examples:
 pub struct InitArgs {
     /// The harness to configure.
     #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
-    pub harness: &'static dyn Harness,
+    pub harness: &'static Harness,
     /// Configure the project in the current directory.
     #[arg(long, conflicts_with = "user")]
     pub project: bool,

@@ -26,7 +26,7 @@ pub fn run() -> Result<Outcome> {
     let mut found = 0;
     let mut binaries = Vec::new();
     for &harness in harness::ALL {
-        let facts = harness.doctor(&super::Process);
+        let facts = (harness.doctor)(&super::Process);
         binaries.push(facts.binary);
         let binary = which(facts.binary);
         let configured = facts.config_dir.as_ref().is_some_and(|d| d.is_dir());
@@ -59,15 +59,15 @@ fn in_words(names: &[&str]) -> String {
 }
 
 /// The report for one harness.
-fn describe(harness: &dyn Harness, h: &Facts, binary: Option<&Path>) -> String {
-    let name = harness.name();
+fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
+    let name = harness.name;
     let mut todo: Vec<String> = Vec::new();
     let mut out = format!("{name}:\n");
     match binary {
         Some(bin) => {
             let version = npm_version(bin).unwrap_or_else(|| "unknown version".into());
             out.push_str(&format!("  binary:    {} ({version})\n", bin.display()));
-            if let Some((line, fix)) = harness.wraps(&version) {
+            if let Some((line, fix)) = harness.wraps.map(|wraps| wraps(&version)) {
                 out.push_str(&format!("  wraps:     {line}\n"));
                 todo.extend(fix);
             }
@@ -109,7 +109,7 @@ fn describe(harness: &dyn Harness, h: &Facts, binary: Option<&Path>) -> String {
 }
 
 /// `Ok(what is installed)` when spill's hooks are in place and their spill exists; `Err(why not)`.
-fn hook_state(harness: &dyn Harness, h: &Facts) -> std::result::Result<String, String> {
+fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, String> {
     let Some(file) = &h.hook_file else {
         return Err("cannot name the settings file (HOME not set)".into());
     };
@@ -117,8 +117,8 @@ fn hook_state(harness: &dyn Harness, h: &Facts) -> std::result::Result<String, S
         Ok(text) => text,
         Err(_) => return Err(format!("not installed ({} does not exist)", file.display())),
     };
-    let marker = format!(" hook {}", harness.name());
-    if harness.owns_file() {
+    let marker = format!(" hook {}", harness.name);
+    if harness.entries.owns_file() {
         return Ok(format!("spill's plugin at {}", file.display()));
     }
     let Some(at) = text.find(&marker) else {

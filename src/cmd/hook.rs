@@ -18,8 +18,8 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .lock()
         .read_to_end(&mut input)
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
-    let prefix = args.harness.scope_prefix();
-    let answer = args.harness.hook(&input, &super::Process)?;
+    let prefix = args.harness.scope_prefix;
+    let answer = (args.harness.hook)(&input, &super::Process)?;
     // Input spill cannot read never blocks the call: every harness reads exit 0 with nothing
     // on stdout as "no decision", and a non-zero exit (Claude Code's and Gemini CLI's 2) as
     // "block it". So the call runs unwrapped and the reason goes to stderr.

@@ -17,7 +17,7 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 /// Runs `spill init`.
 pub fn run(args: InitArgs) -> Result<Outcome> {
     let harness = args.harness;
-    let file = harness.init_file(args.project, &super::Process)?;
+    let file = (harness.init_file)(args.project, &super::Process)?;
     let name = file.display().to_string();
     let bad = |why: String| Error::Usage(format!("{name}: {why}; nothing changed"));
     let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
@@ -37,9 +37,9 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
     let edit = if args.uninstall {
-        harness.uninstall(&text, saved)
+        harness.entries.uninstall(&text, saved)
     } else {
-        harness.install(&text, &spill, &name)
+        harness.entries.install(&text, &spill, &name)
     }
     .map_err(bad)?;
     let mut out = output::stdout();
@@ -72,7 +72,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         // The backup holds the file as it was before the first `init` (empty: there was none).
         let restored = saved.is_some_and(|saved| saved == new);
         // Nothing left: the file was spill's (created by init, or spill's opencode plugin).
-        if new.is_empty() && (restored || harness.owns_file()) {
+        if new.is_empty() && (restored || harness.entries.owns_file()) {
             std::fs::remove_file(&real).map_err(|e| Error::io("remove", &real, e))?;
             message.push_str(&format!("removed {name}{through} (spill had created it)\n"));
         } else {

@@ -3,21 +3,21 @@
 //! names go through.
 //!
 //! A harness's folder holds everything that is its own: `hook.rs` (its hook JSON in, a
-//! [`Response`] out), `init.rs` (spill's entries in its settings, in and out again), its assets
-//! (opencode's plugin), and `mod.rs`, which implements [`Harness`]: where its files are, how its
-//! hook's context is read from the process ([`Host`]), and what `spill doctor` says of it. What
-//! every harness shares stays outside the folders: the hook's [`Response`], scopes and rewritten
-//! commands in `crate::hook`, settings splicing, [`Edit`] and the diff in `crate::init`.
-//! Nothing outside a harness's folder names it, except the registry line here
-//! (`tests/layering.rs` checks it). Like every library module, a harness reads no environment
-//! variable itself: the command layer hands it a [`Host`].
+//! [`Response`] out), `init.rs` (its [`Entries`]: spill's entries in its settings, in and out
+//! again), its assets (opencode's plugin), and `mod.rs`, whose `HARNESS` is its [`Harness`]: its
+//! name, where its files are, how its hook's context is read from the process ([`Host`]), and
+//! what `spill doctor` says of it. What every harness shares stays outside the folders: the
+//! hook's [`Response`], scopes and rewritten commands in `crate::hook`; settings splicing, the
+//! edit and the diff in `crate::init`. Nothing outside a harness's folder names it, except its
+//! registry line here (`tests/layering.rs` checks it). Like every library module, a harness
+//! reads no environment variable itself: the command layer hands it a [`Host`].
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::hook::Response;
-use crate::init::Edit;
+use crate::init::Entries;
 
 pub mod claude;
 pub mod codex;
@@ -26,16 +26,16 @@ pub mod opencode;
 
 /// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
 /// harness is its folder and one line here.
-pub static ALL: &[&dyn Harness] = &[
-    &claude::ClaudeCode,
-    &codex::Codex,
-    &gemini::Gemini,
-    &opencode::Opencode,
+pub static ALL: &[&Harness] = &[
+    &claude::HARNESS,
+    &codex::HARNESS,
+    &gemini::HARNESS,
+    &opencode::HARNESS,
 ];
 
 /// The harness `spill hook`/`spill init` call `name`.
-pub fn find(name: &str) -> Option<&'static dyn Harness> {
-    ALL.iter().copied().find(|h| h.name() == name)
+pub fn find(name: &str) -> Option<&'static Harness> {
+    ALL.iter().copied().find(|h| h.name == name)
 }
 
 /// What a harness's code asks of the process it runs in, passed in by the command layer (which
@@ -68,57 +68,42 @@ pub trait Host {
     }
 }
 
-/// One agent harness: its hook, its `spill init` and what `spill doctor` reports of it.
-pub trait Harness: Sync {
+/// A hook's answer: `Err(why)` inside when the input cannot be read (the command layer lets the
+/// call through unchanged, with a warning); the outer error when the hook's context cannot be
+/// had (the spill binary's path).
+pub type Answer = Result<std::result::Result<Response, String>>;
+
+/// One agent harness: its hook, its `spill init` and what `spill doctor` reports of it, each
+/// its folder's.
+pub struct Harness {
     /// The name `spill hook` and `spill init` take (`claude-code`).
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// One line for the command line's list of harnesses: the product, its binary, where
     /// spill's hooks go.
-    fn about(&self) -> &'static str;
+    pub about: &'static str,
     /// The prefix of its conversations' scopes (`claude` in `claude-SESSION`).
-    fn scope_prefix(&self) -> &'static str;
-
-    /// Answers one hook call: `Err(why)` inside when the input cannot be read (the command
-    /// layer lets the call through unchanged, with a warning); the outer error when the hook's
-    /// context cannot be had (the spill binary's path).
-    fn hook(&self, input: &[u8], host: &dyn Host) -> Result<std::result::Result<Response, String>>;
-
+    pub scope_prefix: &'static str,
+    /// Answers one hook call.
+    pub hook: fn(input: &[u8], host: &dyn Host) -> Answer,
     /// The file `spill init` edits: the user's, or with `project` the current directory's.
-    fn init_file(&self, project: bool, host: &dyn Host) -> Result<PathBuf>;
-    /// The file's text with spill's entries for this spill binary (`file` names it as the
-    /// harness does), or `None` when it already has exactly them. `Err` refuses the file.
-    fn install(
-        &self,
-        text: &str,
-        spill: &str,
-        file: &str,
-    ) -> std::result::Result<Option<Edit>, String>;
-    /// The file's text without spill's entries (`backup`: the file before the first `init`), or
-    /// `None` when it has none.
-    fn uninstall(
-        &self,
-        text: &str,
-        backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String>;
-    /// Whether the file `init` writes is spill's own (opencode's plugin): `--uninstall` removes
-    /// it when nothing is left, and the doctor does not look for a hook command in it.
-    fn owns_file(&self) -> bool {
-        false
-    }
-
+    pub init_file: fn(project: bool, host: &dyn Host) -> Result<PathBuf>,
+    /// How `spill init` changes that file.
+    pub entries: &'static dyn Entries,
     /// What `spill doctor` looks at and says for this harness.
-    fn doctor(&self, host: &dyn Host) -> Facts;
-    /// Whether spill's hooks can wrap in this version of the harness (`PACKAGE X.Y.Z`, or
+    pub doctor: fn(host: &dyn Host) -> Facts,
+    /// Whether spill's hooks can wrap in a version of the harness (`PACKAGE X.Y.Z`, or
     /// "unknown version"), and what to do when they cannot; `None` when the version does not
     /// matter.
-    fn wraps(&self, _version: &str) -> Option<(String, Option<String>)> {
-        None
-    }
+    pub wraps: Option<fn(version: &str) -> Verdict>,
 }
 
-impl std::fmt::Debug for dyn Harness {
+/// Whether spill's hooks wrap, as a line of `spill doctor`'s report, and what to do when they
+/// cannot.
+pub type Verdict = (String, Option<String>);
+
+impl std::fmt::Debug for Harness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.name)
     }
 }
 
@@ -165,10 +150,10 @@ mod tests {
     #[test]
     fn every_harness_has_one_name_and_one_scope_prefix() {
         for (i, h) in ALL.iter().enumerate() {
-            assert!(std::ptr::addr_eq(find(h.name()).unwrap(), *h));
+            assert!(std::ptr::eq(find(h.name).unwrap(), *h));
             for other in &ALL[i + 1..] {
-                assert_ne!(h.name(), other.name());
-                assert_ne!(h.scope_prefix(), other.scope_prefix());
+                assert_ne!(h.name, other.name);
+                assert_ne!(h.scope_prefix, other.scope_prefix);
             }
         }
         assert!(find("claude").is_none());

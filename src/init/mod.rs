@@ -42,6 +42,36 @@ impl Edit {
     }
 }
 
+/// What an install or uninstall comes to: the edit, `None` when there is nothing to change, or
+/// why the file is refused.
+pub type Change = std::result::Result<Option<Edit>, String>;
+
+/// How `spill init` changes a harness's hook file: spill's entries in and out, text in and text
+/// out.
+pub trait Entries: Sync {
+    /// The file's text with spill's entries for this spill binary (`file` names the file as
+    /// the harness does), or `None` when it already has exactly them. `Err` refuses the file.
+    fn install(&self, text: &str, spill: &str, file: &str) -> Change;
+    /// The file's text without spill's entries (`backup`: the file before the first `init`), or
+    /// `None` when it has none.
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change;
+    /// Whether the file is spill's own (opencode's plugin): `--uninstall` removes it when
+    /// nothing is left, and `spill doctor` looks for no hook command in it.
+    fn owns_file(&self) -> bool {
+        false
+    }
+}
+
+impl Entries for HookSet {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        HookSet::install(self, text, spill)
+    }
+
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        HookSet::uninstall(self, text, backup)
+    }
+}
+
 /// A harness whose settings hold hooks as `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`
 /// (Claude Code and Gemini CLI share the shape): its hook file's layout, as a value.
 pub struct HookSet {
@@ -212,7 +242,7 @@ impl HookSet {
 
     /// The settings text with spill's hooks (and, with `needs_enabled`, `hooksConfig.enabled = true`), or
     /// `None` when it already has exactly them.
-    pub fn install(&self, text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+    pub fn install(&self, text: &str, spill: &str) -> Change {
         let gemini = self.needs_enabled;
         let root = splice::parse(text, self.comments)?;
         let mut new = match &root {
@@ -295,11 +325,7 @@ impl HookSet {
     /// The settings text without spill's hooks, or `None` when it has none. When the text is
     /// exactly what `init` made of `backup` (the file before the first `init`), the backup's
     /// bytes come back; otherwise exactly spill's entries are cut out.
-    pub fn uninstall(
-        &self,
-        text: &str,
-        backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String> {
+    pub fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
         let Some(root) = splice::parse(text, self.comments)? else {
             return Ok(None);
         };

@@ -5,112 +5,86 @@ pub mod init;
 
 use std::path::PathBuf;
 
-use super::{Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat, Verdict};
 use crate::error::Result;
-use crate::hook::Response;
-use crate::init::Edit;
 use crate::store::binding;
 
 /// Claude Code.
-pub struct ClaudeCode;
+pub static HARNESS: Harness = Harness {
+    name: "claude-code",
+    about: "Claude Code (`claude`): hooks in settings.json",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::HOOKS,
+    doctor,
+    wraps: Some(wraps),
+};
 
-impl Harness for ClaudeCode {
-    fn name(&self) -> &'static str {
-        "claude-code"
-    }
-
-    fn about(&self) -> &'static str {
-        "Claude Code (`claude`): hooks in settings.json"
-    }
-
-    fn scope_prefix(&self) -> &'static str {
-        hook::SCOPE_PREFIX
-    }
-
-    fn hook(&self, input: &[u8], host: &dyn Host) -> Result<std::result::Result<Response, String>> {
-        let spill = host.spill()?;
-        let home = host.var_os("HOME").map(PathBuf::from);
-        let sources = hook::RuleSources {
-            config_dir: host
-                .var_os("CLAUDE_CONFIG_DIR")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| home.map(|h| h.join(".claude"))),
-            project_dir: host
-                .var_os("CLAUDE_PROJECT_DIR")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from),
-            managed: PathBuf::from("/etc/claude-code/managed-settings.json"),
-            argv: claude_argv(host),
-        };
-        let headless = host
-            .text("CLAUDE_CODE_ENTRYPOINT")
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let home = host.var_os("HOME").map(PathBuf::from);
+    let sources = hook::RuleSources {
+        config_dir: host
+            .var_os("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".claude"))),
+        project_dir: host
+            .var_os("CLAUDE_PROJECT_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        managed: PathBuf::from("/etc/claude-code/managed-settings.json"),
+        argv: claude_argv(host),
+    };
+    let headless = host
+        .text("CLAUDE_CODE_ENTRYPOINT")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e.starts_with("sdk"))
+        || host
+            .text("CLAUDE_CODE_SESSION_ATTENDED")
             .ok()
             .flatten()
-            .is_some_and(|e| e.starts_with("sdk"))
-            || host
-                .text("CLAUDE_CODE_SESSION_ATTENDED")
-                .ok()
-                .flatten()
-                .is_some_and(|a| a == "0");
-        let ctx = hook::Context {
-            spill: &spill,
-            headless,
-            rules: &|cwd| sources.gather(cwd),
-        };
-        Ok(hook::respond(input, &ctx))
-    }
+            .is_some_and(|a| a == "0");
+    let ctx = hook::Context {
+        spill: &spill,
+        headless,
+        rules: &|cwd| sources.gather(cwd),
+    };
+    Ok(hook::respond(input, &ctx))
+}
 
-    /// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), or the project's
-    /// `.claude/settings.json` with `--project`.
-    fn init_file(&self, project: bool, host: &dyn Host) -> Result<PathBuf> {
-        if project {
-            return Ok(host.cwd()?.join(".claude/settings.json"));
-        }
-        Ok(config_dir(host)?.join("settings.json"))
+/// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), or the project's
+/// `.claude/settings.json` with `--project`.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Ok(host.cwd()?.join(".claude/settings.json"));
     }
+    Ok(config_dir(host)?.join("settings.json"))
+}
 
-    fn install(
-        &self,
-        text: &str,
-        spill: &str,
-        _file: &str,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::install(text, spill)
-    }
-
-    fn uninstall(
-        &self,
-        text: &str,
-        backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::uninstall(text, backup)
-    }
-
-    fn doctor(&self, host: &dyn Host) -> Facts {
-        let config_dir = config_dir(host).ok();
-        let home = host.text("HOME").ok().flatten().map(PathBuf::from);
-        let mut mcp_files: Vec<(PathBuf, McpFormat)> = home
-            .map(|h| (h.join(".claude.json"), McpFormat::Json))
-            .into_iter()
-            .collect();
-        mcp_files.extend(
-            host.current_dir()
-                .ok()
-                .map(|c| (c.join(".mcp.json"), McpFormat::Json)),
-        );
-        Facts {
-            binary: "claude",
-            hook_file: config_dir.as_ref().map(|d| d.join("settings.json")),
-            config_dir,
-            mcp_files,
-            covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
-            uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
-        }
-    }
-
-    fn wraps(&self, version: &str) -> Option<(String, Option<String>)> {
-        Some(wraps(version))
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let config_dir = config_dir(host).ok();
+    let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+    let mut mcp_files: Vec<(PathBuf, McpFormat)> = home
+        .map(|h| (h.join(".claude.json"), McpFormat::Json))
+        .into_iter()
+        .collect();
+    mcp_files.extend(
+        host.current_dir()
+            .ok()
+            .map(|c| (c.join(".mcp.json"), McpFormat::Json)),
+    );
+    Facts {
+        binary: "claude",
+        hook_file: config_dir.as_ref().map(|d| d.join("settings.json")),
+        config_dir,
+        mcp_files,
+        covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
+        uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
     }
 }
 
@@ -123,7 +97,7 @@ fn config_dir(host: &dyn Host) -> Result<PathBuf> {
 }
 
 /// Whether spill's hooks can wrap in this Claude Code version (`NAME X.Y.Z`), and what to do.
-fn wraps(version: &str) -> (String, Option<String>) {
+fn wraps(version: &str) -> Verdict {
     let numbers: Vec<u64> = version
         .rsplit(' ')
         .next()

@@ -6,93 +6,71 @@ pub mod init;
 
 use std::path::{Path, PathBuf};
 
-use super::{Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat};
 use crate::error::{Error, Result};
-use crate::hook::Response;
-use crate::init::Edit;
 
 /// Codex.
-pub struct Codex;
+pub static HARNESS: Harness = Harness {
+    name: "codex",
+    about: "Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::Block,
+    doctor,
+    wraps: None,
+};
 
-impl Harness for Codex {
-    fn name(&self) -> &'static str {
-        "codex"
-    }
-
-    fn about(&self) -> &'static str {
-        "Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml"
-    }
-
-    fn scope_prefix(&self) -> &'static str {
-        hook::SCOPE_PREFIX
-    }
-
-    fn hook(&self, input: &[u8], host: &dyn Host) -> Result<std::result::Result<Response, String>> {
-        let spill = host.spill()?;
-        let home = codex_home(host).ok();
-        let restricted = |cwd: &Path| -> std::result::Result<Vec<String>, String> {
-            let mut prefixes = Vec::new();
-            for file in hook::rule_files(home.as_deref(), cwd) {
-                let text = std::fs::read_to_string(&file)
-                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-                prefixes.extend(
-                    hook::restricted_prefixes(&text)
-                        .map_err(|why| format!("cannot read {}: {why}", file.display()))?,
-                );
-            }
-            Ok(prefixes)
-        };
-        let ctx = hook::Context {
-            spill: &spill,
-            restricted: &restricted,
-        };
-        Ok(hook::respond(input, &ctx))
-    }
-
-    /// `$CODEX_HOME/config.toml`. Codex reads hook trust only from the user's config, so a
-    /// project's hook would need both files; `--project` is refused instead.
-    fn init_file(&self, project: bool, host: &dyn Host) -> Result<PathBuf> {
-        if project {
-            return Err(Error::Usage(
-                "Codex reads a hook's trust only from the user's config.toml, so spill's Codex hook is installed \
-                 for the user: run `spill init codex` without --project"
-                    .into(),
-            ));
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let home = codex_home(host).ok();
+    let restricted = |cwd: &Path| -> std::result::Result<Vec<String>, String> {
+        let mut prefixes = Vec::new();
+        for file in hook::rule_files(home.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            prefixes.extend(
+                hook::restricted_prefixes(&text)
+                    .map_err(|why| format!("cannot read {}: {why}", file.display()))?,
+            );
         }
-        Ok(codex_home(host)?.join("config.toml"))
-    }
+        Ok(prefixes)
+    };
+    let ctx = hook::Context {
+        spill: &spill,
+        restricted: &restricted,
+    };
+    Ok(hook::respond(input, &ctx))
+}
 
-    fn install(
-        &self,
-        text: &str,
-        spill: &str,
-        file: &str,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::install(text, spill, file).map(|t| t.map(Edit::from))
+/// `$CODEX_HOME/config.toml`. Codex reads hook trust only from the user's config, so a
+/// project's hook would need both files; `--project` is refused instead.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Err(Error::Usage(
+            "Codex reads a hook's trust only from the user's config.toml, so spill's Codex hook is installed \
+             for the user: run `spill init codex` without --project"
+                .into(),
+        ));
     }
+    Ok(codex_home(host)?.join("config.toml"))
+}
 
-    fn uninstall(
-        &self,
-        text: &str,
-        backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::uninstall(text, backup).map(|t| t.map(Edit::from))
-    }
-
-    fn doctor(&self, host: &dyn Host) -> Facts {
-        let home = codex_home(host).ok();
-        Facts {
-            binary: "codex",
-            hook_file: home.as_ref().map(|d| d.join("config.toml")),
-            mcp_files: home
-                .iter()
-                .map(|d| (d.join("config.toml"), McpFormat::Toml))
-                .collect(),
-            config_dir: home,
-            covered: "shell output (PreToolUse)",
-            uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
-                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
-        }
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let home = codex_home(host).ok();
+    Facts {
+        binary: "codex",
+        hook_file: home.as_ref().map(|d| d.join("config.toml")),
+        mcp_files: home
+            .iter()
+            .map(|d| (d.join("config.toml"), McpFormat::Toml))
+            .collect(),
+        config_dir: home,
+        covered: "shell output (PreToolUse)",
+        uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
+                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
     }
 }
 

@@ -4,7 +4,24 @@
 
 use serde_json::Value;
 
-use crate::init::Edit;
+use crate::init::{Change, Edit, Entries};
+
+/// spill's plugin, as `spill init` writes and removes it: a file that is spill's own.
+pub struct Plugin;
+
+impl Entries for Plugin {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        install(text, spill)
+    }
+
+    fn uninstall(&self, text: &str, _backup: Option<&str>) -> Change {
+        uninstall(text)
+    }
+
+    fn owns_file(&self) -> bool {
+        true
+    }
+}
 
 /// spill's opencode plugin, with `@SPILL@` standing for the spill binary's path.
 const PLUGIN: &str = include_str!("plugin.js");
@@ -29,7 +46,7 @@ fn is_plugin(text: &str) -> bool {
 /// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
 /// plugin file as it is) is exactly that. A file there that is not spill's plugin, or is
 /// spill's plugin with someone's changes, is refused.
-pub fn install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
+pub fn install(text: &str, spill: &str) -> Change {
     if !text.is_empty() {
         if !text.starts_with(MARKER) {
             return Err("the file exists and is not spill's plugin".into());
@@ -49,7 +66,7 @@ pub fn install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, Str
 
 /// Nothing (the file goes) when `text` is exactly spill's plugin; `None` when it is not spill's.
 /// spill's plugin with someone's changes is refused, kept as it is.
-pub fn uninstall(text: &str) -> std::result::Result<Option<Edit>, String> {
+pub fn uninstall(text: &str) -> Change {
     if !text.starts_with(MARKER) {
         return Ok(None);
     }

@@ -6,103 +6,77 @@ pub mod init;
 
 use std::path::{Path, PathBuf};
 
-use super::{Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat};
 use crate::error::Result;
-use crate::hook::Response;
-use crate::init::Edit;
 
 /// opencode.
-pub struct Opencode;
+pub static HARNESS: Harness = Harness {
+    name: "opencode",
+    about: "opencode (`opencode`): a plugin in its plugin directory",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::Plugin,
+    doctor,
+    wraps: None,
+};
 
-impl Harness for Opencode {
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn about(&self) -> &'static str {
-        "opencode (`opencode`): a plugin in its plugin directory"
-    }
-
-    fn scope_prefix(&self) -> &'static str {
-        hook::SCOPE_PREFIX
-    }
-
-    fn hook(&self, input: &[u8], host: &dyn Host) -> Result<std::result::Result<Response, String>> {
-        let spill = host.spill()?;
-        let config_dir = config_dir(host).ok();
-        let extra = host
-            .text("OPENCODE_CONFIG")
-            .ok()
-            .flatten()
-            .map(PathBuf::from);
-        let inline = host.text("OPENCODE_CONFIG_CONTENT").ok().flatten();
-        let permissions = |cwd: &Path| -> std::result::Result<Vec<serde_json::Value>, String> {
-            let mut out = Vec::new();
-            if let Some(text) = &inline {
-                out.extend(hook::permissions_of(text, "OPENCODE_CONFIG_CONTENT")?);
-            }
-            for file in hook::config_files(config_dir.as_deref(), extra.as_deref(), cwd) {
-                let text = std::fs::read_to_string(&file)
-                    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-                out.extend(hook::permissions_of(&text, &file.display().to_string())?);
-            }
-            Ok(out)
-        };
-        let ctx = hook::Context {
-            spill: &spill,
-            permissions: &permissions,
-        };
-        Ok(hook::respond(input, &ctx))
-    }
-
-    /// spill's plugin in opencode's global plugin directory, or the project's
-    /// `.opencode/plugin`.
-    fn init_file(&self, project: bool, host: &dyn Host) -> Result<PathBuf> {
-        let dir = if project {
-            host.cwd()?.join(".opencode")
-        } else {
-            config_dir(host)?
-        };
-        Ok(dir.join("plugin/spill.js"))
-    }
-
-    fn install(
-        &self,
-        text: &str,
-        spill: &str,
-        _file: &str,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::install(text, spill)
-    }
-
-    fn uninstall(
-        &self,
-        text: &str,
-        _backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String> {
-        init::uninstall(text)
-    }
-
-    fn owns_file(&self) -> bool {
-        true
-    }
-
-    fn doctor(&self, host: &dyn Host) -> Facts {
-        let dir = config_dir(host).ok();
-        Facts {
-            binary: "opencode",
-            hook_file: dir.as_ref().map(|d| d.join("plugin/spill.js")),
-            mcp_files: dir
-                .iter()
-                .flat_map(|d| {
-                    ["opencode.json", "opencode.jsonc"].map(|n| (d.join(n), McpFormat::Opencode))
-                })
-                .collect(),
-            config_dir: dir,
-            covered: "bash output (the plugin)",
-            uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
-                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let config_dir = config_dir(host).ok();
+    let extra = host
+        .text("OPENCODE_CONFIG")
+        .ok()
+        .flatten()
+        .map(PathBuf::from);
+    let inline = host.text("OPENCODE_CONFIG_CONTENT").ok().flatten();
+    let permissions = |cwd: &Path| -> std::result::Result<Vec<serde_json::Value>, String> {
+        let mut out = Vec::new();
+        if let Some(text) = &inline {
+            out.extend(hook::permissions_of(text, "OPENCODE_CONFIG_CONTENT")?);
         }
+        for file in hook::config_files(config_dir.as_deref(), extra.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            out.extend(hook::permissions_of(&text, &file.display().to_string())?);
+        }
+        Ok(out)
+    };
+    let ctx = hook::Context {
+        spill: &spill,
+        permissions: &permissions,
+    };
+    Ok(hook::respond(input, &ctx))
+}
+
+/// spill's plugin in opencode's global plugin directory, or the project's
+/// `.opencode/plugin`.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    let dir = if project {
+        host.cwd()?.join(".opencode")
+    } else {
+        config_dir(host)?
+    };
+    Ok(dir.join("plugin/spill.js"))
+}
+
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let dir = config_dir(host).ok();
+    Facts {
+        binary: "opencode",
+        hook_file: dir.as_ref().map(|d| d.join("plugin/spill.js")),
+        mcp_files: dir
+            .iter()
+            .flat_map(|d| {
+                ["opencode.json", "opencode.jsonc"].map(|n| (d.join(n), McpFormat::Opencode))
+            })
+            .collect(),
+        config_dir: dir,
+        covered: "bash output (the plugin)",
+        uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
+                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
     }
 }
 
