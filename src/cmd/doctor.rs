@@ -40,22 +40,13 @@ pub fn run() -> Result<Outcome> {
     if found == 0 {
         report.push_str(&format!(
             "\nno harness found ({} on PATH, or its configuration directory)\n",
-            in_words(&binaries)
+            harness::in_words(&binaries, "or")
         ));
     }
     let mut out = output::stdout();
     output::write_all(&mut out, report.as_bytes())?;
     output::flush(&mut out)?;
     Ok(Outcome::Found)
-}
-
-/// Names as a list in words: `claude, codex, gemini or opencode`.
-fn in_words(names: &[&str]) -> String {
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
 }
 
 /// The report for one harness.

@@ -68,6 +68,15 @@ pub trait Host {
     }
 }
 
+/// Names as a phrase: `a, b and c` (`last` is the word before the last name).
+pub fn in_words(names: &[&str], last: &str) -> String {
+    match names.split_last() {
+        Some((only, [])) => only.to_string(),
+        Some((end, rest)) => format!("{} {last} {end}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// A hook's answer: `Err(why)` inside when the input cannot be read (the command layer lets the
 /// call through unchanged, with a warning); the outer error when the hook's context cannot be
 /// had (the spill binary's path).
@@ -78,9 +87,16 @@ pub type Answer = Result<std::result::Result<Response, String>>;
 pub struct Harness {
     /// The name `spill hook` and `spill init` take (`claude-code`).
     pub name: &'static str,
+    /// The product's name as help texts write it (`Claude Code`).
+    pub product: &'static str,
     /// One line for the command line's list of harnesses: the product, its binary, where
     /// spill's hooks go.
     pub about: &'static str,
+    /// What its hook does, for `spill hook --help`: lines of at most 95 characters after the
+    /// product's name and a colon.
+    pub hook_help: &'static str,
+    /// What `spill init` writes where, for `spill init --help`, laid out as `hook_help`.
+    pub init_help: &'static str,
     /// The prefix of its conversations' scopes (`claude` in `claude-SESSION`).
     pub scope_prefix: &'static str,
     /// Answers one hook call.
@@ -157,5 +173,26 @@ mod tests {
             }
         }
         assert!(find("claude").is_none());
+    }
+
+    #[test]
+    fn names_read_as_a_phrase() {
+        assert_eq!(in_words(&["a", "b", "c"], "or"), "a, b or c");
+        assert_eq!(in_words(&["a", "b"], "and"), "a and b");
+        assert_eq!(in_words(&["a"], "and"), "a");
+        assert_eq!(in_words(&[], "and"), "");
+    }
+
+    #[test]
+    fn help_lines_fit_the_help_width() {
+        for h in ALL {
+            let first = format!("{}: ", h.product);
+            for text in [h.hook_help, h.init_help] {
+                for (i, line) in text.lines().enumerate() {
+                    let width = line.chars().count() + if i == 0 { first.len() } else { 0 };
+                    assert!(width <= 95, "{}: {width} characters: {line}", h.name);
+                }
+            }
+        }
     }
 }

@@ -12,7 +12,12 @@ use crate::store::binding;
 /// Claude Code.
 pub static HARNESS: Harness = Harness {
     name: "claude-code",
+    product: "Claude Code",
     about: "Claude Code (`claude`): hooks in settings.json",
+    hook_help: "a `PreToolUse` call for Bash answers with the command rewritten to run under\n\
+`spill wrap` in the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN\n\
+exported to it; a `SessionEnd` call removes that scope's entries.",
+    init_help: "PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,

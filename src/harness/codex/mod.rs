@@ -12,7 +12,12 @@ use crate::error::{Error, Result};
 /// Codex.
 pub static HARNESS: Harness = Harness {
     name: "codex",
+    product: "Codex",
     about: "Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml",
+    hook_help: "a `PreToolUse` call for its shell tool is rewritten the same way, in\n\
+`codex-SESSION` (Codex has no session-end hook).",
+    init_help: "a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml\n\
+(user only), appended as one marked block.",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,

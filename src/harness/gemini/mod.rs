@@ -11,7 +11,13 @@ use crate::error::Result;
 /// Gemini CLI.
 pub static HARNESS: Harness = Harness {
     name: "gemini",
+    product: "Gemini CLI",
     about: "Gemini CLI (`gemini`): hooks in settings.json",
+    hook_help: "`BeforeTool` rewrites its shell tool's command in `gemini-SESSION`, `AfterTool`\n\
+replaces another tool's result over --max-inline by the envelope, and `SessionEnd` removes\n\
+the scope's entries.",
+    init_help: "BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and\n\
+hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,

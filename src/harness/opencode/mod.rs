@@ -12,7 +12,12 @@ use crate::error::Result;
 /// opencode.
 pub static HARNESS: Harness = Harness {
     name: "opencode",
+    product: "opencode",
     about: "opencode (`opencode`): a plugin in its plugin directory",
+    hook_help: "spill's plugin hands each bash call to this command and runs the command it\n\
+answers with, in `opencode-SESSION`.",
+    init_help: "spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js\n\
+with --project), which opencode loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,
