@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::harness::{self, Harness};
 use crate::limits::{self, flag_size};
 
 // The defaults shown in the help come from `limits`, where each is written once. A flag with a
@@ -256,37 +257,98 @@ pub enum Command {
     Doctor(DoctorArgs),
 }
 
-/// The agent harnesses `spill hook` and `spill init` know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Harness {
-    /// Claude Code (`claude`): hooks in settings.json.
-    ClaudeCode,
-    /// Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml.
-    Codex,
-    /// Gemini CLI (`gemini`): hooks in settings.json.
-    Gemini,
-    /// opencode (`opencode`): a plugin in its plugin directory.
-    Opencode,
+/// The value parser of a HARNESS argument: the names of the registry (`crate::harness::ALL`),
+/// each with its line of help, parsed and refused as clap parses and refuses a value enum.
+#[derive(Clone)]
+struct HarnessParser;
+
+impl clap::builder::TypedValueParser for HarnessParser {
+    type Value = &'static Harness;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let names = harness::ALL.iter().map(|h| h.name);
+        let name = clap::builder::PossibleValuesParser::new(names).parse_ref(cmd, arg, value)?;
+        harness::find(&name).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidValue))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(harness::ALL.iter().map(|h| {
+            clap::builder::PossibleValue::new(h.name).help(h.about)
+        })))
+    }
 }
+
+/// Each harness's help lines (`hook_help` or `init_help` of the registry), after its product's
+/// name, one harness after the other.
+fn harness_lines(text: fn(&Harness) -> &'static str) -> String {
+    harness::ALL
+        .iter()
+        .map(|h| format!("{}: {}\n", h.product, text(h)))
+        .collect()
+}
+
+/// `spill hook --help`'s description: what the hook does in each harness of the registry.
+static HOOK_ABOUT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
+Answer one hook call of an agent harness (reads its hook JSON on stdin).
+
+`spill init` registers this command; you do not run it yourself.
+{}When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
+may apply, unreadable settings) the hook prints nothing, so the call goes through
+unchanged, and says why on stderr. Input that is not JSON is let through the same way, with
+a warning. Exit status 0.",
+        harness_lines(|h| h.hook_help)
+    )
+});
+
+/// `spill init --help`'s description: what `init` writes where, for each harness of the
+/// registry.
+static INIT_ABOUT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "\
+Register spill's hooks in an agent harness's configuration.
+
+Merges the hook entries into the harness's settings file, keeping every other setting and
+the order of its keys; running it again changes nothing. The file is backed up first, as
+FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
+changed since, restores the file byte for byte from the backup.
+{}",
+        harness_lines(|h| h.init_help).trim_end()
+    )
+});
+
+/// `spill doctor --help`'s description, naming the harnesses of the registry.
+static DOCTOR_ABOUT: LazyLock<String> = LazyLock::new(|| {
+    let products: Vec<&str> = harness::ALL.iter().map(|h| h.product).collect();
+    format!(
+        "\
+Report, for each agent harness found, what spill does in it; change nothing.
+
+For {}, found on PATH or by their configuration
+directory: the version (from the npm package the binary belongs to), whether spill's hooks
+are installed and the spill they run exists, whether the hooks can wrap (Claude Code's
+permission flags readable), whether `spill mcp` is registered and follows the conversation,
+which results spill covers there, and what to do about what is not. Reads files only: it
+runs no harness and writes nothing. Exit status 0.",
+        harness::in_words(&products, "and")
+    )
+});
 
 /// Answer one hook call of an agent harness (reads its hook JSON on stdin).
 ///
-/// `spill init` registers this command; you do not run it yourself. For Claude Code, a
-/// `PreToolUse` call for Bash answers with the command rewritten to run under `spill wrap` in
-/// the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN exported to it;
-/// a `SessionEnd` call removes that scope's entries. For Codex, a `PreToolUse` call for its
-/// shell tool is rewritten the same way in `codex-SESSION` (Codex has no session-end hook).
-/// For Gemini CLI, `BeforeTool` rewrites its shell tool's command in `gemini-SESSION`,
-/// `AfterTool` replaces another tool's result over --max-inline by the envelope, and
-/// `SessionEnd` removes the scope's entries. For opencode, spill's plugin hands each bash call
-/// to this command and runs the command it answers with, in `opencode-SESSION`.
-/// When the call cannot be wrapped safely (no session id, a deny, ask or exec-policy rule that
-/// may apply, unreadable settings) the hook prints nothing, so the call goes through
-/// unchanged, and says why on stderr. Input that is not JSON is let through the same way, with
-/// a warning. Exit status 0.
+/// `--help` renders the rest from `HOOK_ABOUT`, with each harness's `hook_help`.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
+    long_about = HOOK_ABOUT.as_str(),
     after_long_help = "\
 Examples:
   spill init claude-code       # registers `spill hook claude-code` in ~/.claude/settings.json
@@ -296,26 +358,17 @@ Examples:
 )]
 pub struct HookArgs {
     /// The harness whose hook format to read and answer.
-    #[arg(value_name = "HARNESS", value_enum)]
-    pub harness: Harness,
+    #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
+    pub harness: &'static Harness,
 }
 
 /// Register spill's hooks in an agent harness's configuration.
 ///
-/// Merges the hook entries into the harness's settings file, keeping every other setting and
-/// the order of its keys; running it again changes nothing. The file is backed up first, as
-/// FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
-/// changed since, restores the file byte for byte from the backup.
-/// Claude Code: PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.
-/// Codex: a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml
-/// (user only), appended as one marked block.
-/// Gemini CLI: BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and
-/// hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).
-/// opencode: spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js
-/// with --project), which opencode loads by itself.
+/// `--help` renders the rest from `INIT_ABOUT`, with each harness's `init_help`.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
+    long_about = INIT_ABOUT.as_str(),
     after_long_help = "\
 Examples:
   spill init claude-code                 # ~/.claude/settings.json
@@ -328,8 +381,8 @@ Examples:
 )]
 pub struct InitArgs {
     /// The harness to configure.
-    #[arg(value_name = "HARNESS", value_enum)]
-    pub harness: Harness,
+    #[arg(value_name = "HARNESS", value_parser = HarnessParser)]
+    pub harness: &'static Harness,
     /// Configure the project in the current directory.
     #[arg(long, conflicts_with = "user")]
     pub project: bool,
@@ -346,14 +399,13 @@ pub struct InitArgs {
 
 /// Report, for each agent harness found, what spill does in it; change nothing.
 ///
-/// For Claude Code, Codex, Gemini CLI and opencode, found on PATH or by their configuration
-/// directory: the version (from the npm package the binary belongs to), whether spill's hooks
-/// are installed and the spill they run exists, whether the hooks can wrap (Claude Code's
-/// permission flags readable), whether `spill mcp` is registered and follows the conversation,
-/// which results spill covers there, and what to do about what is not. Reads files only: it
-/// runs no harness and writes nothing. Exit status 0.
+/// `--help` renders the rest from `DOCTOR_ABOUT`, with the registry's harnesses.
 #[derive(Debug, Args)]
-#[command(verbatim_doc_comment, after_long_help = "Examples:\n  spill doctor")]
+#[command(
+    verbatim_doc_comment,
+    long_about = DOCTOR_ABOUT.as_str(),
+    after_long_help = "Examples:\n  spill doctor"
+)]
 pub struct DoctorArgs {}
 
 /// Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.

@@ -141,6 +141,7 @@ pub mod extract;
 #[cfg(any(test, feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod harness;
 pub mod hook;
 pub mod init;
 pub mod json;

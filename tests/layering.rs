@@ -1,6 +1,8 @@
 //! The module layering of ARCHITECTURE.md ("Code map", "Invariants"), checked over the text of
 //! `src/`: library modules never reach the command-line layer (`cmd`, `cli`), never write to the
 //! process's stdout or stderr and never read its environment. Only the command-line files do.
+//! And one place per harness ("Adding a harness"): nothing outside a harness's folder
+//! `src/harness/NAME/` names it but its registry line in `src/harness/mod.rs`.
 
 use std::path::{Path, PathBuf};
 
@@ -216,4 +218,131 @@ fn the_layering_check_finds_what_it_forbids() {
     assert!(!contains_word("eprintln!(\"x\")", "println!("));
     assert!(contains_word("let _ = std::env::var(\"X\");", "env::var"));
     assert!(is_cli_file("cmd/cat.rs") && is_cli_file("cli.rs") && !is_cli_file("json/shape.rs"));
+}
+
+/// The harnesses: the folders of `src/harness/`.
+fn harness_folders() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(src().join("harness"))
+        .unwrap_or_else(|e| panic!("read src/harness: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The harness a shipped line of `rel` names although it may not: outside `harness/`, any path
+/// through `harness::NAME` (or a `harness::{…}` group holding it); in the registry
+/// (`harness/mod.rs`), anything but the line declaring the folder and the line listing it.
+/// A harness's folder may use another's (a fork builds on the harness it forked).
+fn misplaced_harness<'n>(rel: &str, line: &str, names: &'n [String]) -> Option<&'n str> {
+    let t = line.trim();
+    names
+        .iter()
+        .find(|name| {
+            if rel == "harness/mod.rs" {
+                t != format!("pub mod {name};")
+                    && !t.starts_with(&format!("&{name}::"))
+                    && (contains_word(t, &format!("{name}::"))
+                        || contains_word(t, &format!("mod {name}")))
+            } else if rel.starts_with("harness/") {
+                false
+            } else {
+                let grouped = t.find("harness::{").is_some_and(|at| {
+                    t[at..]
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .any(|w| w == name.as_str())
+                });
+                contains_word(t, &format!("harness::{name}")) || grouped
+            }
+        })
+        .map(String::as_str)
+}
+
+#[test]
+fn each_harness_lives_in_its_folder_and_its_registry_line() {
+    let names = harness_folders();
+    assert!(names.len() >= 4, "only {names:?} under src/harness/");
+    let registry = std::fs::read_to_string(src().join("harness/mod.rs")).unwrap();
+    for name in &names {
+        assert!(
+            src().join("harness").join(name).join("mod.rs").is_file(),
+            "src/harness/{name}/ has no mod.rs"
+        );
+        assert!(
+            registry
+                .lines()
+                .any(|l| l.trim() == format!("pub mod {name};")),
+            "src/harness/mod.rs does not declare `pub mod {name};`"
+        );
+        assert!(
+            registry
+                .lines()
+                .any(|l| l.trim().starts_with(&format!("&{name}::"))),
+            "src/harness/{name}/ has no line in the registry (harness::ALL)"
+        );
+    }
+    // A harness is a folder: no `harness/NAME.rs` beside them.
+    for line in registry.lines() {
+        if let Some(module) = line
+            .trim()
+            .strip_prefix("pub mod ")
+            .and_then(|m| m.strip_suffix(';'))
+        {
+            assert!(
+                names.iter().any(|n| n == module),
+                "src/harness/{module} is not a folder"
+            );
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for rel in &files {
+        let text = std::fs::read_to_string(src().join(rel)).unwrap();
+        for (n, line) in shipped_lines(rel, &text) {
+            if let Some(name) = misplaced_harness(rel, &line, &names) {
+                found.push(format!("src/{rel}:{n}: names {name}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a harness's code belongs in its folder, reached through the registry \
+         (harness::ALL, harness::find; ARCHITECTURE.md, \"Adding a harness\"):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The harness check itself.
+#[test]
+fn the_harness_check_finds_a_harness_named_outside_its_folder() {
+    let names = ["claude".to_string(), "codex".to_string()];
+    let at = |rel: &str, line: &str| misplaced_harness(rel, line, &names);
+    assert_eq!(
+        at("cmd/hook.rs", "use crate::harness::claude::hook;"),
+        Some("claude")
+    );
+    assert_eq!(
+        at("cmd/init.rs", "use crate::harness::{self, codex};"),
+        Some("codex")
+    );
+    assert_eq!(
+        at("hook/mod.rs", "crate::harness::claude::hook::mcp_reply"),
+        Some("claude")
+    );
+    assert_eq!(
+        at("cmd/hook.rs", "use crate::harness::{self, Harness};"),
+        None
+    );
+    assert_eq!(at("cmd/hook.rs", "let claude = 1;"), None);
+    assert_eq!(at("harness/mod.rs", "pub mod claude;"), None);
+    assert_eq!(at("harness/mod.rs", "    &claude::ClaudeCode,"), None);
+    assert_eq!(at("harness/mod.rs", "use claude::hook;"), Some("claude"));
+    assert_eq!(
+        at("harness/mod.rs", "fn f() { codex::init::install() }"),
+        Some("codex")
+    );
+    assert_eq!(at("harness/codex/mod.rs", "use super::claude::hook;"), None);
 }

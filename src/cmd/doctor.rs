@@ -7,40 +7,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::Result;
+use crate::harness::{self, Facts, Harness, McpFormat};
 use crate::output;
 
 use super::Outcome;
 
-/// One harness as the doctor sees it.
-struct Harness {
-    /// The name `spill init`/`spill hook` take.
-    name: &'static str,
-    /// Its binary on PATH.
-    binary: &'static str,
-    /// Its configuration directory, when it can be named.
-    config_dir: Option<PathBuf>,
-    /// The file `spill init` writes its hooks to.
-    hook_file: Option<PathBuf>,
-    /// The files that may register MCP servers, and how they are read.
-    mcp_files: Vec<(PathBuf, McpFormat)>,
-    /// What spill covers there, and what it does not (README, per harness).
-    covered: &'static str,
-    uncovered: &'static str,
-}
-
-#[derive(Clone, Copy)]
-enum McpFormat {
-    /// `{"mcpServers": {NAME: {"command", "args", "env"}}}` (Claude Code also per project).
-    Json,
-    /// opencode: `{"mcp": {NAME: {"command": [..], "environment"}}}`.
-    Opencode,
-    /// Codex: `[mcp_servers.NAME]` tables in config.toml.
-    Toml,
-}
-
 /// Runs `spill doctor`.
 pub fn run() -> Result<Outcome> {
-    let home = super::env_text("HOME").ok().flatten().map(PathBuf::from);
     let spill = std::env::current_exe().ok();
     let mut report = String::new();
     if let Some(spill) = &spill {
@@ -51,20 +24,24 @@ pub fn run() -> Result<Outcome> {
         ));
     }
     let mut found = 0;
-    for harness in harnesses(home.as_deref()) {
-        let binary = which(harness.binary);
-        let configured = harness.config_dir.as_ref().is_some_and(|d| d.is_dir());
+    let mut binaries = Vec::new();
+    for &harness in harness::ALL {
+        let facts = (harness.doctor)(&super::Process);
+        binaries.push(facts.binary);
+        let binary = which(facts.binary);
+        let configured = facts.config_dir.as_ref().is_some_and(|d| d.is_dir());
         if binary.is_none() && !configured {
             continue;
         }
         found += 1;
         report.push('\n');
-        report.push_str(&describe(&harness, binary.as_deref()));
+        report.push_str(&describe(harness, &facts, binary.as_deref()));
     }
     if found == 0 {
-        report.push_str(
-            "\nno harness found (claude, codex, gemini or opencode on PATH, or its configuration directory)\n",
-        );
+        report.push_str(&format!(
+            "\nno harness found ({} on PATH, or its configuration directory)\n",
+            harness::in_words(&binaries, "or")
+        ));
     }
     let mut out = output::stdout();
     output::write_all(&mut out, report.as_bytes())?;
@@ -72,104 +49,34 @@ pub fn run() -> Result<Outcome> {
     Ok(Outcome::Found)
 }
 
-fn harnesses(home: Option<&Path>) -> Vec<Harness> {
-    let claude_dir = super::init::claude_settings(false)
-        .ok()
-        .and_then(|f| f.parent().map(Path::to_path_buf));
-    let cwd = std::env::current_dir().ok();
-    let mut claude_mcp: Vec<(PathBuf, McpFormat)> = home
-        .map(|h| (h.join(".claude.json"), McpFormat::Json))
-        .into_iter()
-        .collect();
-    claude_mcp.extend(cwd.iter().map(|c| (c.join(".mcp.json"), McpFormat::Json)));
-    let codex_home = super::init::codex_home().ok();
-    let gemini = super::init::gemini_settings(false).ok();
-    let opencode = super::init::opencode_config_dir().ok();
-    vec![
-        Harness {
-            name: "claude-code",
-            binary: "claude",
-            hook_file: claude_dir.as_ref().map(|d| d.join("settings.json")),
-            config_dir: claude_dir,
-            mcp_files: claude_mcp,
-            covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
-            uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
-        },
-        Harness {
-            name: "codex",
-            binary: "codex",
-            hook_file: codex_home.as_ref().map(|d| d.join("config.toml")),
-            mcp_files: codex_home
-                .iter()
-                .map(|d| (d.join("config.toml"), McpFormat::Toml))
-                .collect(),
-            config_dir: codex_home,
-            covered: "shell output (PreToolUse)",
-            uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
-                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
-        },
-        Harness {
-            name: "gemini",
-            binary: "gemini",
-            config_dir: gemini
-                .as_ref()
-                .and_then(|f| f.parent().map(Path::to_path_buf)),
-            mcp_files: gemini
-                .iter()
-                .map(|f| (f.clone(), McpFormat::Json))
-                .collect(),
-            hook_file: gemini,
-            covered: "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
-                      as Gemini cut it, 2,000 lines)",
-            uncovered: "nothing else known",
-        },
-        Harness {
-            name: "opencode",
-            binary: "opencode",
-            hook_file: opencode.as_ref().map(|d| d.join("plugin/spill.js")),
-            mcp_files: opencode
-                .iter()
-                .flat_map(|d| {
-                    ["opencode.json", "opencode.jsonc"].map(|n| (d.join(n), McpFormat::Opencode))
-                })
-                .collect(),
-            config_dir: opencode,
-            covered: "bash output (the plugin)",
-            uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
-                        replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
-        },
-    ]
-}
-
 /// The report for one harness.
-fn describe(h: &Harness, binary: Option<&Path>) -> String {
+fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
+    let name = harness.name;
     let mut todo: Vec<String> = Vec::new();
-    let mut out = format!("{}:\n", h.name);
+    let mut out = format!("{name}:\n");
     match binary {
         Some(bin) => {
             let version = npm_version(bin).unwrap_or_else(|| "unknown version".into());
             out.push_str(&format!("  binary:    {} ({version})\n", bin.display()));
-            if h.name == "claude-code" {
-                let (line, fix) = claude_wraps(&version);
+            if let Some((line, fix)) = harness.wraps.map(|wraps| wraps(&version)) {
                 out.push_str(&format!("  wraps:     {line}\n"));
                 todo.extend(fix);
             }
         }
         None => out.push_str(&format!("  binary:    {} not on PATH\n", h.binary)),
     }
-    match hook_state(h) {
+    match hook_state(harness, h) {
         Ok(state) => out.push_str(&format!("  hooks:     {state}\n")),
         Err(state) => {
             out.push_str(&format!("  hooks:     {state}\n"));
-            todo.push(format!("spill init {}", h.name));
+            todo.push(format!("spill init {name}"));
         }
     }
     let servers = mcp_servers(&h.mcp_files);
     if servers.is_empty() {
         out.push_str("  spill mcp: not registered\n");
         todo.push(format!(
-            "register `spill mcp` in {} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools",
-            h.name
+            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"
         ));
     } else {
         for (file, name, follows) in servers {
@@ -192,39 +99,8 @@ fn describe(h: &Harness, binary: Option<&Path>) -> String {
     out
 }
 
-/// Whether spill's hooks can wrap in this Claude Code version (`NAME X.Y.Z`), and what to do.
-fn claude_wraps(version: &str) -> (String, Option<String>) {
-    let numbers: Vec<u64> = version
-        .rsplit(' ')
-        .next()
-        .unwrap_or("")
-        .split('.')
-        .map_while(|n| n.parse().ok())
-        .collect();
-    let update = Some("update Claude Code to 2.1 or later".to_string());
-    match numbers.as_slice() {
-        [major, minor, patch, ..] if (*major, *minor, *patch) < (2, 0, 10) => (
-            "no: before 2.0.10 a PreToolUse hook cannot replace a command".into(),
-            update,
-        ),
-        [2, 0, ..] => (
-            "no: Claude Code 2.0 overwrites its command line, so spill cannot read its \
-             permission flags and lets Bash calls through unwrapped (saying so once per \
-             conversation)"
-                .into(),
-            update,
-        ),
-        [_, _, _, ..] => (
-            "yes, where spill can check the permission rules for a command (README, \"Claude Code\")"
-                .into(),
-            None,
-        ),
-        _ => ("unknown (no version found)".into(), None),
-    }
-}
-
 /// `Ok(what is installed)` when spill's hooks are in place and their spill exists; `Err(why not)`.
-fn hook_state(h: &Harness) -> std::result::Result<String, String> {
+fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, String> {
     let Some(file) = &h.hook_file else {
         return Err("cannot name the settings file (HOME not set)".into());
     };
@@ -232,8 +108,8 @@ fn hook_state(h: &Harness) -> std::result::Result<String, String> {
         Ok(text) => text,
         Err(_) => return Err(format!("not installed ({} does not exist)", file.display())),
     };
-    let marker = format!(" hook {}", h.name);
-    if h.name == "opencode" {
+    let marker = format!(" hook {}", harness.name);
+    if harness.entries.owns_file() {
         return Ok(format!("spill's plugin at {}", file.display()));
     }
     let Some(at) = text.find(&marker) else {
@@ -389,31 +265,6 @@ fn npm_version(binary: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn claude_code_versions_are_told_apart() {
-        assert!(
-            claude_wraps("@anthropic-ai/claude-code 2.0.9")
-                .0
-                .starts_with("no: before")
-        );
-        assert!(
-            claude_wraps("@anthropic-ai/claude-code 2.0.10")
-                .0
-                .contains("overwrites")
-        );
-        assert!(
-            claude_wraps("@anthropic-ai/claude-code 2.1.197")
-                .0
-                .starts_with("yes")
-        );
-        assert!(
-            claude_wraps("@anthropic-ai/claude-code 1.0.128")
-                .1
-                .is_some()
-        );
-        assert!(claude_wraps("unknown").0.starts_with("unknown"));
-    }
 
     #[test]
     fn spill_mcp_servers_are_told_from_proxies_and_other_servers() {

@@ -4,8 +4,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Harness, InitArgs};
+use crate::cli::InitArgs;
 use crate::error::{Error, Result};
+use crate::harness::Host as _;
 use crate::{init, output};
 
 use super::Outcome;
@@ -15,12 +16,8 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 
 /// Runs `spill init`.
 pub fn run(args: InitArgs) -> Result<Outcome> {
-    let file = match args.harness {
-        Harness::ClaudeCode => claude_settings(args.project)?,
-        Harness::Codex => codex_config(args.project)?,
-        Harness::Gemini => gemini_settings(args.project)?,
-        Harness::Opencode => opencode_plugin(args.project)?,
-    };
+    let harness = args.harness;
+    let file = (harness.init_file)(args.project, &super::Process)?;
     let name = file.display().to_string();
     let bad = |why: String| Error::Usage(format!("{name}: {why}; nothing changed"));
     let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
@@ -36,22 +33,13 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         )));
     }
     let text = existing.clone().unwrap_or_default();
-    let spill = std::env::current_exe()
-        .map_err(|e| Error::stream("find the spill binary", e))?
-        .to_string_lossy()
-        .into_owned();
+    let spill = super::Process.spill()?;
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
-    let plain = |r: std::result::Result<Option<String>, String>| r.map(|t| t.map(init::Edit::from));
-    let edit = match (args.harness, args.uninstall) {
-        (Harness::ClaudeCode, true) => init::claude_uninstall(&text, saved),
-        (Harness::ClaudeCode, false) => init::claude_install(&text, &spill),
-        (Harness::Codex, true) => plain(init::codex::uninstall(&text, saved)),
-        (Harness::Codex, false) => plain(init::codex::install(&text, &spill, &name)),
-        (Harness::Gemini, true) => init::gemini_uninstall(&text, saved),
-        (Harness::Gemini, false) => init::gemini_install(&text, &spill),
-        (Harness::Opencode, true) => init::opencode_uninstall(&text),
-        (Harness::Opencode, false) => init::opencode_install(&text, &spill),
+    let edit = if args.uninstall {
+        harness.entries.uninstall(&text, saved)
+    } else {
+        harness.entries.install(&text, &spill, &name)
     }
     .map_err(bad)?;
     let mut out = output::stdout();
@@ -84,7 +72,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         // The backup holds the file as it was before the first `init` (empty: there was none).
         let restored = saved.is_some_and(|saved| saved == new);
         // Nothing left: the file was spill's (created by init, or spill's opencode plugin).
-        if new.is_empty() && (restored || args.harness == Harness::Opencode) {
+        if new.is_empty() && (restored || harness.entries.owns_file()) {
             std::fs::remove_file(&real).map_err(|e| Error::io("remove", &real, e))?;
             message.push_str(&format!("removed {name}{through} (spill had created it)\n"));
         } else {
@@ -159,93 +147,6 @@ fn writable(path: &Path) -> std::result::Result<(), String> {
         }
         Err(_) => Ok(()),
     }
-}
-
-/// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), or the project's
-/// `.claude/settings.json` with `--project`.
-pub fn claude_settings(project: bool) -> Result<PathBuf> {
-    if project {
-        let cwd =
-            std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?;
-        return Ok(cwd.join(".claude/settings.json"));
-    }
-    let dir = match super::env_text("CLAUDE_CONFIG_DIR").ok().flatten() {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(super::env_text("HOME").ok().flatten().ok_or_else(|| {
-            Error::Usage(
-                "HOME is not set: cannot find ~/.claude/settings.json (use --project)".into(),
-            )
-        })?)
-        .join(".claude"),
-    };
-    Ok(dir.join("settings.json"))
-}
-
-/// opencode's global configuration directory: `$XDG_CONFIG_HOME/opencode`, else
-/// `~/.config/opencode`.
-pub fn opencode_config_dir() -> Result<PathBuf> {
-    if let Some(dir) = super::env_text("XDG_CONFIG_HOME").ok().flatten() {
-        return Ok(PathBuf::from(dir).join("opencode"));
-    }
-    let home = super::env_text("HOME").ok().flatten().ok_or_else(|| {
-        Error::Usage("HOME is not set: cannot find ~/.config/opencode (use --project)".into())
-    })?;
-    Ok(PathBuf::from(home).join(".config/opencode"))
-}
-
-/// spill's plugin in opencode's global plugin directory, or the project's `.opencode/plugin`.
-fn opencode_plugin(project: bool) -> Result<PathBuf> {
-    let dir = if project {
-        std::env::current_dir()
-            .map_err(|e| Error::stream("read the current directory", e))?
-            .join(".opencode")
-    } else {
-        opencode_config_dir()?
-    };
-    Ok(dir.join("plugin/spill.js"))
-}
-
-/// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.
-pub fn gemini_settings(project: bool) -> Result<PathBuf> {
-    let dir = if project {
-        std::env::current_dir().map_err(|e| Error::stream("read the current directory", e))?
-    } else {
-        PathBuf::from(super::env_text("HOME").ok().flatten().ok_or_else(|| {
-            Error::Usage(
-                "HOME is not set: cannot find ~/.gemini/settings.json (use --project)".into(),
-            )
-        })?)
-    };
-    Ok(dir.join(".gemini/settings.json"))
-}
-
-/// Codex's home, as Codex finds it: `$CODEX_HOME` (which must exist; Codex resolves it to its
-/// canonical path, and that path is part of the hook's trust key), else `~/.codex`.
-pub fn codex_home() -> Result<PathBuf> {
-    if let Some(dir) = super::env_text("CODEX_HOME").ok().flatten() {
-        return std::fs::canonicalize(&dir).map_err(|e| {
-            Error::Usage(format!(
-                "CODEX_HOME is {dir}, which Codex cannot use either ({e}); create it or unset it"
-            ))
-        });
-    }
-    let home = super::env_text("HOME").ok().flatten().ok_or_else(|| {
-        Error::Usage("HOME is not set: cannot find ~/.codex (set CODEX_HOME)".into())
-    })?;
-    Ok(PathBuf::from(home).join(".codex"))
-}
-
-/// `$CODEX_HOME/config.toml`. Codex reads hook trust only from the user's config, so a
-/// project's hook would need both files; `--project` is refused instead.
-fn codex_config(project: bool) -> Result<PathBuf> {
-    if project {
-        return Err(Error::Usage(
-            "Codex reads a hook's trust only from the user's config.toml, so spill's Codex hook is installed \
-             for the user: run `spill init codex` without --project"
-                .into(),
-        ));
-    }
-    Ok(codex_home()?.join("config.toml"))
 }
 
 fn read_optional(path: &Path) -> Result<Option<String>> {

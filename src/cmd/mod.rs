@@ -178,13 +178,28 @@ pub fn env_default_root() -> PathBuf {
 /// Reads an environment variable as text: `None` when it is unset or empty, an error when its
 /// value is not UTF-8 (such a value is never taken for an unset one).
 pub fn env_text(name: &str) -> Result<Option<String>> {
-    match std::env::var_os(name) {
-        None => Ok(None),
-        Some(v) if v.is_empty() => Ok(None),
-        Some(v) => v
-            .into_string()
-            .map(Some)
-            .map_err(|_| Error::Usage(format!("{name}: the value is not valid UTF-8"))),
+    use crate::harness::Host as _;
+    Process.text(name)
+}
+
+/// This process, as the harnesses' code asks about it (the environment, the current directory,
+/// the spill binary).
+pub struct Process;
+
+impl crate::harness::Host for Process {
+    fn var_os(&self, name: &str) -> Option<std::ffi::OsString> {
+        std::env::var_os(name)
+    }
+
+    fn current_dir(&self) -> std::io::Result<PathBuf> {
+        std::env::current_dir()
+    }
+
+    fn spill(&self) -> Result<String> {
+        Ok(std::env::current_exe()
+            .map_err(|e| Error::stream("find the spill binary", e))?
+            .to_string_lossy()
+            .into_owned())
     }
 }
 

@@ -1,14 +1,11 @@
-//! Harness hooks: translating a harness's hook JSON into spill calls (`spill hook HARNESS`).
+//! What every harness's hook shares (`spill hook HARNESS`): the [`Response`], the conversation's
+//! scope and turn, the rewritten command, and the reading of hook input and shell commands.
 //!
-//! Each harness has its own file. A hook reads one JSON document, decides, and answers with
-//! a [`Response`]: the bytes the harness expects on stdout, a note for stderr, and any store
-//! work (dropping a finished conversation's scope) for the command layer to do. Nothing here
-//! prints or exits, so the translation is tested directly.
-
-pub mod claude;
-pub mod codex;
-pub mod gemini;
-pub mod opencode;
+//! Each harness's own hook is its folder's `hook.rs` (`crate::harness`). A hook reads one JSON
+//! document, decides, and answers with a [`Response`]: the bytes the harness expects on
+//! stdout, a note for stderr, and any store work (dropping a finished conversation's scope) for
+//! the command layer to do. Nothing here prints or exits, so the translation is tested
+//! directly, and nothing here names a harness.
 
 use crate::wrap::shell_quote;
 
@@ -46,32 +43,34 @@ pub struct SpillRequest {
     pub cut: Option<String>,
 }
 
-/// The answer formats that carry an envelope.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reply {
-    /// Claude Code's `updatedMCPToolOutput`.
-    ClaudeMcp,
-    /// Gemini CLI's `AfterTool` block decision, the envelope as its reason.
-    GeminiAfterTool,
+/// An answer format that carries an envelope: the harness's function from the envelope's JSON
+/// to the hook's stdout (Claude Code's `updatedMCPToolOutput`, Gemini CLI's `AfterTool` block
+/// decision).
+#[derive(Debug, Clone, Copy)]
+pub struct Reply(pub fn(&str) -> String);
+
+impl PartialEq for Reply {
+    fn eq(&self, other: &Reply) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
 }
+
+impl Eq for Reply {}
 
 impl Reply {
     /// The hook's answer (stdout) for this envelope JSON.
     pub fn render(self, envelope: &str) -> String {
-        match self {
-            Reply::ClaudeMcp => claude::mcp_reply(envelope),
-            Reply::GeminiAfterTool => gemini::after_tool_reply(envelope),
-        }
+        (self.0)(envelope)
     }
 }
 
 /// A hook call as every harness's starts: its JSON, its event name and the conversation's scope
 /// (`PREFIX-SESSION`), or (`Err` inside) the response that lets the call through because the
 /// input names no session.
-type Call = std::result::Result<(serde_json::Value, String, String), Response>;
+pub(crate) type Call = std::result::Result<(serde_json::Value, String, String), Response>;
 
 /// Parses a hook call; `Err` when the input is not JSON.
-fn open_call(input: &[u8], prefix: &str) -> std::result::Result<Call, String> {
+pub(crate) fn open_call(input: &[u8], prefix: &str) -> std::result::Result<Call, String> {
     let input: serde_json::Value =
         serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
     let event = input["hook_event_name"].as_str().unwrap_or("").to_string();
@@ -86,7 +85,7 @@ fn open_call(input: &[u8], prefix: &str) -> std::result::Result<Call, String> {
 
 /// The arguments of a shell call and their `command`; or the response that lets the call
 /// through (no arguments or command: saying so; an empty command: silently).
-fn shell_command(
+pub(crate) fn shell_command(
     args: &serde_json::Value,
 ) -> std::result::Result<(&serde_json::Map<String, serde_json::Value>, &str), Box<Response>> {
     let Some(map) = args.as_object() else {
@@ -106,7 +105,7 @@ fn shell_command(
 }
 
 /// A response that lets the call through unchanged, saying why.
-fn through(note: String) -> Response {
+pub(crate) fn through(note: String) -> Response {
     Response {
         note: Some(note),
         ..Response::default()
@@ -118,7 +117,7 @@ fn through(note: String) -> Response {
 /// joins the words around it: `rm -r\⏎f x` is `rm -rf x`) are undone as bash undoes them. A
 /// rule's text and a command compared this way cannot differ by quoting alone. Expansions
 /// (`$VAR`, `$(…)`) are left as written: what they produce is known only when they run.
-fn normalise(text: &str) -> String {
+pub(crate) fn normalise(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

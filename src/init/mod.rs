@@ -1,4 +1,7 @@
-//! `spill init`: merging spill's hooks into a harness's settings, and taking them out again.
+//! What every harness's `spill init` shares: merging spill's hooks into a settings file, and
+//! taking them out again ([`HookSet`], for the harnesses whose settings hold
+//! `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`), the [`Edit`] and `--dry-run`'s
+//! [`diff`]. Each harness's own part is its folder's `init.rs` (`crate::harness`).
 //!
 //! The functions here take a file's text and return the new text; reading, backing up and
 //! writing are the command layer's. The user's text is never re-serialised: spill's entries are
@@ -9,7 +12,6 @@
 //! word where needed, then ` hook HARNESS`. `nice spill hook claude-code`, `SPILL_MAX_INLINE=4096
 //! spill hook claude-code` or a bare `spill hook claude-code` are the user's own, and stay.
 
-pub mod codex;
 mod splice;
 
 use serde_json::{Map, Value};
@@ -31,7 +33,8 @@ impl From<String> for Edit {
 }
 
 impl Edit {
-    fn plain(text: String) -> Edit {
+    /// An edit with nothing to tell.
+    pub fn plain(text: String) -> Edit {
         Edit {
             text,
             notes: Vec::new(),
@@ -39,43 +42,48 @@ impl Edit {
     }
 }
 
-/// A harness whose settings hold hooks as `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`
-/// (Claude Code and Gemini CLI share the shape).
-struct HookSet {
-    /// The events spill registers, with their matchers (regular expressions on the tool name).
-    events: &'static [(&'static str, Option<&'static str>)],
-    /// The harness's name as `spill hook` takes it.
-    harness: &'static str,
-    /// Whether the harness reads its settings with comments (JSONC): Gemini CLI does.
-    comments: bool,
+/// What an install or uninstall comes to: the edit, `None` when there is nothing to change, or
+/// why the file is refused.
+pub type Change = std::result::Result<Option<Edit>, String>;
+
+/// How `spill init` changes a harness's hook file: spill's entries in and out, text in and text
+/// out.
+pub trait Entries: Sync {
+    /// The file's text with spill's entries for this spill binary (`file` names the file as
+    /// the harness does), or `None` when it already has exactly them. `Err` refuses the file.
+    fn install(&self, text: &str, spill: &str, file: &str) -> Change;
+    /// The file's text without spill's entries (`backup`: the file before the first `init`), or
+    /// `None` when it has none.
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change;
+    /// Whether the file is spill's own (opencode's plugin): `--uninstall` removes it when
+    /// nothing is left, and `spill doctor` looks for no hook command in it.
+    fn owns_file(&self) -> bool {
+        false
+    }
 }
 
-/// Claude Code's events.
-const CLAUDE: HookSet = HookSet {
-    events: &[
-        ("PreToolUse", Some("Bash")),
-        ("PostToolUse", Some("mcp__.*")),
-        ("SessionEnd", None),
-    ],
-    harness: "claude-code",
-    comments: false,
-};
+impl Entries for HookSet {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        HookSet::install(self, text, spill)
+    }
 
-/// Gemini CLI's events: the shell tool before it runs, every other tool after it ran (the hook
-/// skips the shell tool there), and the end of the session.
-const GEMINI: HookSet = HookSet {
-    events: &[
-        ("BeforeTool", Some("^run_shell_command$")),
-        ("AfterTool", Some(".*")),
-        ("SessionEnd", None),
-    ],
-    harness: "gemini",
-    comments: true,
-};
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        HookSet::uninstall(self, text, backup)
+    }
+}
 
-/// The hook command `spill init` registers for Claude Code.
-pub fn claude_command(spill: &str) -> String {
-    CLAUDE.command(spill)
+/// A harness whose settings hold hooks as `hooks[EVENT] = [{matcher?, hooks: [{type, command}]}]`
+/// (Claude Code and Gemini CLI share the shape): its hook file's layout, as a value.
+pub struct HookSet {
+    /// The events spill registers, with their matchers (regular expressions on the tool name).
+    pub events: &'static [(&'static str, Option<&'static str>)],
+    /// The harness's name as `spill hook` takes it.
+    pub harness: &'static str,
+    /// Whether the harness reads its settings with comments (JSONC): Gemini CLI does.
+    pub comments: bool,
+    /// Whether the harness runs no hooks unless `hooksConfig.enabled` is `true` (Gemini CLI):
+    /// `install` sets it, `uninstall` puts it back (only while no other hook needs it).
+    pub needs_enabled: bool,
 }
 
 /// The text of a JSON string value, decoded.
@@ -91,7 +99,7 @@ fn is_object(node: &Node) -> bool {
 
 impl HookSet {
     /// The hook command `spill init` registers.
-    fn command(&self, spill: &str) -> String {
+    pub fn command(&self, spill: &str) -> String {
         format!("{} hook {}", crate::wrap::shell_quote(spill), self.harness)
     }
 
@@ -232,10 +240,10 @@ impl HookSet {
         Ok(())
     }
 
-    /// The settings text with spill's hooks (and, for Gemini, `hooksConfig.enabled = true`), or
+    /// The settings text with spill's hooks (and, with `needs_enabled`, `hooksConfig.enabled = true`), or
     /// `None` when it already has exactly them.
-    fn install(&self, text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
-        let gemini = self.harness == GEMINI.harness;
+    pub fn install(&self, text: &str, spill: &str) -> Change {
+        let gemini = self.needs_enabled;
         let root = splice::parse(text, self.comments)?;
         let mut new = match &root {
             Some(root) => {
@@ -317,11 +325,7 @@ impl HookSet {
     /// The settings text without spill's hooks, or `None` when it has none. When the text is
     /// exactly what `init` made of `backup` (the file before the first `init`), the backup's
     /// bytes come back; otherwise exactly spill's entries are cut out.
-    fn uninstall(
-        &self,
-        text: &str,
-        backup: Option<&str>,
-    ) -> std::result::Result<Option<Edit>, String> {
+    pub fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
         let Some(root) = splice::parse(text, self.comments)? else {
             return Ok(None);
         };
@@ -346,10 +350,58 @@ impl HookSet {
             }
         }
         let mut edit = Edit::plain(self.remove_all(text, backup)?);
-        if self.harness == GEMINI.harness {
-            gemini_enabled_back(&mut edit, backup)?;
+        if self.needs_enabled {
+            self.enabled_back(&mut edit, backup)?;
         }
         Ok(Some(edit))
+    }
+}
+
+impl HookSet {
+    /// After spill's hooks are cut out of a file that changed since `init`: puts
+    /// `hooksConfig.enabled` back as the backup had it, but only while it is still the `true` that
+    /// `init` set and no other hook in the file needs it (the user's hooks keep running).
+    fn enabled_back(
+        &self,
+        edit: &mut Edit,
+        backup: Option<&str>,
+    ) -> std::result::Result<(), String> {
+        let text = &edit.text;
+        let Some(root) = splice::parse(text, true)? else {
+            return Ok(());
+        };
+        if !enabled(text, &root) {
+            return Ok(());
+        }
+        let mut others = false;
+        self.each_hook(&root, |_, _, _| others = true);
+        if others {
+            edit.notes
+                .push("left hooksConfig.enabled on: the file's other hooks need it to run".into());
+            return Ok(());
+        }
+        let old = backup.map(|b| splice::parse(b, true));
+        let Some(Ok(old)) = old else {
+            edit.notes.push(
+                "left hooksConfig.enabled on: no readable backup says what it was before `spill init`"
+                    .into(),
+            );
+            return Ok(());
+        };
+        let backup = backup.expect("parsed above");
+        let ci = root.index("hooksConfig").expect("enabled");
+        let config = &root.members()[ci].value;
+        let ei = config.index("enabled").expect("enabled");
+        let old_config = old.as_ref().and_then(|o| o.get("hooksConfig"));
+        edit.text = match old_config.and_then(|c| c.value.get("enabled")) {
+            Some(was) => {
+                let was = &backup[was.value.start..was.value.end];
+                splice::replace(text, &config.members()[ei].value, was)
+            }
+            None if config.len() == 1 && old_config.is_none() => splice::remove(text, &root, ci),
+            None => splice::remove(text, config, ei),
+        };
+        Ok(())
     }
 }
 
@@ -358,135 +410,6 @@ fn enabled(text: &str, root: &Node) -> bool {
     root.get("hooksConfig")
         .and_then(|c| c.value.get("enabled"))
         .is_some_and(|on| &text[on.value.start..on.value.end] == "true")
-}
-
-/// After spill's Gemini hooks are cut out of a file that changed since `init`: puts
-/// `hooksConfig.enabled` back as the backup had it, but only while it is still the `true` that
-/// `init` set and no other hook in the file needs it (the user's hooks keep running).
-fn gemini_enabled_back(edit: &mut Edit, backup: Option<&str>) -> std::result::Result<(), String> {
-    let text = &edit.text;
-    let Some(root) = splice::parse(text, true)? else {
-        return Ok(());
-    };
-    if !enabled(text, &root) {
-        return Ok(());
-    }
-    let mut others = false;
-    GEMINI.each_hook(&root, |_, _, _| others = true);
-    if others {
-        edit.notes
-            .push("left hooksConfig.enabled on: the file's other hooks need it to run".into());
-        return Ok(());
-    }
-    let old = backup.map(|b| splice::parse(b, true));
-    let Some(Ok(old)) = old else {
-        edit.notes.push(
-            "left hooksConfig.enabled on: no readable backup says what it was before `spill init`"
-                .into(),
-        );
-        return Ok(());
-    };
-    let backup = backup.expect("parsed above");
-    let ci = root.index("hooksConfig").expect("enabled");
-    let config = &root.members()[ci].value;
-    let ei = config.index("enabled").expect("enabled");
-    let old_config = old.as_ref().and_then(|o| o.get("hooksConfig"));
-    edit.text = match old_config.and_then(|c| c.value.get("enabled")) {
-        Some(was) => {
-            let was = &backup[was.value.start..was.value.end];
-            splice::replace(text, &config.members()[ei].value, was)
-        }
-        None if config.len() == 1 && old_config.is_none() => splice::remove(text, &root, ci),
-        None => splice::remove(text, config, ei),
-    };
-    Ok(())
-}
-
-/// The settings text with spill's Claude Code hooks, or `None` when `text` already has exactly
-/// them (nothing to write).
-pub fn claude_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
-    CLAUDE.install(text, spill)
-}
-
-/// The settings text without spill's Claude Code hooks, or `None` when it has none.
-pub fn claude_uninstall(
-    text: &str,
-    backup: Option<&str>,
-) -> std::result::Result<Option<Edit>, String> {
-    CLAUDE.uninstall(text, backup)
-}
-
-/// The settings text with spill's Gemini CLI hooks and `hooksConfig.enabled = true` (Gemini runs
-/// no hooks without it), or `None` when `text` already has exactly them. Comments are kept.
-pub fn gemini_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
-    GEMINI.install(text, spill)
-}
-
-/// The settings text without spill's Gemini CLI hooks, or `None` when it has none.
-/// `hooksConfig.enabled` goes back to what the backup had (absent included) only while no other
-/// hook needs it and it is still the `true` init set; otherwise it stays on, with a note.
-pub fn gemini_uninstall(
-    text: &str,
-    backup: Option<&str>,
-) -> std::result::Result<Option<Edit>, String> {
-    GEMINI.uninstall(text, backup)
-}
-
-/// spill's opencode plugin, with `@SPILL@` standing for the spill binary's path.
-const OPENCODE_PLUGIN: &str = include_str!("opencode-plugin.js");
-
-/// The first line of spill's opencode plugin, by which `init` knows the file is spill's.
-const OPENCODE_MARKER: &str = "// spill's opencode plugin:";
-
-/// spill's opencode plugin for this spill binary.
-fn opencode_plugin(spill: &str) -> String {
-    let quoted = Value::from(spill).to_string();
-    OPENCODE_PLUGIN.replace("\"@SPILL@\"", &quoted)
-}
-
-/// Whether `text` is, byte for byte, the plugin `spill init opencode` writes (for any spill).
-fn is_opencode_plugin(text: &str) -> bool {
-    text.lines()
-        .find_map(|l| l.strip_prefix("const SPILL = ")?.strip_suffix(';'))
-        .and_then(|s| serde_json::from_str::<String>(s).ok())
-        .is_some_and(|spill| opencode_plugin(&spill) == text)
-}
-
-/// The text of spill's opencode plugin for this spill binary, or `None` when `text` (the
-/// plugin file as it is) is exactly that. A file there that is not spill's plugin, or is
-/// spill's plugin with someone's changes, is refused.
-pub fn opencode_install(text: &str, spill: &str) -> std::result::Result<Option<Edit>, String> {
-    if !text.is_empty() {
-        if !text.starts_with(OPENCODE_MARKER) {
-            return Err("the file exists and is not spill's plugin".into());
-        }
-        if !is_opencode_plugin(text) {
-            return Err(
-                "the file is spill's plugin changed since spill wrote it, and spill does \
-                        not overwrite those changes: move them to a plugin of your own, or remove \
-                        the file"
-                    .into(),
-            );
-        }
-    }
-    let new = opencode_plugin(spill);
-    Ok((new != text).then(|| Edit::plain(new)))
-}
-
-/// Nothing (the file goes) when `text` is exactly spill's plugin; `None` when it is not spill's.
-/// spill's plugin with someone's changes is refused, kept as it is.
-pub fn opencode_uninstall(text: &str) -> std::result::Result<Option<Edit>, String> {
-    if !text.starts_with(OPENCODE_MARKER) {
-        return Ok(None);
-    }
-    if !is_opencode_plugin(text) {
-        return Err(
-            "the plugin was changed since `spill init opencode` wrote it, so spill does \
-                    not remove it: delete it by hand if the changes are not needed"
-                .into(),
-        );
-    }
-    Ok(Some(Edit::plain(String::new())))
 }
 
 /// A unified diff of two texts (whole-line hunks with 3 lines of context), for `--dry-run`.
@@ -559,115 +482,6 @@ pub fn diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const SPILL: &str = "/usr/local/bin/spill";
-
-    #[test]
-    fn install_keeps_other_settings_in_order_and_is_idempotent() {
-        let user = "{\n  \"model\": \"opus\",\n  \"permissions\": {\n    \"allow\": [\n      \"Bash\"\n    ]\n  },\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Edit\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"lint\"\n          }\n        ]\n      }\n    ]\n  },\n  \"alpha\": 1\n}\n";
-        let once = claude_install(user, SPILL).unwrap().unwrap().text;
-        assert!(
-            once.starts_with(&user[..user.find("  \"hooks\"").unwrap()]),
-            "{once}"
-        );
-        let v: Value = serde_json::from_str(&once).unwrap();
-        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-        assert_eq!(keys, ["model", "permissions", "hooks", "alpha"]);
-        assert_eq!(v["hooks"]["PreToolUse"][0]["matcher"], "Edit");
-        assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "Bash");
-        assert_eq!(
-            v["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
-            "/usr/local/bin/spill hook claude-code"
-        );
-        assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
-        assert_eq!(claude_install(&once, SPILL).unwrap(), None);
-        // A new spill path replaces the old entries instead of adding more.
-        let moved = claude_install(&once, "/opt/my spill/spill")
-            .unwrap()
-            .unwrap()
-            .text;
-        assert_eq!(moved.matches("hook claude-code").count(), 3);
-        assert!(moved.contains("'/opt/my spill/spill' hook claude-code"));
-        // Uninstall with the backup restores the original bytes.
-        assert_eq!(
-            claude_uninstall(&once, Some(user)).unwrap().unwrap().text,
-            user
-        );
-        assert_eq!(
-            claude_uninstall(&moved, Some(user)).unwrap().unwrap().text,
-            user
-        );
-        assert_eq!(claude_uninstall(user, Some(user)).unwrap(), None);
-    }
-
-    #[test]
-    fn uninstall_without_backup_removes_only_what_spill_added() {
-        let fresh = claude_install("", SPILL).unwrap().unwrap().text;
-        assert_eq!(
-            claude_uninstall(&fresh, None).unwrap().unwrap().text,
-            "{}\n"
-        );
-        let mut v: Value = serde_json::from_str(&fresh).unwrap();
-        v["hooks"]["SessionEnd"][0]["hooks"]
-            .as_array_mut()
-            .unwrap()
-            .push(serde_json::json!({"type": "command", "command": "mine"}));
-        v["theme"] = "dark".into();
-        let edited = serde_json::to_string_pretty(&v).unwrap();
-        let out: Value =
-            serde_json::from_str(&claude_uninstall(&edited, Some("{}")).unwrap().unwrap().text)
-                .unwrap();
-        assert_eq!(
-            out,
-            serde_json::json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": "mine"}]}]}, "theme": "dark"})
-        );
-    }
-
-    #[test]
-    fn bad_settings_are_refused() {
-        assert!(
-            claude_install("{", SPILL)
-                .unwrap_err()
-                .contains("not valid JSON")
-        );
-        assert!(claude_install("[]", SPILL).unwrap_err().contains("object"));
-        assert!(
-            claude_install(r#"{"hooks": 3}"#, SPILL)
-                .unwrap_err()
-                .contains("hooks")
-        );
-        assert!(
-            claude_install(r#"{"hooks": {"SessionEnd": {}}}"#, SPILL)
-                .unwrap_err()
-                .contains("SessionEnd")
-        );
-    }
-
-    #[test]
-    fn the_opencode_plugin_names_this_spill_and_is_installed_once() {
-        let plugin = opencode_install("", "/opt/my \"spill\"/spill")
-            .unwrap()
-            .unwrap()
-            .text;
-        assert!(plugin.starts_with(OPENCODE_MARKER));
-        assert!(
-            plugin.contains(r#"const SPILL = "/opt/my \"spill\"/spill";"#),
-            "{plugin}"
-        );
-        assert!(!plugin.contains("@SPILL@"));
-        assert_eq!(
-            opencode_install(&plugin, "/opt/my \"spill\"/spill").unwrap(),
-            None
-        );
-        assert!(
-            opencode_install(&plugin, "/usr/bin/spill")
-                .unwrap()
-                .is_some()
-        );
-        assert!(opencode_install("export const Mine = 1;\n", "spill").is_err());
-        assert_eq!(opencode_uninstall(&plugin).unwrap().unwrap().text, "");
-        assert_eq!(opencode_uninstall("mine").unwrap(), None);
-    }
 
     #[test]
     fn the_diff_is_unified() {

@@ -1,4 +1,4 @@
-//! opencode: its plugin (`src/init/opencode-plugin.js`, installed by `spill init opencode`)
+//! opencode: its plugin (`plugin.js` beside this file, installed by `spill init opencode`)
 //! hands each `bash` call to `spill hook opencode`, which answers with the arguments to run.
 //!
 //! The plugin sends `{"hook_event_name": "tool.execute.before", "session_id", "tool", "cwd",
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Response, normalise, open_call, shell_command, through, wrapped_command};
+use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command};
 
 /// The scope prefix of opencode sessions.
 pub const SCOPE_PREFIX: &str = "opencode";

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{
+use crate::hook::{
     Reply, Response, SpillRequest, in_shell_command, normalise, open_call, shell_command, through,
 };
 
@@ -175,7 +175,7 @@ fn post_tool_use(input: &Value, scope: String) -> Response {
             scope,
             bytes,
             label: tool.to_string(),
-            reply: Reply::ClaudeMcp,
+            reply: Reply(mcp_reply),
             cut: None,
         }),
         ..Response::default()

@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through};
+use crate::hook::{
+    Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through,
+};
 
 /// The scope prefix of Gemini CLI conversations.
 pub const SCOPE_PREFIX: &str = "gemini";
@@ -122,7 +124,7 @@ fn after_tool(input: &Value, scope: String) -> Response {
             scope,
             bytes: text.into_bytes(),
             label: tool.to_string(),
-            reply: Reply::GeminiAfterTool,
+            reply: Reply(after_tool_reply),
             cut,
         }),
         ..Response::default()

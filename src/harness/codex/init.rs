@@ -20,6 +20,21 @@
 
 use sha2::Digest as _;
 
+use crate::init::{Change, Edit, Entries};
+
+/// spill's block in `config.toml`, as `spill init` changes it.
+pub struct Block;
+
+impl Entries for Block {
+    fn install(&self, text: &str, spill: &str, file: &str) -> Change {
+        install(text, spill, file).map(|t| t.map(Edit::from))
+    }
+
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        uninstall(text, backup).map(|t| t.map(Edit::from))
+    }
+}
+
 /// The first line of spill's block.
 const BEGIN: &str =
     "# spill: begin (written by `spill init codex`; `spill init codex --uninstall` removes it)";

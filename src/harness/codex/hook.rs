@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Response, normalise, open_call, shell_command, through, wrapped_command};
+use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command};
 use crate::wrap::shell_quote;
 
 /// The scope prefix of Codex conversations.

@@ -1,0 +1,220 @@
+//! Claude Code (`claude`): hooks in `settings.json` (`init.rs`), answered by `hook.rs`.
+
+pub mod hook;
+pub mod init;
+
+use std::path::PathBuf;
+
+use super::{Answer, Facts, Harness, Host, McpFormat, Verdict};
+use crate::error::Result;
+use crate::store::binding;
+
+/// Claude Code.
+pub static HARNESS: Harness = Harness {
+    name: "claude-code",
+    product: "Claude Code",
+    about: "Claude Code (`claude`): hooks in settings.json",
+    hook_help: "a `PreToolUse` call for Bash answers with the command rewritten to run under\n\
+`spill wrap` in the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN\n\
+exported to it; a `SessionEnd` call removes that scope's entries.",
+    init_help: "PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::HOOKS,
+    doctor,
+    wraps: Some(wraps),
+};
+
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let home = host.var_os("HOME").map(PathBuf::from);
+    let sources = hook::RuleSources {
+        config_dir: host
+            .var_os("CLAUDE_CONFIG_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".claude"))),
+        project_dir: host
+            .var_os("CLAUDE_PROJECT_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        managed: PathBuf::from("/etc/claude-code/managed-settings.json"),
+        argv: claude_argv(host),
+    };
+    let headless = host
+        .text("CLAUDE_CODE_ENTRYPOINT")
+        .ok()
+        .flatten()
+        .is_some_and(|e| e.starts_with("sdk"))
+        || host
+            .text("CLAUDE_CODE_SESSION_ATTENDED")
+            .ok()
+            .flatten()
+            .is_some_and(|a| a == "0");
+    let ctx = hook::Context {
+        spill: &spill,
+        headless,
+        rules: &|cwd| sources.gather(cwd),
+    };
+    Ok(hook::respond(input, &ctx))
+}
+
+/// `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR/settings.json`), or the project's
+/// `.claude/settings.json` with `--project`.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Ok(host.cwd()?.join(".claude/settings.json"));
+    }
+    Ok(config_dir(host)?.join("settings.json"))
+}
+
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let config_dir = config_dir(host).ok();
+    let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+    let mut mcp_files: Vec<(PathBuf, McpFormat)> = home
+        .map(|h| (h.join(".claude.json"), McpFormat::Json))
+        .into_iter()
+        .collect();
+    mcp_files.extend(
+        host.current_dir()
+            .ok()
+            .map(|c| (c.join(".mcp.json"), McpFormat::Json)),
+    );
+    Facts {
+        binary: "claude",
+        hook_file: config_dir.as_ref().map(|d| d.join("settings.json")),
+        config_dir,
+        mcp_files,
+        covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
+        uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
+    }
+}
+
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir(host: &dyn Host) -> Result<PathBuf> {
+    match host.text("CLAUDE_CONFIG_DIR").ok().flatten() {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => Ok(super::home(host, "~/.claude/settings.json (use --project)")?.join(".claude")),
+    }
+}
+
+/// Whether spill's hooks can wrap in this Claude Code version (`NAME X.Y.Z`), and what to do.
+fn wraps(version: &str) -> Verdict {
+    let numbers: Vec<u64> = version
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .map_while(|n| n.parse().ok())
+        .collect();
+    let update = Some("update Claude Code to 2.1 or later".to_string());
+    match numbers.as_slice() {
+        [major, minor, patch, ..] if (*major, *minor, *patch) < (2, 0, 10) => (
+            "no: before 2.0.10 a PreToolUse hook cannot replace a command".into(),
+            update,
+        ),
+        [2, 0, ..] => (
+            "no: Claude Code 2.0 overwrites its command line, so spill cannot read its \
+             permission flags and lets Bash calls through unwrapped (saying so once per \
+             conversation)"
+                .into(),
+            update,
+        ),
+        [_, _, _, ..] => (
+            "yes, where spill can check the permission rules for a command (README, \"Claude Code\")"
+                .into(),
+            None,
+        ),
+        _ => ("unknown (no version found)".into(), None),
+    }
+}
+
+/// Claude Code's own arguments, for the permission flags it was started with: from
+/// `/proc/$CLAUDE_PID/cmdline`, or, where Claude Code sets no `CLAUDE_PID` (2.1.197 and older),
+/// from the hook's nearest ancestor that is not a shell, which is the Claude Code process that
+/// ran the hook. A Claude Code that runs on node (2.0) overwrites its command line with its
+/// process title (`claude` and the rest NUL bytes): its flags are then unknown.
+fn claude_argv(host: &dyn Host) -> std::result::Result<Vec<String>, String> {
+    let unknown = "so Claude Code's --allowedTools/--disallowedTools are unknown";
+    let pid = match host
+        .text("CLAUDE_PID")
+        .ok()
+        .flatten()
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        Some(pid) => pid,
+        None => match binding::harness_chain().last() {
+            Some(process) => process.pid.to_string(),
+            None => {
+                return Err(format!(
+                    "neither CLAUDE_PID nor a Claude Code process above the hook was found, {unknown}"
+                ));
+            }
+        },
+    };
+    let path = format!("/proc/{pid}/cmdline");
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {path} ({e}), {unknown}"))?;
+    argv_of(&bytes).ok_or_else(|| {
+        format!("Claude Code replaced its command line with its process title, {unknown}")
+    })
+}
+
+/// The words of a `/proc/PID/cmdline`; `None` when only the first is left and the rest are NUL
+/// bytes, as a process title written over the arguments leaves them.
+fn argv_of(bytes: &[u8]) -> Option<Vec<String>> {
+    let words: Vec<&[u8]> = bytes
+        .strip_suffix(b"\0")
+        .unwrap_or(bytes)
+        .split(|&b| b == 0)
+        .collect();
+    if words.len() > 1 && words[1..].iter().all(|w| w.is_empty()) {
+        return None;
+    }
+    Some(
+        words
+            .iter()
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_overwritten_by_a_process_title_is_unknown() {
+        assert_eq!(
+            argv_of(b"claude\0-p\0--allowedTools\0Bash\0").unwrap(),
+            ["claude", "-p", "--allowedTools", "Bash"]
+        );
+        assert_eq!(argv_of(b"claude\0").unwrap(), ["claude"]);
+        assert_eq!(argv_of(b"claude").unwrap(), ["claude"]);
+        assert_eq!(argv_of(b"claude\0\0\0\0\0\0"), None);
+    }
+
+    #[test]
+    fn claude_code_versions_are_told_apart() {
+        assert!(
+            wraps("@anthropic-ai/claude-code 2.0.9")
+                .0
+                .starts_with("no: before")
+        );
+        assert!(
+            wraps("@anthropic-ai/claude-code 2.0.10")
+                .0
+                .contains("overwrites")
+        );
+        assert!(
+            wraps("@anthropic-ai/claude-code 2.1.197")
+                .0
+                .starts_with("yes")
+        );
+        assert!(wraps("@anthropic-ai/claude-code 1.0.128").1.is_some());
+        assert!(wraps("unknown").0.starts_with("unknown"));
+    }
+}

@@ -1,0 +1,93 @@
+//! Codex (`codex`): a hook and its trust in `$CODEX_HOME/config.toml` (`init.rs`), answered by
+//! `hook.rs`.
+
+pub mod hook;
+pub mod init;
+
+use std::path::{Path, PathBuf};
+
+use super::{Answer, Facts, Harness, Host, McpFormat};
+use crate::error::{Error, Result};
+
+/// Codex.
+pub static HARNESS: Harness = Harness {
+    name: "codex",
+    product: "Codex",
+    about: "Codex (`codex`): a hook and its trust in $CODEX_HOME/config.toml",
+    hook_help: "a `PreToolUse` call for its shell tool is rewritten the same way, in\n\
+`codex-SESSION` (Codex has no session-end hook).",
+    init_help: "a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml\n\
+(user only), appended as one marked block.",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::Block,
+    doctor,
+    wraps: None,
+};
+
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let home = codex_home(host).ok();
+    let restricted = |cwd: &Path| -> std::result::Result<Vec<String>, String> {
+        let mut prefixes = Vec::new();
+        for file in hook::rule_files(home.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            prefixes.extend(
+                hook::restricted_prefixes(&text)
+                    .map_err(|why| format!("cannot read {}: {why}", file.display()))?,
+            );
+        }
+        Ok(prefixes)
+    };
+    let ctx = hook::Context {
+        spill: &spill,
+        restricted: &restricted,
+    };
+    Ok(hook::respond(input, &ctx))
+}
+
+/// `$CODEX_HOME/config.toml`. Codex reads hook trust only from the user's config, so a
+/// project's hook would need both files; `--project` is refused instead.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Err(Error::Usage(
+            "Codex reads a hook's trust only from the user's config.toml, so spill's Codex hook is installed \
+             for the user: run `spill init codex` without --project"
+                .into(),
+        ));
+    }
+    Ok(codex_home(host)?.join("config.toml"))
+}
+
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let home = codex_home(host).ok();
+    Facts {
+        binary: "codex",
+        hook_file: home.as_ref().map(|d| d.join("config.toml")),
+        mcp_files: home
+            .iter()
+            .map(|d| (d.join("config.toml"), McpFormat::Toml))
+            .collect(),
+        config_dir: home,
+        covered: "shell output (PreToolUse)",
+        uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
+                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+    }
+}
+
+/// Codex's home, as Codex finds it: `$CODEX_HOME` (which must exist; Codex resolves it to its
+/// canonical path, and that path is part of the hook's trust key), else `~/.codex`.
+fn codex_home(host: &dyn Host) -> Result<PathBuf> {
+    if let Some(dir) = host.text("CODEX_HOME").ok().flatten() {
+        return std::fs::canonicalize(&dir).map_err(|e| {
+            Error::Usage(format!(
+                "CODEX_HOME is {dir}, which Codex cannot use either ({e}); create it or unset it"
+            ))
+        });
+    }
+    Ok(super::home(host, "~/.codex (set CODEX_HOME)")?.join(".codex"))
+}

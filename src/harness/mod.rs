@@ -1,0 +1,198 @@
+//! The agent harnesses spill knows, one folder each, and [`ALL`], the one registry that
+//! `spill hook NAME`, `spill init NAME`, `spill doctor` and the command line's list of harness
+//! names go through.
+//!
+//! A harness's folder holds everything that is its own: `hook.rs` (its hook JSON in, a
+//! [`Response`] out), `init.rs` (its [`Entries`]: spill's entries in its settings, in and out
+//! again), its assets (opencode's plugin), and `mod.rs`, whose `HARNESS` is its [`Harness`]: its
+//! name, where its files are, how its hook's context is read from the process ([`Host`]), and
+//! what `spill doctor` says of it. What every harness shares stays outside the folders: the
+//! hook's [`Response`], scopes and rewritten commands in `crate::hook`; settings splicing, the
+//! edit and the diff in `crate::init`. Nothing outside a harness's folder names it, except its
+//! registry line here (`tests/layering.rs` checks it). Like every library module, a harness
+//! reads no environment variable itself: the command layer hands it a [`Host`].
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::hook::Response;
+use crate::init::Entries;
+
+pub mod claude;
+pub mod codex;
+pub mod gemini;
+pub mod opencode;
+
+/// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
+/// harness is its folder and one line here.
+pub static ALL: &[&Harness] = &[
+    &claude::HARNESS,
+    &codex::HARNESS,
+    &gemini::HARNESS,
+    &opencode::HARNESS,
+];
+
+/// The harness `spill hook`/`spill init` call `name`.
+pub fn find(name: &str) -> Option<&'static Harness> {
+    ALL.iter().copied().find(|h| h.name == name)
+}
+
+/// What a harness's code asks of the process it runs in, passed in by the command layer (which
+/// alone reads the environment) and by tests.
+pub trait Host {
+    /// An environment variable as the process has it (`std::env::var_os`).
+    fn var_os(&self, name: &str) -> Option<OsString>;
+    /// The current directory.
+    fn current_dir(&self) -> std::io::Result<PathBuf>;
+    /// The path of the running spill binary, which hooks and `init` write into commands.
+    fn spill(&self) -> Result<String>;
+
+    /// An environment variable's text: `None` when it is unset or empty, an error when it is
+    /// not UTF-8.
+    fn text(&self, name: &str) -> Result<Option<String>> {
+        match self.var_os(name) {
+            None => Ok(None),
+            Some(v) if v.is_empty() => Ok(None),
+            Some(v) => v
+                .into_string()
+                .map(Some)
+                .map_err(|_| Error::Usage(format!("{name}: the value is not valid UTF-8"))),
+        }
+    }
+
+    /// The current directory, or the error naming what failed.
+    fn cwd(&self) -> Result<PathBuf> {
+        self.current_dir()
+            .map_err(|e| Error::stream("read the current directory", e))
+    }
+}
+
+/// Names as a phrase: `a, b and c` (`last` is the word before the last name).
+pub fn in_words(names: &[&str], last: &str) -> String {
+    match names.split_last() {
+        Some((only, [])) => only.to_string(),
+        Some((end, rest)) => format!("{} {last} {end}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+/// A hook's answer: `Err(why)` inside when the input cannot be read (the command layer lets the
+/// call through unchanged, with a warning); the outer error when the hook's context cannot be
+/// had (the spill binary's path).
+pub type Answer = Result<std::result::Result<Response, String>>;
+
+/// One agent harness: its hook, its `spill init` and what `spill doctor` reports of it, each
+/// its folder's.
+pub struct Harness {
+    /// The name `spill hook` and `spill init` take (`claude-code`).
+    pub name: &'static str,
+    /// The product's name as help texts write it (`Claude Code`).
+    pub product: &'static str,
+    /// One line for the command line's list of harnesses: the product, its binary, where
+    /// spill's hooks go.
+    pub about: &'static str,
+    /// What its hook does, for `spill hook --help`: lines of at most 95 characters after the
+    /// product's name and a colon.
+    pub hook_help: &'static str,
+    /// What `spill init` writes where, for `spill init --help`, laid out as `hook_help`.
+    pub init_help: &'static str,
+    /// The prefix of its conversations' scopes (`claude` in `claude-SESSION`).
+    pub scope_prefix: &'static str,
+    /// Answers one hook call.
+    pub hook: fn(input: &[u8], host: &dyn Host) -> Answer,
+    /// The file `spill init` edits: the user's, or with `project` the current directory's.
+    pub init_file: fn(project: bool, host: &dyn Host) -> Result<PathBuf>,
+    /// How `spill init` changes that file.
+    pub entries: &'static dyn Entries,
+    /// What `spill doctor` looks at and says for this harness.
+    pub doctor: fn(host: &dyn Host) -> Facts,
+    /// Whether spill's hooks can wrap in a version of the harness (`PACKAGE X.Y.Z`, or
+    /// "unknown version"), and what to do when they cannot; `None` when the version does not
+    /// matter.
+    pub wraps: Option<fn(version: &str) -> Verdict>,
+}
+
+/// Whether spill's hooks wrap, as a line of `spill doctor`'s report, and what to do when they
+/// cannot.
+pub type Verdict = (String, Option<String>);
+
+impl std::fmt::Debug for Harness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// What `spill doctor` reads for a harness.
+pub struct Facts {
+    /// Its binary on PATH.
+    pub binary: &'static str,
+    /// Its configuration directory, when it can be named.
+    pub config_dir: Option<PathBuf>,
+    /// The file `spill init` writes its hooks to.
+    pub hook_file: Option<PathBuf>,
+    /// The files that may register MCP servers, and how they are read.
+    pub mcp_files: Vec<(PathBuf, McpFormat)>,
+    /// What spill covers there (README, per harness).
+    pub covered: &'static str,
+    /// What it does not, and what to do about it.
+    pub uncovered: &'static str,
+}
+
+/// How a file registers MCP servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpFormat {
+    /// `{"mcpServers": {NAME: {"command", "args", "env"}}}` (Claude Code also per project).
+    Json,
+    /// opencode: `{"mcp": {NAME: {"command": [..], "environment"}}}`.
+    Opencode,
+    /// Codex: `[mcp_servers.NAME]` tables in config.toml.
+    Toml,
+}
+
+/// `$HOME` as a path, or the usage error saying what cannot be found without it.
+fn home(host: &dyn Host, what: &str) -> Result<PathBuf> {
+    host.text("HOME")
+        .ok()
+        .flatten()
+        .map(PathBuf::from)
+        .ok_or_else(|| Error::Usage(format!("HOME is not set: cannot find {what}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_harness_has_one_name_and_one_scope_prefix() {
+        for (i, h) in ALL.iter().enumerate() {
+            assert!(std::ptr::eq(find(h.name).unwrap(), *h));
+            for other in &ALL[i + 1..] {
+                assert_ne!(h.name, other.name);
+                assert_ne!(h.scope_prefix, other.scope_prefix);
+            }
+        }
+        assert!(find("claude").is_none());
+    }
+
+    #[test]
+    fn names_read_as_a_phrase() {
+        assert_eq!(in_words(&["a", "b", "c"], "or"), "a, b or c");
+        assert_eq!(in_words(&["a", "b"], "and"), "a and b");
+        assert_eq!(in_words(&["a"], "and"), "a");
+        assert_eq!(in_words(&[], "and"), "");
+    }
+
+    #[test]
+    fn help_lines_fit_the_help_width() {
+        for h in ALL {
+            let first = format!("{}: ", h.product);
+            for text in [h.hook_help, h.init_help] {
+                for (i, line) in text.lines().enumerate() {
+                    let width = line.chars().count() + if i == 0 { first.len() } else { 0 };
+                    assert!(width <= 95, "{}: {width} characters: {line}", h.name);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! opencode (`opencode`): spill's plugin in its plugin directory (`init.rs`, `plugin.js`),
+//! which hands each bash call to `hook.rs`.
+
+pub mod hook;
+pub mod init;
+
+use std::path::{Path, PathBuf};
+
+use super::{Answer, Facts, Harness, Host, McpFormat};
+use crate::error::Result;
+
+/// opencode.
+pub static HARNESS: Harness = Harness {
+    name: "opencode",
+    product: "opencode",
+    about: "opencode (`opencode`): a plugin in its plugin directory",
+    hook_help: "spill's plugin hands each bash call to this command and runs the command it\n\
+answers with, in `opencode-SESSION`.",
+    init_help: "spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js\n\
+with --project), which opencode loads by itself.",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::Plugin,
+    doctor,
+    wraps: None,
+};
+
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let spill = host.spill()?;
+    let config_dir = config_dir(host).ok();
+    let extra = host
+        .text("OPENCODE_CONFIG")
+        .ok()
+        .flatten()
+        .map(PathBuf::from);
+    let inline = host.text("OPENCODE_CONFIG_CONTENT").ok().flatten();
+    let permissions = |cwd: &Path| -> std::result::Result<Vec<serde_json::Value>, String> {
+        let mut out = Vec::new();
+        if let Some(text) = &inline {
+            out.extend(hook::permissions_of(text, "OPENCODE_CONFIG_CONTENT")?);
+        }
+        for file in hook::config_files(config_dir.as_deref(), extra.as_deref(), cwd) {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            out.extend(hook::permissions_of(&text, &file.display().to_string())?);
+        }
+        Ok(out)
+    };
+    let ctx = hook::Context {
+        spill: &spill,
+        permissions: &permissions,
+    };
+    Ok(hook::respond(input, &ctx))
+}
+
+/// spill's plugin in opencode's global plugin directory, or the project's
+/// `.opencode/plugin`.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    let dir = if project {
+        host.cwd()?.join(".opencode")
+    } else {
+        config_dir(host)?
+    };
+    Ok(dir.join("plugin/spill.js"))
+}
+
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let dir = config_dir(host).ok();
+    Facts {
+        binary: "opencode",
+        hook_file: dir.as_ref().map(|d| d.join("plugin/spill.js")),
+        mcp_files: dir
+            .iter()
+            .flat_map(|d| {
+                ["opencode.json", "opencode.jsonc"].map(|n| (d.join(n), McpFormat::Opencode))
+            })
+            .collect(),
+        config_dir: dir,
+        covered: "bash output (the plugin)",
+        uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
+                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+    }
+}
+
+/// opencode's global configuration directory: `$XDG_CONFIG_HOME/opencode`, else
+/// `~/.config/opencode`.
+fn config_dir(host: &dyn Host) -> Result<PathBuf> {
+    if let Some(dir) = host.text("XDG_CONFIG_HOME").ok().flatten() {
+        return Ok(PathBuf::from(dir).join("opencode"));
+    }
+    Ok(super::home(host, "~/.config/opencode (use --project)")?.join(".config/opencode"))
+}
