@@ -589,7 +589,10 @@ fn the_server_tools_print_what_the_commands_print() {
     assert!(text_of(refused).contains("must be a ref"), "{refused}");
     let tools = t.by_id(4)["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["cat", "shape", "extract", "search", "ls"]);
+    assert_eq!(
+        names,
+        ["cat", "shape", "extract", "search", "ls", "wait", "stop"]
+    );
     assert!(tools.iter().all(|t| t["outputSchema"]["type"] == "object"));
 }
 

@@ -934,6 +934,78 @@ mod tests {
         ]
     }
 
+    /// `wait`'s timeout is bounded by MAX_WAIT whatever is asked, `stop`'s grace by MAX_GRACE;
+    /// durations read as the command line reads them, or as seconds; bad ones are refused.
+    #[test]
+    fn wait_and_stop_bound_their_durations() {
+        use std::time::Duration;
+        let source = "sp_0123456789abcdef";
+        let wait =
+            |timeout: Value| super::WaitCall::parse(&json!({"source": source, "timeout": timeout}));
+        assert_eq!(wait(Value::Null).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(wait(json!(600)).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(wait(json!("2h")).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(
+            wait(json!(1.5)).unwrap().timeout,
+            Duration::from_millis(1500)
+        );
+        assert_eq!(
+            wait(json!("500ms")).unwrap().timeout,
+            Duration::from_millis(500)
+        );
+        assert_eq!(wait(json!("20s")).unwrap().timeout, Duration::from_secs(20));
+        assert_eq!(wait(json!(0)).unwrap().timeout, Duration::ZERO);
+        assert_eq!(wait(json!(1e300)).unwrap().timeout, super::MAX_WAIT);
+        for bad in [
+            json!(-1),
+            json!("soon"),
+            json!("99999999999999999999ms"),
+            json!(true),
+        ] {
+            let e = wait(bad.clone()).unwrap_err().to_string();
+            assert!(e.starts_with("timeout"), "{bad}: {e}");
+        }
+        let call = super::WaitCall::parse(&json!({"source": source})).unwrap();
+        assert_eq!((call.since, call.max_bytes), (0, crate::limits::CAT_BYTES));
+        assert!(super::WaitCall::parse(&json!({"source": "/etc/passwd"})).is_err());
+        assert!(super::WaitCall::parse(&json!({"source": source, "lines": "1:2"})).is_err());
+        let stop =
+            |grace: Value| super::StopCall::parse(&json!({"source": source, "grace": grace}));
+        assert_eq!(stop(Value::Null).unwrap().grace, Duration::from_secs(2));
+        assert_eq!(stop(json!(3600)).unwrap().grace, super::MAX_GRACE);
+        assert_eq!(
+            stop(json!("250ms")).unwrap().grace,
+            Duration::from_millis(250)
+        );
+        assert!(super::StopCall::parse(&json!({})).is_err());
+    }
+
+    /// The tools `spill mcp` lists for running entries are well-formed: an object schema for
+    /// both sides, wait read-only, stop not.
+    #[test]
+    fn the_live_tools_are_declared() {
+        let tools = super::live_definitions();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, super::LIVE_NAMES);
+        for tool in &tools {
+            assert_eq!(tool["inputSchema"]["type"], "object");
+            assert_eq!(tool["outputSchema"]["type"], "object");
+            jsonschema::validator_for(&tool["outputSchema"]).unwrap();
+        }
+        assert_eq!(tools[0]["annotations"]["readOnlyHint"], true);
+        assert_eq!(tools[1]["annotations"]["readOnlyHint"], false);
+        // Every reading tool but ls may say where a running entry stands.
+        for tool in super::definitions("") {
+            let schema = serde_json::to_string(&tool["outputSchema"]).unwrap();
+            assert_eq!(
+                schema.contains("\"live\""),
+                tool["name"] != "ls",
+                "{}",
+                tool["name"]
+            );
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
