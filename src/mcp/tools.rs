@@ -287,9 +287,10 @@ fn definition(prefix: &str, name: &str) -> Value {
 /// The tools on running entries that only `spill mcp` serves, listed after [`NAMES`].
 pub const LIVE_NAMES: [&str; 2] = ["wait", "stop"];
 
-/// The longest `wait` (its `timeout`'s default and maximum): well below the request timeouts
-/// of MCP clients (the TypeScript SDK's default is 60 s, Codex's tool timeout 60 s), so a wait
-/// never fails the request it answers; a longer wait is one more call.
+/// The longest `wait` (its `timeout`'s default and maximum): half the shortest default request
+/// timeout of the MCP clients (the TypeScript SDK's 60 s, `DEFAULT_REQUEST_TIMEOUT_MSEC`, which
+/// progress notifications extend only with `resetTimeoutOnProgress`), so a wait never fails the
+/// request it answers; a longer wait is one more call.
 pub const MAX_WAIT: Duration = Duration::from_secs(30);
 
 /// `stop`'s longest `grace`: a stop answers within twice its grace (SIGTERM, then SIGKILL).
