@@ -276,12 +276,15 @@ async fn wait(
                         crate::limits::group_digits(snap.total),
                         crate::limits::group_digits(snap.lines)
                     );
-                    let progress = ProgressNotificationParam::new(
+                    let mut progress = ProgressNotificationParam::new(
                         token.clone(),
                         started.elapsed().as_secs_f64(),
                     )
-                    .with_total(call.timeout.as_secs_f64())
-                    .with_message(message);
+                    .with_total(call.timeout.as_secs_f64());
+                    // A progress message is 2025-03-26's.
+                    if revision::at_least(revision_of(context).as_str(), "2025-03-26") {
+                        progress = progress.with_message(message);
+                    }
                     // A client that cannot take it still gets the answer.
                     let _ = context.peer.notify_progress(progress).await;
                 }
