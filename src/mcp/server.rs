@@ -143,14 +143,15 @@ impl ServerHandler for Handler {
         ServerConfig::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new("spill", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
+            .with_instructions(format!(
                 "Stored command outputs of this conversation. An envelope names a ref (sp_…); \
                  read it with the tools (search, cat, extract, shape) or as the resource \
                  spill://SCOPE/REF. The hint's `spill CMD REF …` commands map onto the tools of \
                  the same name (`--since N` is since: N). A running envelope's command is still \
-                 running: cat with since gives what is new, wait waits for its end (30 s at \
+                 running: cat with since gives what is new, wait waits for its end ({} s at \
                  most per call), stop ends it.",
-            )
+                tools::MAX_WAIT.as_secs()
+            ))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
