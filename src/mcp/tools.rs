@@ -19,9 +19,9 @@
 //! `spill stop`; only `spill mcp` serves them (their waiting is asynchronous there, see
 //! [`super::server`]), the proxy, which answers its own tools inline, does not.
 
-use serde_json::{Map, Value, json};
-
 use std::time::Duration;
+
+use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
 use crate::ops::since::{Standing, Status};
