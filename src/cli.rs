@@ -412,8 +412,9 @@ pub struct DoctorArgs {}
 ///
 /// Without a subcommand: an MCP server (stdio) for the current scope (SPILL_SCOPE). Its tools
 /// are spill's reading commands, `cat`, `shape`, `extract`, `search` and `ls`, with the
-/// commands' arguments, defaults and bounds; each result is the text the command prints plus
-/// structured content and a link to the stored output. Stored outputs are the resources
+/// commands' arguments, defaults and bounds, and `wait` and `stop` for a command still running
+/// (wrap --detach-after; a wait lasts at most 30s a call); each result is the text the command
+/// prints plus structured content and a link to the stored output. Stored outputs are the resources
 /// `spill://SCOPE/REF` (template `spill://SCOPE/{ref}{?lines,bytes}`, bounded like `cat`).
 /// Sources are refs only: no paths, no store flags. --allow-run adds a `run` tool (a command
 /// under `spill wrap`), never in restricted mode (SPILL_RESTRICTED).

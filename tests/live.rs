@@ -491,3 +491,395 @@ fn the_text_envelope_and_the_json_readers_say_running() {
     std::fs::write(&go, "").unwrap();
     sb.cmd(&["wait", &id, "--timeout", "20s"]).run().status(0);
 }
+
+/// `spill mcp` kept open for a whole test: requests one at a time, each answer awaited with a
+/// bounded deadline, notifications kept.
+struct Mcp {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+    notifications: Vec<Value>,
+    next_id: u64,
+    /// `tools/list`'s output schemas, by tool name.
+    schemas: std::collections::HashMap<String, Value>,
+}
+
+impl Mcp {
+    fn start(sb: &Sandbox, scope: &str) -> Mcp {
+        use std::io::BufRead;
+        let mut child = sb.cmd(&["mcp"]).env("SPILL_SCOPE", scope).spawn_piped();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(|l| l.ok())
+            {
+                if tx
+                    .send(serde_json::from_str::<Value>(&line).unwrap())
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+            notifications: Vec::new(),
+            next_id: 1,
+            schemas: Default::default(),
+        };
+        mcp.request(
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                               "clientInfo": {"name": "live-test", "version": "1"}}),
+        );
+        mcp.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let listed = mcp.request("tools/list", serde_json::json!({}));
+        for tool in listed["result"]["tools"].as_array().unwrap() {
+            mcp.schemas.insert(
+                tool["name"].as_str().unwrap().to_string(),
+                tool["outputSchema"].clone(),
+            );
+        }
+        mcp
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Sends a request and returns its response (notifications before it are kept).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no answer to {method} within 60 s"));
+            if message["id"] == id {
+                return message;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    /// Calls a tool; its result, whose structuredContent (when there is one) must match the
+    /// tool's outputSchema.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.call_with_meta(tool, arguments, None)
+    }
+
+    fn call_with_meta(&mut self, tool: &str, arguments: Value, meta: Option<Value>) -> Value {
+        let mut params = serde_json::json!({"name": tool, "arguments": arguments});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        let answer = self.request("tools/call", params);
+        let result = answer["result"].clone();
+        assert!(result.is_object(), "{answer}");
+        if let Some(structured) = result.get("structuredContent") {
+            let validator = jsonschema::validator_for(&self.schemas[tool]).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(structured)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{tool}: {errors:?} in {structured}");
+        }
+        result
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        self.stdin.take();
+        if !crate::common::exits_within(&mut self.child, Duration::from_secs(10)) {
+            panic!("spill mcp did not exit after its stdin closed");
+        }
+    }
+}
+
+fn text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .collect()
+}
+
+/// `wrap --detach-after 200ms` in `scope`, still running at the deadline: its ref.
+#[track_caller]
+fn detach_in(sb: &Sandbox, scope: &str, script: &str) -> String {
+    let run = sb
+        .cmd(&["wrap", "--detach-after", "200ms", "--", "sh", "-c", script])
+        .env("SPILL_SCOPE", scope)
+        .run();
+    run.status(0);
+    let env = run.json();
+    assert_eq!(env["running"], true, "{env}");
+    env["ref"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn the_mcp_tools_read_a_running_command_from_a_cursor_and_wait_for_its_end() {
+    let sb = Sandbox::new();
+    let (one, two) = (sb.path().join("one"), sb.path().join("two"));
+    let script = format!(
+        "echo alpha; echo 'error: it broke'; while [ ! -e {one} ]; do sleep 0.02; done; echo beta; while [ ! -e {two} ]; do sleep 0.02; done; echo gamma; exit 3",
+        one = one.display(),
+        two = two.display()
+    );
+    let id = detach_in(&sb, "conv", &script);
+    let mut mcp = Mcp::start(&sb, "conv");
+    assert!(mcp.schemas.contains_key("wait") && mcp.schemas.contains_key("stop"));
+    // Every reading tool says it is still running, how far it has grown and the cursor.
+    let cat = mcp.call("cat", serde_json::json!({"source": id}));
+    assert_eq!(cat["isError"], false, "{cat}");
+    let live = &cat["structuredContent"]["live"];
+    assert_eq!(live["state"], "running", "{cat}");
+    assert_eq!(live["ref"], id.as_str());
+    assert_eq!(
+        (live["sizeBytes"].as_u64(), live["lines"].as_u64()),
+        (Some(22), Some(2))
+    );
+    assert_eq!(live["cursor"], 22);
+    assert!(text(&cat).starts_with("alpha\nerror: it broke\n"), "{cat}");
+    assert!(
+        text(&cat).contains(&format!(
+            "{id} is still running: 22 bytes, 2 lines so far (cursor 22)"
+        )),
+        "{cat}"
+    );
+    for (tool, arguments) in [
+        (
+            "search",
+            serde_json::json!({"source": id, "pattern": "broke"}),
+        ),
+        ("shape", serde_json::json!({"source": id})),
+    ] {
+        let answer = mcp.call(tool, arguments);
+        assert_eq!(answer["isError"], false, "{answer}");
+        assert_eq!(
+            answer["structuredContent"]["live"]["state"], "running",
+            "{answer}"
+        );
+        assert!(text(&answer).contains("still running"), "{answer}");
+    }
+    // Nothing new since the cursor; then only the new bytes.
+    let none = mcp.call("cat", serde_json::json!({"source": id, "since": 22}));
+    assert_eq!(none["structuredContent"]["text"], "", "{none}");
+    assert!(text(&none).contains("nothing new"), "{none}");
+    std::fs::write(&one, "").unwrap();
+    let page = until(Duration::from_secs(10), "beta", || {
+        let page = mcp.call("cat", serde_json::json!({"source": id, "since": 22}));
+        (page["structuredContent"]["text"] != "").then_some(page)
+    });
+    assert_eq!(page["structuredContent"]["text"], "beta\n", "{page}");
+    let live = &page["structuredContent"]["live"];
+    assert_eq!(
+        (live["state"].as_str(), live["cursor"].as_u64()),
+        (Some("running"), Some(27))
+    );
+    let footer = page["structuredContent"]["footer"].as_str().unwrap();
+    assert!(footer.contains("still running"), "{footer}");
+    assert!(
+        footer.contains(&format!("next: spill cat {id} --since 27")),
+        "{footer}"
+    );
+    // A bounded page ends at a line break, its cursor reads on from there.
+    let bounded = mcp.call(
+        "cat",
+        serde_json::json!({"source": id, "since": 0, "max_bytes": 8}),
+    );
+    assert_eq!(bounded["structuredContent"]["text"], "alpha\n", "{bounded}");
+    assert_eq!(bounded["structuredContent"]["live"]["cursor"], 6);
+    let refused = mcp.call(
+        "cat",
+        serde_json::json!({"source": id, "since": 0, "lines": "1:2"}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    // wait at its timeout: what is new since the cursor, still running, with progress.
+    let early = mcp.call_with_meta(
+        "wait",
+        serde_json::json!({"source": id, "timeout": "1500ms", "since": 22}),
+        Some(serde_json::json!({"progressToken": "tok-1"})),
+    );
+    assert_eq!(early["isError"], false, "{early}");
+    assert_eq!(early["structuredContent"]["text"], "beta\n", "{early}");
+    assert_eq!(early["structuredContent"]["live"]["state"], "running");
+    assert!(
+        text(&early).contains(&format!("next: spill wait {id} --since 27")),
+        "{early}"
+    );
+    let progress: Vec<&Value> = mcp
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(!progress.is_empty(), "{:?}", mcp.notifications);
+    assert!(
+        progress
+            .iter()
+            .all(|n| n["params"]["progressToken"] == "tok-1")
+    );
+    assert!(
+        progress[0]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still running"),
+        "{progress:?}"
+    );
+    // The end: the final envelope and the command's status, as spill wait gives them.
+    std::fs::write(&two, "").unwrap();
+    let end = mcp.call("wait", serde_json::json!({"source": id, "timeout": 20}));
+    assert_eq!(end["isError"], false, "{end}");
+    let envelope = &end["structuredContent"]["envelope"];
+    assert_eq!(envelope["exitCode"], 3, "{end}");
+    assert_eq!(envelope["sizeBytes"], 33);
+    assert!(
+        envelope.get("path").is_none(),
+        "the server is restricted: {envelope}"
+    );
+    let whole = "alpha\nerror: it broke\nbeta\ngamma\n";
+    assert_eq!(
+        envelope["ref"],
+        crate::common::ref_of(whole.as_bytes()).as_str()
+    );
+    let live = &end["structuredContent"]["live"];
+    assert_eq!(
+        (live["state"].as_str(), live["exitCode"].as_i64()),
+        (Some("exited"), Some(3))
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(text(&end).lines().next().unwrap()).unwrap(),
+        *envelope
+    );
+    // After the end the running ref reads the whole output, and says how it ended.
+    let last = mcp.call("cat", serde_json::json!({"source": id, "since": 27}));
+    assert_eq!(last["structuredContent"]["text"], "gamma\n", "{last}");
+    assert_eq!(last["structuredContent"]["live"]["exitCode"], 3, "{last}");
+    assert!(text(&last).contains("exited with status 3"), "{last}");
+    let all = mcp.call("cat", serde_json::json!({"source": id}));
+    assert!(text(&all).starts_with(whole), "{all}");
+    assert!(
+        text(&all).contains(&format!("{id} has ended: exited with status 3")),
+        "{all}"
+    );
+    assert_eq!(all["structuredContent"]["live"]["sizeBytes"], 33);
+}
+
+#[test]
+fn the_mcp_stop_tool_ends_the_command_and_an_interrupted_entry_reads_as_such() {
+    let sb = Sandbox::new();
+    let pidfile = sb.path().join("pid");
+    let script = format!(
+        "echo started; sleep 60 & echo $! > {}; wait",
+        pidfile.display()
+    );
+    let id = detach_in(&sb, "conv", &script);
+    let child = pid_in(&pidfile);
+    // Another conversation's server cannot name it.
+    {
+        let mut other = Mcp::start(&sb, "other");
+        let refused = other.call("stop", serde_json::json!({"source": id}));
+        assert_eq!(refused["isError"], true, "{refused}");
+        assert!(
+            text(&refused).contains("not a running entry in this scope"),
+            "{refused}"
+        );
+        let refused = other.call("wait", serde_json::json!({"source": id, "timeout": 1}));
+        assert_eq!(refused["isError"], true, "{refused}");
+    }
+    assert!(alive(child));
+    let mut mcp = Mcp::start(&sb, "conv");
+    let stopped = mcp.call("stop", serde_json::json!({"source": id}));
+    assert_eq!(stopped["isError"], false, "{stopped}");
+    assert_eq!(
+        stopped["structuredContent"]["stopped"], "ended",
+        "{stopped}"
+    );
+    assert!(
+        text(&stopped).contains(&format!("stopped {id} (status 143)")),
+        "{stopped}"
+    );
+    let live = &stopped["structuredContent"]["live"];
+    assert_eq!(
+        (live["state"].as_str(), live["exitCode"].as_i64()),
+        (Some("exited"), Some(143))
+    );
+    until(Duration::from_secs(10), "the group to end", || {
+        (!alive(child)).then_some(())
+    });
+    let end = mcp.call("wait", serde_json::json!({"source": id}));
+    assert_eq!(
+        end["structuredContent"]["envelope"]["exitCode"], 143,
+        "{end}"
+    );
+    assert_eq!(
+        end["structuredContent"]["envelope"]["interrupted"], true,
+        "{end}"
+    );
+    let again = mcp.call("stop", serde_json::json!({"source": id}));
+    assert_eq!(
+        again["structuredContent"]["stopped"], "already ended",
+        "{again}"
+    );
+    // A supervisor killed by SIGKILL: its entry reads as interrupted, never as finished.
+    let pidfile = sb.path().join("pid2");
+    let script = format!(
+        "echo partial output; sleep 60 & echo $! > {}; wait",
+        pidfile.display()
+    );
+    let id = detach_in(&sb, "conv", &script);
+    let child = pid_in(&pidfile);
+    let path = sb
+        .store_root()
+        .join("conv")
+        .join(format!("{}.live", &id[3..]));
+    let record: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let supervisor = record["pid"].as_i64().unwrap() as i32;
+    // SAFETY: kill on a pid this test's command started.
+    assert_eq!(unsafe { libc::kill(supervisor, libc::SIGKILL) }, 0);
+    until(Duration::from_secs(10), "the group to die", || {
+        (!alive(child)).then_some(())
+    });
+    let cat = until(Duration::from_secs(10), "interrupted", || {
+        let cat = mcp.call("cat", serde_json::json!({"source": id}));
+        (cat["structuredContent"]["live"]["state"] == "interrupted").then_some(cat)
+    });
+    assert_eq!(
+        cat["structuredContent"]["text"], "partial output\n",
+        "{cat}"
+    );
+    assert!(
+        text(&cat).contains(&format!("{id} was interrupted")),
+        "{cat}"
+    );
+    assert!(!text(&cat).contains("exited"), "{cat}");
+    let wait = mcp.call("wait", serde_json::json!({"source": id, "timeout": 5}));
+    assert_eq!(wait["isError"], true, "{wait}");
+    assert_eq!(
+        wait["structuredContent"]["live"]["state"], "interrupted",
+        "{wait}"
+    );
+    assert!(text(&wait).contains("was interrupted"), "{wait}");
+    let stop = mcp.call("stop", serde_json::json!({"source": id}));
+    assert_eq!(stop["structuredContent"]["stopped"], "killed", "{stop}");
+    assert_eq!(
+        stop["structuredContent"]["live"]["state"], "interrupted",
+        "{stop}"
+    );
+}

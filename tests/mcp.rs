@@ -482,7 +482,7 @@ fn results_hold_only_what_the_negotiated_revision_defines() {
     assert!(
         tools.iter().all(|t| t.get("outputSchema").is_none()
             && t.get("title").is_none()
-            && t["annotations"]["readOnlyHint"] == true),
+            && t["annotations"]["readOnlyHint"] == (t["name"] != "stop")),
         "{tools:?}"
     );
     let cat = &old.by_id(2)["result"];
@@ -545,7 +545,7 @@ fn revision_2026_07_28_is_served_without_initialize_and_marks_every_result() {
         let result = &t.by_id(id)["result"];
         assert_eq!(result["resultType"], "complete", "{id}: {result}");
     }
-    assert_eq!(t.by_id(1)["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(t.by_id(1)["result"]["tools"].as_array().unwrap().len(), 7);
     assert_eq!(t.by_id(1)["result"]["cacheScope"], "private");
     assert_eq!(
         text_of(&t.by_id(2)["result"]),
@@ -589,7 +589,10 @@ fn the_server_tools_print_what_the_commands_print() {
     assert!(text_of(refused).contains("must be a ref"), "{refused}");
     let tools = t.by_id(4)["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["cat", "shape", "extract", "search", "ls"]);
+    assert_eq!(
+        names,
+        ["cat", "shape", "extract", "search", "ls", "wait", "stop"]
+    );
     assert!(tools.iter().all(|t| t["outputSchema"]["type"] == "object"));
 }
 

@@ -14,10 +14,7 @@ pub fn run(store: &StoreConfig, args: CatArgs) -> Result<Outcome> {
     if let Some(cursor) = args.since {
         let mut out = output::stdout();
         // A poll's page: at most CAT_BYTES (16 KiB), less with a smaller --max-bytes.
-        let bound = match args.max_bytes {
-            0 => crate::limits::CAT_BYTES,
-            m => m.min(crate::limits::CAT_BYTES),
-        };
+        let bound = ops::since::poll_bound(args.max_bytes);
         let page = ops::since::run(store, &args.source, cursor, bound, "cat", &mut out)?;
         super::print_report(&mut out, footer_to, &page.report)?;
         return Ok(page.report.outcome);

@@ -2,7 +2,11 @@
 //! [`super::tools`] and the resources of [`super::resources`].
 //!
 //! rmcp is asynchronous; its runtime (tokio, one thread) is built only here, so no other
-//! command pays for it. The tools are synchronous library calls, run one at a time.
+//! command pays for it. The reading tools are synchronous library calls, run one at a time.
+//! `wait` and `stop` ([`super::tools::LIVE_NAMES`]) block for seconds, so they run on tokio's
+//! blocking threads, `wait` in steps of a second between which it sends a progress
+//! notification (when the request has a `progressToken`) and notices a cancellation; the other
+//! requests are answered meanwhile.
 //!
 //! Protocol revisions: every published one, 2024-11-05 to 2026-07-28 ([`super::revision`]):
 //! `initialize` is answered with the client's revision when it is one of them, otherwise with
@@ -11,13 +15,14 @@
 
 use std::borrow::Cow;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorCode, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -28,7 +33,9 @@ use super::resources::{self, RpcError};
 use super::revision;
 use super::tools;
 use crate::error::{Error, Result};
-use crate::store::StoreConfig;
+use crate::store::running::Liveness;
+use crate::store::{Store, StoreConfig};
+use crate::wrap::live::{self, Waited};
 
 /// The protocol revisions served: every one rmcp knows, oldest first (the same list as
 /// [`super::revision::KNOWN`]).
@@ -136,12 +143,15 @@ impl ServerHandler for Handler {
         ServerConfig::new(capabilities)
             .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
             .with_server_info(Implementation::new("spill", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
+            .with_instructions(format!(
                 "Stored command outputs of this conversation. An envelope names a ref (sp_…); \
                  read it with the tools (search, cat, extract, shape) or as the resource \
                  spill://SCOPE/REF. The hint's `spill CMD REF …` commands map onto the tools of \
-                 the same name.",
-            )
+                 the same name (`--since N` is since: N). A running envelope's command is still \
+                 running: cat with since gives what is new, wait waits for its end ({} s at \
+                 most per call), stop ends it.",
+                tools::MAX_WAIT.as_secs()
+            ))
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -154,6 +164,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
         let mut list = self.reader.tools();
+        list.extend(tools::live_definitions());
         if self.allow_run {
             list.push(run_definition());
         }
@@ -170,6 +181,12 @@ impl ServerHandler for Handler {
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let mut answer = match self.reader.call_tool(&request.name, &arguments) {
             Some(answer) => answer.map_err(rpc_error)?,
+            None if request.name == "wait" => wait(self.reader.store(), &arguments, &context)
+                .await
+                .unwrap_or_else(|e| tools::failure(&e)),
+            None if request.name == "stop" => stop(self.reader.store(), &arguments)
+                .await
+                .unwrap_or_else(|e| tools::failure(&e)),
             None if self.allow_run && request.name == "run" => {
                 run(&self.reader.store(), &arguments).unwrap_or_else(|e| tools::failure(&e))
             }
@@ -215,6 +232,77 @@ impl ServerHandler for Handler {
         revision::read_result(&mut result, revision_of(&context).as_str());
         convert::<ReadResourceResult>(result).map(Into::into)
     }
+}
+
+/// How often a `wait` looks up from waiting: to send progress and notice a cancellation.
+const WAIT_STEP: Duration = Duration::from_secs(1);
+
+/// Runs blocking library work on tokio's blocking threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Store(format!("the tool's worker failed: {e}")))?
+}
+
+/// The `wait` tool: `spill wait REF --timeout D` (at most [`tools::MAX_WAIT`]), a second at a
+/// time, with a progress notification after each second when the client gave a
+/// `progressToken`; a cancelled request stops waiting (rmcp drops its answer).
+async fn wait(
+    store: StoreConfig,
+    arguments: &Value,
+    context: &RequestContext<RoleServer>,
+) -> Result<Value> {
+    let call = tools::WaitCall::parse(arguments)?;
+    let started = Instant::now();
+    let deadline = started + call.timeout;
+    let token = context.meta.get_progress_token();
+    loop {
+        let step = (Instant::now() + WAIT_STEP).min(deadline);
+        let (config, id) = (store.clone(), call.id);
+        let waited =
+            blocking(move || live::wait(&Store::new(config), &id, Some(step), &mut || false))
+                .await?;
+        match waited {
+            Waited::Live(snap)
+                if snap.liveness == Liveness::Running
+                    && Instant::now() < deadline
+                    && !context.ct.is_cancelled() =>
+            {
+                if let Some(token) = &token {
+                    let message = format!(
+                        "{} is still running: {} bytes, {} lines so far",
+                        call.id,
+                        crate::limits::group_digits(snap.total),
+                        crate::limits::group_digits(snap.lines)
+                    );
+                    let mut progress = ProgressNotificationParam::new(
+                        token.clone(),
+                        started.elapsed().as_secs_f64(),
+                    )
+                    .with_total(call.timeout.as_secs_f64());
+                    // A progress message is 2025-03-26's.
+                    if revision::at_least(revision_of(context).as_str(), "2025-03-26") {
+                        progress = progress.with_message(message);
+                    }
+                    // A client that cannot take it still gets the answer.
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
+            waited => return blocking(move || call.answer(&store, waited)).await,
+        }
+    }
+}
+
+/// The `stop` tool: `spill stop REF --grace D` (at most [`tools::MAX_GRACE`]).
+async fn stop(store: StoreConfig, arguments: &Value) -> Result<Value> {
+    let call = tools::StopCall::parse(arguments)?;
+    blocking(move || {
+        let stopped = live::stop(&Store::new(store.clone()), &call.id, call.grace)?;
+        call.answer(&store, &stopped)
+    })
+    .await
 }
 
 fn run_definition() -> Value {

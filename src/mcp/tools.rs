@@ -11,12 +11,24 @@
 //!
 //! Sources are refs only (`sp_` + 16 hex digits): the server's store is restricted, so no path,
 //! no `-` (stdin is the protocol) and no store flag can be named.
+//!
+//! Live output: on a running entry's id (`wrap --detach-after`) every answer says where it
+//! stands, in its text (the note the command line writes: still running, how far it has grown,
+//! the cursor) and in `structuredContent.live` ([`ops::since::Status`]); `cat` with `since` is
+//! `cat --since` ([`ops::since`]). `wait` and `stop` ([`LIVE_NAMES`]) are `spill wait` and
+//! `spill stop`; only `spill mcp` serves them (their waiting is asynchronous there, see
+//! [`super::server`]), the proxy, which answers its own tools inline, does not.
+
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
+use crate::ops::since::{Standing, Status};
 use crate::ops::{self, Report, schema::Schema};
+use crate::store::running::{self, Record, State};
 use crate::store::{Ref, StoreConfig};
+use crate::wrap::live::{Stopped, Waited};
 
 /// A tool's arguments, read one by one; anything left over is an unknown argument.
 struct Args {
@@ -61,6 +73,40 @@ impl Args {
     /// A size: bytes, or a string with a suffix (`16K`, `1MiB`).
     fn size(&mut self, name: &str, default: u64) -> Result<u64> {
         self.number(name, default, crate::limits::parse_size)
+    }
+
+    /// A duration: seconds as a number (`1.5`), or a string the command line would take
+    /// (`90s`, `500ms`, `2m`).
+    fn duration(&mut self, name: &str, default: Duration) -> Result<Duration> {
+        let bad = |why: String| {
+            Error::Usage(format!(
+                "{name}: {}",
+                crate::diag::cut(&why, 2 * crate::diag::ECHO_MAX)
+            ))
+        };
+        match self.map.remove(name) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(secs) if secs.is_finite() && secs >= 0.0 => {
+                    Ok(Duration::try_from_secs_f64(secs)
+                        .unwrap_or(crate::limits::MAX_DURATION)
+                        .min(crate::limits::MAX_DURATION))
+                }
+                _ => Err(bad(format!(
+                    "invalid duration {n}: expected seconds (a number at least 0)"
+                ))),
+            },
+            Some(Value::String(text)) => match text.strip_suffix("ms") {
+                Some(ms) if !ms.is_empty() && ms.bytes().all(|b| b.is_ascii_digit()) => ms
+                    .parse::<u64>()
+                    .map(Duration::from_millis)
+                    .map_err(|_| bad(format!("invalid duration {text:?}: too large"))),
+                _ => crate::limits::parse_duration(&text).map_err(bad),
+            },
+            Some(_) => Err(Error::Usage(format!(
+                "{name}: expected a duration (seconds, or \"90s\", \"500ms\")"
+            ))),
+        }
     }
 
     fn number<T>(
@@ -112,6 +158,12 @@ impl Args {
         Ok(source)
     }
 
+    /// The source, parsed.
+    fn source_ref(&mut self) -> Result<Ref> {
+        let source = self.source()?;
+        Ref::parse(&source).ok_or_else(|| Error::Usage("source: not a ref".into()))
+    }
+
     fn finish(self) -> Result<()> {
         match self.map.keys().next() {
             None => Ok(()),
@@ -140,7 +192,7 @@ fn definition(prefix: &str, name: &str) -> Value {
     let text = |what: &str| json!({"type": "string", "description": what});
     let (description, properties, required, output) = match name {
         "cat" => (
-            "Print part of a stored output, bounded and paged, as `spill cat REF` does: by default the first 200 lines or 16 KiB, whichever is smaller. The last line says what was shown and how to read on (`lines 1–200 of 48,213 · next: --lines 201:400` means lines: \"201:400\").",
+            "Print part of a stored output, bounded and paged, as `spill cat REF` does: by default the first 200 lines or 16 KiB, whichever is smaller. The last line says what was shown and how to read on (`lines 1–200 of 48,213 · next: --lines 201:400` means lines: \"201:400\"). On a command still running (a running envelope's ref), since: CURSOR gives only the output new since that cursor (at most 16 KiB), and every answer says whether it is still running and the cursor to read on from.",
             json!({
                 "source": source,
                 "lines": text("Lines A:B, 1-based and inclusive; either side may be omitted (\"100:\", \":20\")."),
@@ -149,12 +201,13 @@ fn definition(prefix: &str, name: &str) -> Value {
                 "max_columns": int(crate::limits::CAT_MAX_COLUMNS as u64, "Lines longer than this many characters are cut with a marker, unless raw."),
                 "raw": flag("Print bytes exactly as stored (no cleaning of escape sequences, no line cutting)."),
                 "hex": flag("Print a hexdump -C style dump."),
+                "since": {"type": ["integer", "string"], "description": "Only the output from this cursor on, as stored (a running envelope's `cursor`, or the one the last answer gave; on a finished output, a byte offset), at most 16 KiB (less with a smaller max_bytes). Not with lines, bytes or hex."},
             }),
             vec!["source"],
-            json!({"type": "object", "properties": {
+            with_live(json!({"type": "object", "properties": {
                 "text": {"description": "What was printed (the page, without the footer).", "type": "string"},
                 "footer": {"description": "What was shown and the arguments that continue.", "type": "string"}},
-                "required": ["text"], "additionalProperties": false}),
+                "required": ["text"], "additionalProperties": false})),
         ),
         "shape" => (
             "The structural skeleton of a stored JSON document or NDJSON stream, as `spill shape REF` prints it: one line of JSON within max_bytes. Text gets a line summary, binary its size. paths: one line per distinct path instead.",
@@ -166,7 +219,7 @@ fn definition(prefix: &str, name: &str) -> Value {
                 "skip_invalid": flag("NDJSON: skip and count lines that are not exactly one JSON value."),
             }),
             vec!["source"],
-            wrap_schema(Schema::Shape, "shape", Some(paths_schema())),
+            with_live(wrap_schema(Schema::Shape, "shape", Some(paths_schema()))),
         ),
         "extract" => (
             "Select parts of a stored JSON document with an RFC 9535 JSONPath query, bounded, as `spill extract REF QUERY` prints them: a singular query prints the value, any other an array. Every cut is a string starting with … that says how to continue.",
@@ -185,7 +238,7 @@ fn definition(prefix: &str, name: &str) -> Value {
                 "skip_invalid": flag("NDJSON: skip and count lines that are not exactly one JSON value."),
             }),
             vec!["source", "query"],
-            wrap_schema(Schema::Extract, "nodes", None),
+            with_live(wrap_schema(Schema::Extract, "nodes", None)),
         ),
         "search" => (
             "Find occurrences of a regex (Rust syntax) in a stored output, counted exactly, a page at a time, as `spill search REF PATTERN` prints them: LINE:COLUMN:text per match, then `matches 21–40 of 342 · next: --offset 40`.",
@@ -211,7 +264,7 @@ fn definition(prefix: &str, name: &str) -> Value {
                 "raw": flag("Search the stored bytes as they are."),
             }),
             vec!["source"],
-            object_schema(Schema::Search),
+            with_live(object_schema(Schema::Search)),
         ),
         _ => (
             "List the stored outputs of this scope (ref, size, kind, age, label, summary), newest first, as `spill ls` does.",
@@ -229,6 +282,111 @@ fn definition(prefix: &str, name: &str) -> Value {
         "annotations": {"title": format!("spill {name}"), "readOnlyHint": true, "destructiveHint": false,
                         "idempotentHint": true, "openWorldHint": false},
     })
+}
+
+/// The tools on running entries that only `spill mcp` serves, listed after [`NAMES`].
+pub const LIVE_NAMES: [&str; 2] = ["wait", "stop"];
+
+/// The longest `wait` (its `timeout`'s default and maximum): half the shortest default request
+/// timeout of the MCP clients (the TypeScript SDK's 60 s, `DEFAULT_REQUEST_TIMEOUT_MSEC`, which
+/// progress notifications extend only with `resetTimeoutOnProgress`), so a wait never fails the
+/// request it answers; a longer wait is one more call.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
+
+/// `stop`'s longest `grace`: a stop answers within twice its grace (SIGTERM, then SIGKILL).
+pub const MAX_GRACE: Duration = Duration::from_secs(10);
+
+/// The definitions of [`LIVE_NAMES`] (`tools/list` entries of `spill mcp`).
+pub fn live_definitions() -> Vec<Value> {
+    let source = json!({"type": "string", "pattern": "^sp_[0-9a-f]{16}$",
+        "description": "The running entry's ref (sp_ + 16 hex digits), as its running envelope names it."});
+    let duration = |what: &str| json!({"type": ["number", "string"], "description": what});
+    let wait = json!({
+        "name": "wait",
+        "title": "spill wait",
+        "description": format!("Wait for a command still running (a running envelope's ref) to end, as `spill wait REF --timeout D` does, for at most timeout (at most {}s, the default): at the end, the final envelope (with exitCode, the command's status); at the timeout, the output new since `since` (at most max_bytes) and a footer saying it is still running, with the cursor for the next call. Progress notifications every second when the request has a progressToken.", MAX_WAIT.as_secs()),
+        "inputSchema": {"type": "object", "properties": {
+            "source": source,
+            "timeout": duration(&format!("Seconds (or \"20s\", \"500ms\") to wait at most; at most {}s, the default.", MAX_WAIT.as_secs())),
+            "since": {"type": ["integer", "string"], "default": 0, "description": "At the timeout, the output from this cursor on (the cursor the last answer gave)."},
+            "max_bytes": {"type": ["integer", "string"], "default": crate::limits::CAT_BYTES, "description": "At the timeout, at most this much new output (0: no limit)."}},
+            "required": ["source"], "additionalProperties": false},
+        "outputSchema": {"type": "object", "properties": {
+            "envelope": {"type": "object", "description": "At the end: the final envelope (`spill schema envelope`), when the command's output was stored as JSON envelope."},
+            "text": {"type": "string", "description": "At the timeout: the output new since the cursor."},
+            "footer": {"type": "string", "description": "At the timeout: what was shown, where it stands, the cursor reading on."},
+            "live": live_schema()},
+            "additionalProperties": false},
+        "annotations": {"title": "spill wait", "readOnlyHint": true, "destructiveHint": false,
+                        "idempotentHint": true, "openWorldHint": false},
+    });
+    let stop = json!({
+        "name": "stop",
+        "title": "spill stop",
+        "description": "Stop a command still running (a running envelope's ref), as `spill stop REF` does: SIGTERM to its process group, SIGKILL after grace; its output is then stored (read it with the other tools, or wait for its final envelope). Only commands started in this conversation's scope can be named.",
+        "inputSchema": {"type": "object", "properties": {
+            "source": source,
+            "grace": duration(&format!("Seconds (or \"500ms\") the command has after SIGTERM before SIGKILL: 2 by default, at most {}.", MAX_GRACE.as_secs()))},
+            "required": ["source"], "additionalProperties": false},
+        "outputSchema": {"type": "object", "properties": {
+            "stopped": {"type": "string", "enum": ["ended", "already ended", "killed"],
+                        "description": "ended: it ended after SIGTERM; already ended: nothing to stop; killed: SIGKILL (it did not end within grace, or its supervisor was gone), its output so far marked interrupted."},
+            "live": live_schema()},
+            "required": ["stopped"], "additionalProperties": false},
+        "annotations": {"title": "spill stop", "readOnlyHint": false, "destructiveHint": true,
+                        "idempotentHint": true, "openWorldHint": false},
+    });
+    vec![wait, stop]
+}
+
+/// The schema of `structuredContent.live`: where a running entry stands.
+fn live_schema() -> Value {
+    let count = |what: &str| json!({"type": "integer", "minimum": 0, "description": what});
+    json!({"type": "object", "description": "On a running entry's ref (wrap --detach-after): where the command stands when this answer was made.",
+        "properties": {
+            "ref": {"type": "string", "description": "The running entry's ref."},
+            "state": {"type": "string", "enum": ["running", "interrupted", "exited"],
+                      "description": "running: still running; interrupted: spill's supervisor died before the command ended (these bytes are all there is); exited: it ended, its output is stored whole."},
+            "exitCode": {"type": "integer", "description": "exited: the command's status as wrap reports it (128+N for signal N)."},
+            "sizeBytes": count("Bytes of the output so far (the whole output once exited)."),
+            "lines": count("Lines of the output so far."),
+            "cursor": count("Read on from here: cat with since: CURSOR returns only what is new."),
+            "droppedBytes": count("Bytes --max-file cut (so far).")},
+        "required": ["ref", "state", "sizeBytes", "lines", "cursor"], "additionalProperties": false})
+}
+
+/// `structuredContent.live` of an answer on a running entry.
+fn live_value(status: &Status) -> Value {
+    let (state, code) = match status.standing {
+        Standing::Running => ("running", None),
+        Standing::Interrupted => ("interrupted", None),
+        Standing::Exited(code) => ("exited", code),
+        Standing::Complete => ("exited", None),
+    };
+    let mut live = json!({"ref": status.id.to_string(), "state": state, "sizeBytes": status.total,
+                          "lines": status.lines, "cursor": status.cursor});
+    if let Some(code) = code {
+        live["exitCode"] = json!(code);
+    }
+    if status.dropped > 0 {
+        live["droppedBytes"] = json!(status.dropped);
+    }
+    live
+}
+
+/// A tool's output schema with the optional `live` member (in each choice of a `oneOf`).
+fn with_live(mut schema: Value) -> Value {
+    if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        props.insert("live".into(), live_schema());
+    }
+    if let Some(choices) = schema.get_mut("oneOf").and_then(Value::as_array_mut) {
+        for choice in choices {
+            if let Some(props) = choice.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert("live".into(), live_schema());
+            }
+        }
+    }
+    schema
 }
 
 fn schema_value(which: Schema) -> Value {
@@ -287,6 +445,8 @@ fn paths_schema() -> (&'static str, Value) {
 
 /// Calls the tool `name` (without its prefix); `None` when there is no such tool.
 pub fn call(store: &StoreConfig, name: &str, arguments: &Value) -> Option<Value> {
+    // What an earlier call in this process left unread.
+    let _ = running::take_seen();
     let answer = match name {
         "cat" => cat(store, arguments),
         "shape" => shape(store, arguments),
@@ -296,6 +456,136 @@ pub fn call(store: &StoreConfig, name: &str, arguments: &Value) -> Option<Value>
         _ => return None,
     };
     Some(answer.unwrap_or_else(|e| failure(&e)))
+}
+
+/// A `wait` call's arguments.
+#[derive(Debug, Clone)]
+pub struct WaitCall {
+    /// The running entry.
+    pub id: Ref,
+    /// How long to wait at most (at most [`MAX_WAIT`]).
+    pub timeout: Duration,
+    /// At the timeout, the page from this cursor on.
+    pub since: u64,
+    /// At the timeout, at most this many bytes (0: no limit).
+    pub max_bytes: u64,
+}
+
+impl WaitCall {
+    /// Reads `wait`'s arguments; a timeout longer than [`MAX_WAIT`] waits [`MAX_WAIT`].
+    pub fn parse(arguments: &Value) -> Result<WaitCall> {
+        let mut args = Args::new(arguments)?;
+        let call = WaitCall {
+            id: args.source_ref()?,
+            timeout: args.duration("timeout", MAX_WAIT)?.min(MAX_WAIT),
+            since: args.count("since", 0)?,
+            max_bytes: args.size("max_bytes", crate::limits::CAT_BYTES)?,
+        };
+        args.finish()?;
+        Ok(call)
+    }
+
+    /// The answer, from what waiting found: at the end the final envelope, as `spill wait`
+    /// prints it (the command's status is `live.exitCode`, not an error); at the timeout the
+    /// page since the cursor with its footer; an interrupted entry is an error, as `spill wait`
+    /// exits 2 for it.
+    pub fn answer(&self, store: &StoreConfig, waited: Waited) -> Result<Value> {
+        let id = self.id.to_string();
+        match waited {
+            Waited::Ended(record) => ended(store, &self.id, &record),
+            Waited::Live(snap) => {
+                let interrupted = snap.liveness == running::Liveness::Interrupted;
+                drop(snap);
+                let mut out = Vec::new();
+                let page =
+                    ops::since::run(store, &id, self.since, self.max_bytes, "wait", &mut out)?;
+                let page_text = String::from_utf8_lossy(&out).into_owned();
+                let mut structured = json!({"text": page_text});
+                if let Some(footer) = &page.report.footer {
+                    structured["footer"] = json!(footer);
+                }
+                let mut text = page_text + &page.report.trailer();
+                if interrupted {
+                    text.push_str(&format!(
+                        "spill: {id} was interrupted: its supervisor died before the command ended\n"
+                    ));
+                }
+                let live = page.status(&id).map(|s| (s, false));
+                let mut answer = result(store, Some(&id), text, structured, live);
+                answer["isError"] = json!(interrupted);
+                Ok(answer)
+            }
+        }
+    }
+}
+
+/// A running entry that ended, as `spill wait` reports it: its final envelope, or why it
+/// could not start (an error, as `spill wait` prints it).
+fn ended(store: &StoreConfig, id: &Ref, record: &Record) -> Result<Value> {
+    if record.state == State::NotStarted {
+        let why = record.error.as_deref().unwrap_or("it could not be started");
+        return Err(Error::Usage(format!("{}: {why}", record.command)));
+    }
+    let output = record.output.clone().unwrap_or_default();
+    let mut structured = json!({});
+    // The supervisor rendered it for the command line that started it; this store is
+    // restricted, so the JSON envelope loses its `path` (the text form names none).
+    let mut text = match serde_json::from_str::<Value>(&output) {
+        Ok(Value::Object(mut envelope)) => {
+            envelope.shift_remove("path");
+            let envelope = Value::Object(envelope);
+            let text = envelope.to_string() + "\n";
+            structured["envelope"] = envelope;
+            text
+        }
+        _ => output,
+    };
+    if let Some(reason) = &record.error {
+        text.push_str(&format!(
+            "spill: warning: the output was not stored ({reason}); printed a preview only\n"
+        ));
+    }
+    let id = id.to_string();
+    let live = ops::since::status(store, &id, None)?.map(|s| (s, false));
+    let source = record.sealed_ref().map(|r| r.to_string());
+    Ok(result(store, source.as_deref(), text, structured, live))
+}
+
+/// A `stop` call's arguments.
+#[derive(Debug, Clone)]
+pub struct StopCall {
+    /// The running entry.
+    pub id: Ref,
+    /// SIGTERM's grace before SIGKILL (at most [`MAX_GRACE`]).
+    pub grace: Duration,
+}
+
+impl StopCall {
+    /// Reads `stop`'s arguments; a grace longer than [`MAX_GRACE`] is [`MAX_GRACE`].
+    pub fn parse(arguments: &Value) -> Result<StopCall> {
+        let mut args = Args::new(arguments)?;
+        let call = StopCall {
+            id: args.source_ref()?,
+            grace: args
+                .duration("grace", Duration::from_secs(2))?
+                .min(MAX_GRACE),
+        };
+        args.finish()?;
+        Ok(call)
+    }
+
+    /// The answer: what `spill stop` says, and where the entry stands now.
+    pub fn answer(&self, store: &StoreConfig, stopped: &Stopped) -> Result<Value> {
+        let id = self.id.to_string();
+        let word = match stopped {
+            Stopped::AlreadyEnded(_) => "already ended",
+            Stopped::Ended(_) => "ended",
+            Stopped::Killed => "killed",
+        };
+        let text = format!("spill: note: {}\n", stopped.sentence(&self.id));
+        let live = ops::since::status(store, &id, None)?.map(|s| (s, false));
+        Ok(result(store, None, text, json!({"stopped": word}), live))
+    }
 }
 
 /// The longest error text a tool answers: the message echoes at most
@@ -314,8 +604,22 @@ pub fn failure(e: &Error) -> Value {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
-/// A result: the text the command prints, its structured form, a link to the stored output.
-fn result(store: &StoreConfig, source: Option<&str>, text: String, structured: Value) -> Value {
+/// A result: the text the command prints, its structured form, a link to the stored output;
+/// on a running entry, where it stands (`live`, and the command line's note after the text
+/// when `note`: a `since` page's footer says it already).
+fn result(
+    store: &StoreConfig,
+    source: Option<&str>,
+    mut text: String,
+    mut structured: Value,
+    live: Option<(Status, bool)>,
+) -> Value {
+    if let Some((status, note)) = live {
+        if note {
+            text.push_str(&format!("spill: note: {}\n", status.sentence()));
+        }
+        structured["live"] = live_value(&status);
+    }
     let mut content = vec![json!({"type": "text", "text": text})];
     if let Some(source) = source
         && let Some(link) = super::resources::link(store, source)
@@ -323,6 +627,11 @@ fn result(store: &StoreConfig, source: Option<&str>, text: String, structured: V
         content.push(link);
     }
     json!({"content": content, "structuredContent": structured, "isError": false})
+}
+
+/// Where `source` stands when it is a running entry's id, as the reading command just served it.
+fn observed(store: &StoreConfig, source: &str) -> Result<Option<(Status, bool)>> {
+    Ok(ops::since::status(store, source, running::take_seen())?.map(|s| (s, true)))
 }
 
 /// Runs a writing command into a buffer: the text it prints, and its report.
@@ -339,6 +648,10 @@ fn capture(
 fn cat(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     let mut args = Args::new(arguments)?;
     let defaults = ops::cat::Request::default();
+    let since = match args.map.contains_key("since") {
+        true => Some(args.count::<u64>("since", 0)?),
+        false => None,
+    };
     let req = ops::cat::Request {
         source: args.source()?,
         lines: args.string("lines")?,
@@ -351,14 +664,33 @@ fn cat(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     };
     args.finish()?;
     let mut out = Vec::new();
+    if let Some(cursor) = since {
+        if req.lines.is_some() || req.bytes.is_some() || req.hex {
+            return Err(Error::Usage(
+                "since cannot be used with lines, bytes or hex".into(),
+            ));
+        }
+        // `cat --since`: the same page, bound and footer.
+        let bound = ops::since::poll_bound(req.max_bytes);
+        let page = ops::since::run(store, &req.source, cursor, bound, "cat", &mut out)?;
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let mut structured = json!({"text": text});
+        if let Some(footer) = &page.report.footer {
+            structured["footer"] = json!(footer);
+        }
+        let live = page.status(&req.source).map(|s| (s, false));
+        let text = text + &page.report.trailer();
+        return Ok(result(store, Some(&req.source), text, structured, live));
+    }
     let report = ops::cat::run(store, &req, &mut out)?;
+    let live = observed(store, &req.source)?;
     let page = String::from_utf8_lossy(&out).into_owned();
     let mut structured = json!({"text": page});
     if let Some(footer) = &report.footer {
         structured["footer"] = json!(footer);
     }
     let text = page + &report.trailer();
-    Ok(result(store, Some(&req.source), text, structured))
+    Ok(result(store, Some(&req.source), text, structured, live))
 }
 
 fn shape(store: &StoreConfig, arguments: &Value) -> Result<Value> {
@@ -373,6 +705,7 @@ fn shape(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     };
     args.finish()?;
     let (text, _) = capture(|out| ops::shape::run(store, &req, out))?;
+    let live = observed(store, &req.source)?;
     let printed = text.lines().take_while(|l| !l.starts_with("spill: "));
     let structured = if req.paths {
         let rows: Vec<Value> = printed
@@ -389,7 +722,7 @@ fn shape(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         let line = printed.into_iter().next().unwrap_or("null");
         json!({"shape": serde_json::from_str::<Value>(line).unwrap_or(Value::Null)})
     };
-    Ok(result(store, Some(&req.source), text, structured))
+    Ok(result(store, Some(&req.source), text, structured, live))
 }
 
 fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
@@ -422,6 +755,7 @@ fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     };
     args.finish()?;
     let (text, _) = capture(|out| ops::extract::run(store, &req, out))?;
+    let live = observed(store, &req.source)?;
     // The structured form is the --nodes one, with the same bounds.
     let nodes_req = ops::extract::Request {
         mode: crate::extract::Mode::Nodes,
@@ -436,6 +770,7 @@ fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         Some(&req.source),
         text,
         json!({"nodes": nodes}),
+        live,
     ))
 }
 
@@ -480,16 +815,18 @@ fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         ..defaults
     };
     args.finish()?;
-    let (text, structured) = if req.json {
+    let (text, structured, live) = if req.json {
         let (text, report) = bounded_json(store, &req)?;
+        let live = observed(store, &req.source)?;
         let structured = first_json(&text);
-        (text + &report.trailer(), structured)
+        (text + &report.trailer(), structured, live)
     } else {
         let (text, _) = capture(|out| ops::search::run(store, &req, out))?;
+        let live = observed(store, &req.source)?;
         req.json = true;
-        (text, first_json(&bounded_json(store, &req)?.0))
+        (text, first_json(&bounded_json(store, &req)?.0), live)
     };
-    Ok(result(store, Some(&req.source), text, structured))
+    Ok(result(store, Some(&req.source), text, structured, live))
 }
 
 /// `search --json` within `max_bytes`, as the text page is. The JSON repeats a line and its
@@ -560,6 +897,7 @@ fn ls(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         None,
         String::from_utf8_lossy(&out).into_owned(),
         structured,
+        None,
     ))
 }
 
@@ -597,6 +935,78 @@ mod tests {
         ]
     }
 
+    /// `wait`'s timeout is bounded by MAX_WAIT whatever is asked, `stop`'s grace by MAX_GRACE;
+    /// durations read as the command line reads them, or as seconds; bad ones are refused.
+    #[test]
+    fn wait_and_stop_bound_their_durations() {
+        use std::time::Duration;
+        let source = "sp_0123456789abcdef";
+        let wait =
+            |timeout: Value| super::WaitCall::parse(&json!({"source": source, "timeout": timeout}));
+        assert_eq!(wait(Value::Null).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(wait(json!(600)).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(wait(json!("2h")).unwrap().timeout, super::MAX_WAIT);
+        assert_eq!(
+            wait(json!(1.5)).unwrap().timeout,
+            Duration::from_millis(1500)
+        );
+        assert_eq!(
+            wait(json!("500ms")).unwrap().timeout,
+            Duration::from_millis(500)
+        );
+        assert_eq!(wait(json!("20s")).unwrap().timeout, Duration::from_secs(20));
+        assert_eq!(wait(json!(0)).unwrap().timeout, Duration::ZERO);
+        assert_eq!(wait(json!(1e300)).unwrap().timeout, super::MAX_WAIT);
+        for bad in [
+            json!(-1),
+            json!("soon"),
+            json!("99999999999999999999ms"),
+            json!(true),
+        ] {
+            let e = wait(bad.clone()).unwrap_err().to_string();
+            assert!(e.starts_with("timeout"), "{bad}: {e}");
+        }
+        let call = super::WaitCall::parse(&json!({"source": source})).unwrap();
+        assert_eq!((call.since, call.max_bytes), (0, crate::limits::CAT_BYTES));
+        assert!(super::WaitCall::parse(&json!({"source": "/etc/passwd"})).is_err());
+        assert!(super::WaitCall::parse(&json!({"source": source, "lines": "1:2"})).is_err());
+        let stop =
+            |grace: Value| super::StopCall::parse(&json!({"source": source, "grace": grace}));
+        assert_eq!(stop(Value::Null).unwrap().grace, Duration::from_secs(2));
+        assert_eq!(stop(json!(3600)).unwrap().grace, super::MAX_GRACE);
+        assert_eq!(
+            stop(json!("250ms")).unwrap().grace,
+            Duration::from_millis(250)
+        );
+        assert!(super::StopCall::parse(&json!({})).is_err());
+    }
+
+    /// The tools `spill mcp` lists for running entries are well-formed: an object schema for
+    /// both sides, wait read-only, stop not.
+    #[test]
+    fn the_live_tools_are_declared() {
+        let tools = super::live_definitions();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, super::LIVE_NAMES);
+        for tool in &tools {
+            assert_eq!(tool["inputSchema"]["type"], "object");
+            assert_eq!(tool["outputSchema"]["type"], "object");
+            jsonschema::validator_for(&tool["outputSchema"]).unwrap();
+        }
+        assert_eq!(tools[0]["annotations"]["readOnlyHint"], true);
+        assert_eq!(tools[1]["annotations"]["readOnlyHint"], false);
+        // Every reading tool but ls may say where a running entry stands.
+        for tool in super::definitions("") {
+            let schema = serde_json::to_string(&tool["outputSchema"]).unwrap();
+            assert_eq!(
+                schema.contains("\"live\""),
+                tool["name"] != "ls",
+                "{}",
+                tool["name"]
+            );
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -610,7 +1020,8 @@ mod tests {
                     Just("pattern".to_string()), Just("query".to_string()),
                     Just("lines".to_string()), Just("max_bytes".to_string()),
                     Just("context".to_string()), Just("limit".to_string()),
-                    Just("json".to_string()), Just("regexp".to_string()), "[a-z_]{1,12}",
+                    Just("json".to_string()), Just("regexp".to_string()), Just("since".to_string()),
+                    "[a-z_]{1,12}",
                     ("[a-z]", 1usize..5000).prop_map(|(s, n)| s.repeat(n)),
                 ], 0..4),
             values in proptest::collection::vec(any_value(), 4),

@@ -41,6 +41,21 @@ pub struct Page {
     pub next: u64,
     /// Where the source stands.
     pub standing: Standing,
+    /// Bytes of the whole output (so far, while it runs).
+    pub total: u64,
+    /// Lines of the whole output (so far), when known (0 for a file).
+    pub lines: u64,
+    /// Bytes between the cursor and the page that `--max-file` cut before they were read.
+    pub skipped: u64,
+}
+
+/// The most a poll's page holds: [`crate::limits::CAT_BYTES`] (16 KiB), less with a smaller
+/// `max_bytes`; 0 asks for the most. `cat --since` and MCP's `cat` with `since` use it.
+pub fn poll_bound(max_bytes: u64) -> u64 {
+    match max_bytes {
+        0 => crate::limits::CAT_BYTES,
+        m => m.min(crate::limits::CAT_BYTES),
+    }
 }
 
 /// Prints the output of `source` from `cursor` on, at most `max_bytes` (0: no limit); the
@@ -247,5 +262,134 @@ fn finish(
         report,
         next: end,
         standing,
+        total,
+        lines,
+        skipped,
     }
+}
+
+impl Page {
+    /// Where a running entry's id stands after this page (`None` for any other source).
+    pub fn status(&self, source: &str) -> Option<Status> {
+        let id = Ref::parse(source)?;
+        (self.standing != Standing::Complete).then(|| Status {
+            id,
+            standing: self.standing.clone(),
+            total: self.total,
+            lines: self.lines,
+            dropped: self.skipped,
+            cursor: self.next,
+        })
+    }
+}
+
+/// Where a running entry (the id `wrap --detach-after` gave) stands, as an answer on its ref
+/// says it: running, interrupted or exited, how far the output has grown, the cursor reading on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The running entry's id.
+    pub id: Ref,
+    /// Running, interrupted, or exited with its status ([`Standing::Complete`] never).
+    pub standing: Standing,
+    /// Bytes of the whole output (so far).
+    pub total: u64,
+    /// Lines of the whole output (so far).
+    pub lines: u64,
+    /// Bytes `--max-file` cut (so far; on a page, those between its cursor and the page).
+    pub dropped: u64,
+    /// The cursor that reads on: the bytes this answer saw.
+    pub cursor: u64,
+}
+
+impl Status {
+    /// One sentence: where it stands and the commands that go on from here (the note the
+    /// command line writes after a reading command's answer on a running entry).
+    pub fn sentence(&self) -> String {
+        let liveness = match self.standing {
+            Standing::Running => Liveness::Running,
+            Standing::Interrupted => Liveness::Interrupted,
+            Standing::Exited(_) | Standing::Complete => {
+                let code = match self.standing {
+                    Standing::Exited(code) => code,
+                    _ => None,
+                };
+                let how = code.map_or_else(
+                    || "ended".to_string(),
+                    |c| format!("exited with status {c}"),
+                );
+                let lines = match self.lines {
+                    1 => "1 line".to_string(),
+                    n => format!("{} lines", group_digits(n)),
+                };
+                return format!(
+                    "{} has ended: {how}; its output ({} bytes, {lines}) is stored whole",
+                    self.id,
+                    group_digits(self.total)
+                );
+            }
+        };
+        running::Seen {
+            id: self.id,
+            liveness,
+            total: self.total,
+            lines: self.lines,
+            dropped: self.dropped,
+            disk: 0,
+        }
+        .sentence()
+    }
+}
+
+/// Where `source` stands when it is a running entry's id, else `None`. `seen` is what the
+/// reading command just served ([`running::take_seen`]): a live entry's status is that, so the
+/// cursor is the bytes the answer saw, not those written since.
+pub fn status(
+    config: &StoreConfig,
+    source: &str,
+    seen: Option<running::Seen>,
+) -> Result<Option<Status>> {
+    let Some(id) = Ref::parse(source) else {
+        return Ok(None);
+    };
+    let from_seen = |s: running::Seen| Status {
+        id,
+        standing: match s.liveness {
+            Liveness::Running => Standing::Running,
+            Liveness::Interrupted => Standing::Interrupted,
+        },
+        total: s.total,
+        lines: s.lines,
+        dropped: s.dropped,
+        cursor: s.total,
+    };
+    if let Some(s) = seen.filter(|s| s.id == id) {
+        return Ok(Some(from_seen(s)));
+    }
+    let store = Store::new(config.clone());
+    Ok(match running::open(&store, &id)? {
+        None => None,
+        Some(Opened::Live(snap)) => Some(from_seen(snap.seen())),
+        Some(Opened::Sealed(target, record)) => {
+            let meta = store.meta(&target);
+            let total = meta.as_ref().map_or(0, |m| m.size_bytes);
+            Some(Status {
+                id,
+                standing: Standing::Exited(record.code),
+                total,
+                lines: meta.as_ref().map_or(0, |m| m.lines),
+                dropped: meta
+                    .as_ref()
+                    .map_or(0, |m| m.size_bytes - m.stored_bytes.min(m.size_bytes)),
+                cursor: total,
+            })
+        }
+        Some(Opened::Ended(record)) => Some(Status {
+            id,
+            standing: Standing::Exited(record.code),
+            total: 0,
+            lines: 0,
+            dropped: 0,
+            cursor: 0,
+        }),
+    })
 }

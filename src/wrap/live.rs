@@ -296,6 +296,31 @@ pub enum Stopped {
     Killed,
 }
 
+impl Stopped {
+    /// What `spill stop` says (as a note) and MCP's `stop` answers.
+    pub fn sentence(&self, id: &Ref) -> String {
+        let code = |record: &Record, before: &str, after: &str| {
+            record
+                .code
+                .map(|c| format!("{before}{c}{after}"))
+                .unwrap_or_default()
+        };
+        match self {
+            Stopped::AlreadyEnded(record) => format!(
+                "{id} had already ended{}; `spill wait {id}` prints its envelope",
+                code(record, " with status ", "")
+            ),
+            Stopped::Ended(record) => format!(
+                "stopped {id}{}; its output is stored: `spill wait {id}` prints its envelope",
+                code(record, " (status ", ")")
+            ),
+            Stopped::Killed => format!(
+                "killed {id} (it did not end within --grace, or its supervisor was gone); its output so far stays readable, marked interrupted: spill cat {id}"
+            ),
+        }
+    }
+}
+
 /// Ends a running entry: SIGTERM to its supervisor, which forwards it to CMD's process group
 /// and seals the output; after `grace` without an end, SIGKILL to the supervisor, whose guardian
 /// then kills CMD's group with SIGKILL.

@@ -107,8 +107,8 @@ async def server_checks():
         check("server names itself spill", info is not None and info.name == "spill", info)
         check("negotiates a published revision", version in ("2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"), version)
         tools = await api.list_tools()
-        check("tools are cat, shape, extract, search, ls", [t.name for t in tools] == ["cat", "shape", "extract", "search", "ls"])
-        check("every tool is read-only", all(t.annotations and get(t.annotations, "read_only_hint") for t in tools))
+        check("tools are cat, shape, extract, search, ls, wait, stop", [t.name for t in tools] == ["cat", "shape", "extract", "search", "ls", "wait", "stop"])
+        check("every tool but stop is read-only", all(t.annotations and bool(get(t.annotations, "read_only_hint")) == (t.name != "stop") for t in tools))
         schemas = [get(t, "output_schema") for t in tools]
         if modern:
             check("every tool has an object output schema", all(s and s["type"] == "object" for s in schemas), schemas)

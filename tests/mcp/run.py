@@ -65,7 +65,7 @@ def inspector_checks(node_modules, spill, work, downstream):
         failed += not ok
 
     listed = run(str(spill), "mcp", "--method", "tools/list")
-    check("lists spill's tools", [t["name"] for t in listed.get("tools", [])] == ["cat", "shape", "extract", "search", "ls"], listed)
+    check("lists spill's tools", [t["name"] for t in listed.get("tools", [])] == ["cat", "shape", "extract", "search", "ls", "wait", "stop"], listed)
     cat = run(str(spill), "mcp", "--method", "tools/call", "--tool-name", "cat", "--tool-arg", f"source={ref}",
               "--tool-arg", "lines=5000:5000")
     check("calls cat", cat.get("content", [{}])[0].get("text") == "row 5000\nlines 5,000–5,000 of 5,000\n", cat)

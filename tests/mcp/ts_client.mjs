@@ -54,8 +54,8 @@ const text = (result) => result.content.filter((b) => b.type === "text").map((b)
   const info = client.getServerVersion();
   check("server names itself spill", info?.name === "spill", JSON.stringify(info));
   const tools = (await client.listTools()).tools;
-  check("tools are cat, shape, extract, search, ls", tools.map((t) => t.name).join(",") === "cat,shape,extract,search,ls");
-  check("every tool is read-only", tools.every((t) => t.annotations?.readOnlyHint === true));
+  check("tools are cat, shape, extract, search, ls, wait, stop", tools.map((t) => t.name).join(",") === "cat,shape,extract,search,ls,wait,stop");
+  check("every tool but stop is read-only", tools.every((t) => (t.annotations?.readOnlyHint === true) === (t.name !== "stop")));
 
   const cat = await client.callTool({ name: "cat", arguments: { source: logRef, lines: "3000:3001" } });
   const catCli = execFileSync(spill, ["cat", logRef, "--lines", "3000:3001", "--footer", "stdout"], { env: { ...baseEnv, SPILL_SCOPE: scope } }).toString();
