@@ -23,6 +23,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+pub mod qwen;
 
 /// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
 /// harness is its folder and one line here.
@@ -31,6 +32,7 @@ pub static ALL: &[&Harness] = &[
     &codex::HARNESS,
     &gemini::HARNESS,
     &opencode::HARNESS,
+    &qwen::HARNESS,
 ];
 
 /// The harness `spill hook`/`spill init` call `name`.

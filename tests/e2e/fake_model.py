@@ -140,8 +140,15 @@ def chat_messages(body):
     return scripted[:1] + [m for m in messages if not isinstance(m["content"], str)]
 
 
-def chat_stream(model, step, call_id):
-    """The SSE chunks of one chat completion: a `bash` tool call (opencode), or "done"."""
+def chat_shell(body):
+    """The shell tool a chat completions client offers: `run_shell_command` (Qwen Code) when it
+    is among the request's tools, else `bash` (opencode)."""
+    names = {(t.get("function") or {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    return "run_shell_command" if "run_shell_command" in names else "bash"
+
+
+def chat_stream(model, step, call_id, shell="bash"):
+    """The SSE chunks of one chat completion: a shell tool call (`shell`), or "done"."""
     def chunk(delta, finish=None):
         return ("data: " + json.dumps({"id": f"chatcmpl-{call_id}", "object": "chat.completion.chunk",
                                        "created": 0, "model": model, "choices": [
@@ -150,7 +157,7 @@ def chat_stream(model, step, call_id):
         yield chunk({"role": "assistant", "content": "done"})
         yield chunk({}, "stop")
     else:
-        name, args = ("bash", {"command": step["input"]["command"], "description": "scripted command"}) \
+        name, args = (shell, {"command": step["input"]["command"], "description": "scripted command"}) \
             if step["tool"] == "Bash" else (step["tool"], step["input"])
         yield chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": f"call_{call_id}", "type": "function",
                                                           "function": {"name": name, "arguments": json.dumps(args)}}]})
@@ -235,7 +242,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply_json({"totalTokens": 10})
         if path.endswith("/chat/completions"):
             step = next_step(chat_messages(body))
-            return self.reply_sse(chat_stream(body.get("model", "m"), step, call_id))
+            return self.reply_sse(chat_stream(body.get("model", "m"), step, call_id, chat_shell(body)))
         if path.endswith("/responses"):
             return self.reply_sse(responses_stream(next_step(responses_messages(body)), call_id))
         if path.endswith("/v1/messages/count_tokens"):

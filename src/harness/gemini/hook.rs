@@ -30,8 +30,8 @@ use crate::hook::{
 /// The scope prefix of Gemini CLI conversations.
 pub const SCOPE_PREFIX: &str = "gemini";
 
-/// The shell tool's name.
-const SHELL: &str = "run_shell_command";
+/// The shell tool's name (Qwen Code's too).
+pub const SHELL: &str = "run_shell_command";
 
 /// What the hook knows besides its input.
 pub struct Context<'a> {
@@ -50,7 +50,12 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
     };
     match event.as_str() {
         "BeforeTool" => Ok(before_tool(&input, &scope, ctx)),
-        "AfterTool" => Ok(after_tool(&input, scope)),
+        "AfterTool" => Ok(after_tool(
+            &input,
+            scope,
+            Reply(after_tool_reply),
+            read_file_cut,
+        )),
         "SessionEnd" => Ok(Response {
             remove_scope: Some(scope),
             ..Response::default()
@@ -97,7 +102,16 @@ fn before_tool(input: &Value, scope: &str, ctx: &Context) -> Response {
     }
 }
 
-fn after_tool(input: &Value, scope: String) -> Response {
+/// A tool's result after it ran (`tool_name`, `tool_response.llmContent`, `tool_response.error`
+/// as Gemini CLI and its fork Qwen Code hand it over): every tool's text result but the shell's
+/// goes to `wrap` in `scope`, answered with `reply`; `cut` says what the harness kept of a result
+/// it cut before the hook saw it (tool name, text).
+pub fn after_tool(
+    input: &Value,
+    scope: String,
+    reply: Reply,
+    cut: fn(&str, &str) -> Option<String>,
+) -> Response {
     let tool = input["tool_name"].as_str().unwrap_or("");
     if tool == SHELL || !input["tool_response"]["error"].is_null() {
         return Response::default();
@@ -118,13 +132,13 @@ fn after_tool(input: &Value, scope: String) -> Response {
         },
         _ => return Response::default(),
     };
-    let cut = read_file_cut(tool, &text);
+    let cut = cut(tool, &text);
     Response {
         spill: Some(SpillRequest {
             scope,
             bytes: text.into_bytes(),
             label: tool.to_string(),
-            reply: Reply(after_tool_reply),
+            reply,
             cut,
         }),
         ..Response::default()
@@ -143,14 +157,20 @@ fn read_file_cut(tool: &str, text: &str) -> Option<String> {
     let rest = text
         .trim_start_matches('\n')
         .strip_prefix("IMPORTANT: The file content has been truncated.\nStatus: Showing lines ")?;
-    let status = rest.split_once(" total lines.")?.0;
-    let (range, total) = status.split_once(" of ")?;
-    let (start, end) = range.split_once('-')?;
-    let number = |s: &str| s.trim().parse::<u64>().ok();
-    let (start, end, total) = (number(start)?, number(end)?, number(total)?);
+    let (start, end, total) = lines_shown(rest)?;
     Some(format!(
         "lines {start}-{end} of the file's {total}: Gemini CLI cut the rest before spill saw it"
     ))
+}
+
+/// The numbers of a `read_file` header's `S-E of T total lines.` (after its `Showing lines `),
+/// which Gemini CLI and Qwen Code both write.
+pub fn lines_shown(status: &str) -> Option<(u64, u64, u64)> {
+    let status = status.split_once(" total lines.")?.0;
+    let (range, total) = status.split_once(" of ")?;
+    let (start, end) = range.split_once('-')?;
+    let number = |s: &str| s.trim().parse::<u64>().ok();
+    Some((number(start)?, number(end)?, number(total)?))
 }
 
 /// The `AfterTool` answer that replaces a result by the envelope.

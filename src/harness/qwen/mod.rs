@@ -1,0 +1,64 @@
+//! Qwen Code (`qwen`, a fork of Gemini CLI): hooks in `settings.json` (`init.rs`), answered by
+//! `hook.rs`, which builds on Gemini CLI's.
+
+pub mod hook;
+pub mod init;
+
+use std::path::{Path, PathBuf};
+
+use super::{Answer, Facts, Harness, Host, McpFormat};
+use crate::error::Result;
+
+/// Qwen Code.
+pub static HARNESS: Harness = Harness {
+    name: "qwen-code",
+    product: "Qwen Code",
+    about: "Qwen Code (`qwen`): hooks in settings.json",
+    hook_help: "`PostToolUse` replaces another tool's result over --max-inline by the envelope\n\
+in `qwen-SESSION`, and `SessionEnd` removes the scope's entries. Its shell is not wrapped: Qwen\n\
+Code's `PreToolUse` cannot change a command.",
+    init_help: "PostToolUse (every tool but its shell) and SessionEnd hooks, in\n\
+~/.qwen/settings.json (.qwen/settings.json with --project).",
+    scope_prefix: hook::SCOPE_PREFIX,
+    hook: answer,
+    init_file,
+    entries: &init::HOOKS,
+    doctor,
+    wraps: None,
+};
+
+/// Answers a hook call (its input alone decides).
+fn answer(input: &[u8], _host: &dyn Host) -> Answer {
+    Ok(hook::respond(input))
+}
+
+/// `~/.qwen/settings.json`, or the project's `.qwen/settings.json` with `--project`.
+fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    let dir = if project {
+        host.cwd()?
+    } else {
+        super::home(host, "~/.qwen/settings.json (use --project)")?
+    };
+    Ok(dir.join(".qwen/settings.json"))
+}
+
+/// What `spill doctor` looks at and says here.
+fn doctor(host: &dyn Host) -> Facts {
+    let settings = init_file(false, host).ok();
+    Facts {
+        binary: "qwen",
+        config_dir: settings
+            .as_ref()
+            .and_then(|f| f.parent().map(Path::to_path_buf)),
+        mcp_files: settings
+            .iter()
+            .map(|f| (f.clone(), McpFormat::Json))
+            .collect(),
+        hook_file: settings,
+        covered: "other tools' results over --max-inline (PostToolUse: MCP tools, read_file as \
+                  Qwen Code cut it, web_fetch)",
+        uncovered: "shell output: Qwen Code's PreToolUse cannot change a command, so spill does \
+                    not wrap it (Qwen Code keeps a large output's head and tail and saves the \
+                    whole of it to a file)",
+    }
+}
