@@ -14,8 +14,14 @@
 //!
 //! `PostToolUse` replaces a result only through `continue: false`: its `stopReason` becomes the
 //! result the model reads, marked as an error (a `decision` is ignored for this event).
+//!
+//! Qwen Code cuts a large result of any tool before the hook sees it (`truncateToolOutput`:
+//! over 25,000 characters, a head and tail of about 2,500 under a header naming the file that
+//! holds the whole result, in its runtime directory's `tmp/`). Such a result is stored from that
+//! file, whole, when the file is where Qwen Code writes them (see [`Context::saved_output`]);
+//! otherwise the call is left as Qwen Code made it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -25,19 +31,76 @@ use crate::hook::{Reply, Response, open_call, through};
 /// The scope prefix of Qwen Code conversations.
 pub const SCOPE_PREFIX: &str = "qwen";
 
+/// The first lines of a result Qwen Code cut (`@qwen-code/qwen-code` 0.24.4,
+/// `truncateAndSaveToFile`), before the saved file's path.
+const CUT_HEADER: &str =
+    "Tool output was too large and has been truncated.\nThe full output has been saved to: ";
+
+/// What the hook knows besides its input.
+pub struct Context {
+    /// The directories Qwen Code saves the whole of a cut result under: `tmp/` of its runtime
+    /// directory (`$QWEN_RUNTIME_DIR`, `$QWEN_HOME`, `~/.qwen`).
+    pub saved_dirs: Vec<PathBuf>,
+}
+
+impl Context {
+    /// The whole result Qwen Code saved for a call of `tool` whose result it cut to `text`:
+    /// `Ok(None)` when it did not cut it; `Err(why)` when the file it names cannot be taken —
+    /// not a regular file named `TOOL_HEX.output` inside one of [`saved_dirs`](Self::saved_dirs)
+    /// (a tool's own text could name any file), or unreadable.
+    pub fn saved_output(
+        &self,
+        tool: &str,
+        text: &[u8],
+    ) -> std::result::Result<Option<Vec<u8>>, String> {
+        let Some(rest) = text.strip_prefix(CUT_HEADER.as_bytes()) else {
+            return Ok(None);
+        };
+        let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+        let named = std::str::from_utf8(line)
+            .map_err(|_| "the saved file's name is not UTF-8".to_string())?;
+        let path = Path::new(named);
+        let why = |what: &str| Err(format!("Qwen Code's saved output {named}: {what}"));
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let hex = name
+            .strip_prefix(tool)
+            .and_then(|n| n.strip_prefix('_'))
+            .and_then(|n| n.strip_suffix(".output"));
+        if !hex.is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit())) {
+            return why("not a name Qwen Code gives the tool's saved output");
+        }
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_file() => {}
+            Ok(_) => return why("not a regular file"),
+            Err(e) => return why(&e.to_string()),
+        }
+        let Ok(real) = std::fs::canonicalize(path) else {
+            return why("cannot be resolved");
+        };
+        let inside = self.saved_dirs.iter().any(|dir| {
+            std::fs::canonicalize(dir)
+                .is_ok_and(|dir| real.parent().is_some_and(|p| p.parent() == Some(&dir)))
+        });
+        if !inside {
+            return why("not in Qwen Code's tmp directory");
+        }
+        std::fs::read(&real)
+            .map(Some)
+            .or_else(|e| why(&e.to_string()))
+    }
+}
+
 /// Answers one Qwen Code hook call.
-pub fn respond(input: &[u8]) -> std::result::Result<Response, String> {
+pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
     let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
         Ok(call) => call,
         Err(through) => return Ok(through),
     };
     match event.as_str() {
-        "PostToolUse" => Ok(after_tool(
-            &input,
-            scope,
-            Reply(post_tool_use_reply),
-            read_file_cut,
-        )),
+        "PostToolUse" => Ok(post_tool_use(&input, scope, ctx)),
         "SessionEnd" => Ok(Response {
             remove_scope: Some(scope),
             ..Response::default()
@@ -46,6 +109,20 @@ pub fn respond(input: &[u8]) -> std::result::Result<Response, String> {
             "{other:?} is not an event spill handles for Qwen Code; nothing done"
         ))),
     }
+}
+
+/// Gemini CLI's `AfterTool` reading of the result, with the whole of a result Qwen Code cut
+/// taken from the file it saved.
+fn post_tool_use(input: &Value, scope: String, ctx: &Context) -> Response {
+    let mut response = after_tool(input, scope, Reply(post_tool_use_reply), read_file_cut);
+    if let Some(request) = &mut response.spill {
+        match ctx.saved_output(&request.label, &request.bytes) {
+            Ok(Some(whole)) => request.bytes = whole,
+            Ok(None) => {}
+            Err(why) => return through(format!("{why}; the result stays as Qwen Code cut it")),
+        }
+    }
+    response
 }
 
 /// What Qwen Code kept of a file it cut before the hook ran: `read_file` of a file over its
@@ -112,14 +189,80 @@ mod tests {
         v.to_string().into_bytes()
     }
 
+    fn nowhere() -> Context {
+        Context {
+            saved_dirs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_result_qwen_cut_is_stored_whole_from_the_file_it_saved() {
+        let home = tempfile::tempdir().unwrap();
+        let tmp = home.path().join(".qwen/tmp");
+        let project = tmp.join("bec17b4a");
+        std::fs::create_dir_all(&project).unwrap();
+        let saved = project.join("mcp__fake__big_874cad7dd6cb.output");
+        std::fs::write(&saved, "row 1\nthe whole result\n").unwrap();
+        let ctx = Context {
+            saved_dirs: vec![home.path().join("nothing/tmp"), tmp.clone()],
+        };
+        let cut = |path: &Path| {
+            format!(
+                "{CUT_HEADER}{}\nTo read the complete output, ...\n\nTruncated part of the output:\nrow 1\n",
+                path.display()
+            )
+        };
+        let post = |tool: &str, text: String, ctx: &Context| {
+            respond(
+                &input(
+                    "PostToolUse",
+                    tool,
+                    serde_json::json!({"tool_response": {"llmContent": [{"text": text}]}}),
+                ),
+                ctx,
+            )
+            .unwrap()
+        };
+        let whole = post("mcp__fake__big", cut(&saved), &ctx).spill.unwrap();
+        assert_eq!(whole.bytes, b"row 1\nthe whole result\n");
+        assert_eq!(whole.cut, None);
+        // Anything else is left as Qwen Code cut it: another tool's name, a file outside its
+        // tmp directory (a tool's own text may name any file), a link, a missing file.
+        let outside = home.path().join("mcp__fake__big_874cad7dd6cc.output");
+        std::fs::write(&outside, "a secret\n").unwrap();
+        let link = project.join("mcp__fake__big_874cad7dd6cd.output");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        for (tool, path) in [
+            ("mcp__fake__other", saved.clone()),
+            ("mcp__fake__big", outside.clone()),
+            ("mcp__fake__big", link),
+            (
+                "mcp__fake__big",
+                project.join("mcp__fake__big_000000000000.output"),
+            ),
+            ("mcp__fake__big", project.join("mcp__fake__big_.output")),
+        ] {
+            let reply = post(tool, cut(&path), &ctx);
+            assert_eq!(reply.spill, None, "{tool} {}", path.display());
+            assert!(reply.note.unwrap().contains("as Qwen Code cut it"));
+        }
+        assert_eq!(post("mcp__fake__big", cut(&saved), &nowhere()).spill, None);
+        // A result Qwen Code did not cut is the result.
+        let plain = post("mcp__fake__big", "plain".into(), &ctx).spill.unwrap();
+        assert_eq!(plain.bytes, b"plain");
+    }
+
     #[test]
     fn post_tool_use_hands_other_tools_text_results_to_wrap() {
         let after = |tool: &str, response: Value| {
-            respond(&input(
-                "PostToolUse",
-                tool,
-                serde_json::json!({"tool_input": {}, "tool_response": response}),
-            ))
+            respond(
+                &input(
+                    "PostToolUse",
+                    tool,
+                    serde_json::json!({"tool_input": {}, "tool_response": response}),
+                ),
+                &nowhere(),
+            )
             .unwrap()
         };
         let request = after(
@@ -196,16 +339,19 @@ mod tests {
 
     #[test]
     fn session_end_removes_the_scope_and_other_events_pass() {
-        let end = respond(&input("SessionEnd", "", serde_json::json!({}))).unwrap();
+        let end = respond(&input("SessionEnd", "", serde_json::json!({})), &nowhere()).unwrap();
         assert_eq!(
             end.remove_scope.as_deref(),
             Some("qwen-a99e147a-88af-4cfe-9750-af39774b52df")
         );
-        let pre = respond(&input(
-            "PreToolUse",
-            "run_shell_command",
-            serde_json::json!({"tool_input": {"command": "ls"}}),
-        ))
+        let pre = respond(
+            &input(
+                "PreToolUse",
+                "run_shell_command",
+                serde_json::json!({"tool_input": {"command": "ls"}}),
+            ),
+            &nowhere(),
+        )
         .unwrap();
         assert_eq!(pre.stdout, "");
         assert!(pre.note.unwrap().contains("PreToolUse"));

@@ -27,9 +27,20 @@ Code's `PreToolUse` cannot change a command.",
     wraps: None,
 };
 
-/// Answers a hook call (its input alone decides).
-fn answer(input: &[u8], _host: &dyn Host) -> Answer {
-    Ok(hook::respond(input))
+/// Answers a hook call: its context read from the process, then `hook::respond`.
+fn answer(input: &[u8], host: &dyn Host) -> Answer {
+    let home = host
+        .text("HOME")
+        .ok()
+        .flatten()
+        .map(|h| PathBuf::from(h).join(".qwen"));
+    let dirs = [host.text("QWEN_RUNTIME_DIR"), host.text("QWEN_HOME")]
+        .into_iter()
+        .filter_map(|v| v.ok().flatten().map(PathBuf::from));
+    let ctx = hook::Context {
+        saved_dirs: dirs.chain(home).map(|d| d.join("tmp")).collect(),
+    };
+    Ok(hook::respond(input, &ctx))
 }
 
 /// `~/.qwen/settings.json`, or the project's `.qwen/settings.json` with `--project`.
