@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,qwen-code]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -15,6 +15,7 @@ the first install; the harnesses talk to 127.0.0.1 only.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,9 @@ CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
+# Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
+# spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
+QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -687,6 +691,65 @@ class Gemini(Harness):
         return gemini_stable(result)
 
 
+QWEN_SETTINGS = {
+    "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+
+
+class Qwen(Harness):
+    """`qwen -p --yolo` with an OpenAI-compatible provider (OPENAI_BASE_URL), the fake MCP
+    server and `spill mcp` (no scope) registered in its settings."""
+
+    name = "qwen-code"
+    drop_env = ("OPENAI", "QWEN", "DASHSCOPE")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": f"http://127.0.0.1:{self.server.port}/v1",
+                "OPENAI_MODEL": "fake-model", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+
+    def argv(self, script):
+        return [str(self.exe), "-p", f"SCRIPT:{script}", "--yolo", "-o", "json"]
+
+    def setup(self, home):
+        settings = home / ".qwen" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        doc = dict(QWEN_SETTINGS, mcpServers={
+            "fake": {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")]},
+            "spill": {"command": str(self.spill_exe), "args": ["mcp"]}})
+        settings.write_text(json.dumps(doc, indent=2) + "\n")
+        return settings
+
+    def run(self, home, name, commands):
+        """Runs the conversation again (twice at most) when Qwen Code reported a command that
+        prints as `Output: (empty)`: 0.24.4 loses a quick command's output now and then, without
+        spill as with it (measured: `echo a` and `pwd` in a HOME without hooks)."""
+        for attempt in range(3):
+            rc, out = super().run(home, name, commands)
+            got = self.results(f"{name}.json")
+            lost = [c for c, r in zip(commands, got) if isinstance(c, str) and "\nOutput: (empty)\n" in r[0]
+                    and any(w in c for w in ("echo", "printf", "pwd", "seq", "spill "))]
+            if not lost:
+                break
+            print(f"retry  {self.name}: {name}: Qwen Code lost the output of {lost[0]!r} (attempt {attempt + 1})")
+        return rc, out
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def stable(self, result):
+        """Without the process-group line, and with the file Qwen Code saved a cut output to
+        (in the HOME's runtime directory, a new random name each call) masked."""
+        text, error = result
+        lines = [l for l in text.split("\n") if not l.startswith("Process Group PGID:")]
+        text = re.sub(r"\S*/\.qwen/tmp/[0-9a-f]+/(\w+?)_[0-9a-f]{12}\.output", r"QWEN_TMP/\1_HEX.output",
+                      "\n".join(lines))
+        return (text, error)
+
+
 class Opencode(Harness):
     """`opencode run` with an OpenAI-compatible provider."""
 
@@ -956,6 +1019,94 @@ def opencode_checks(oc, work):
     return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
 
 
+def qwen_checks(q, work):
+    """Qwen Code: spill's hooks leave its shell as it is (it cannot change a command) and
+    replace another tool's large result, which Qwen Code cut, by the envelope of the whole."""
+    n = q.name
+    home, plain_home = work / "qwen-home", work / "qwen-home-plain"
+    q.setup(plain_home)
+    settings = home / ".qwen" / "settings.json"
+
+    def first_ok(before, after, *_):
+        doc, old = json.loads(after), json.loads(before)
+        return (set(doc["hooks"]) == {"PostToolUse", "SessionEnd"} and "hook qwen-code" in after
+                and {k: v for k, v in doc.items() if k != "hooks"} == old)
+    harness_init_checks(q, home, settings, first_ok)
+
+    # The shell, with spill as without: Qwen Code's own cut of a big output, the rest unchanged.
+    steps = [BIG, SMALL, FAILING, QUOTING]
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    q.run(plain_home, f"{n}-plain", steps)
+    plain = q.results(f"{n}-plain.json")
+    q.run(home, f"{n}-shell", steps)
+    spilled = q.results(f"{n}-shell.json")
+    check(f"{n}: the shell conversations complete", len(plain) == len(steps) and len(spilled) == len(steps),
+          f"{len(plain)} {len(spilled)}")
+    if len(plain) < len(steps) or len(spilled) < len(steps):
+        return None
+    for i, what in enumerate(["a 500 KB output (Qwen Code's own cut)", "a small output", "a failing command",
+                              "quotes, $(), newlines and UTF-8"]):
+        check(f"{n}: {what} reaches the model as without spill",
+              q.stable(spilled[i]) == q.stable(plain[i]), f"{spilled[i]!r:.300} vs {plain[i]!r:.300}")
+    check(f"{n}: a failing command's exit code reaches the model", "Exit Code: 3" in spilled[2][0],
+          spilled[2][0][:200])
+    shell_state_checks(q, home, plain_home)
+
+    # Another tool's result: an MCP tool's 565 KB result and read_file of a 500 KB file.
+    project = q.project()
+    (project / "big.txt").write_bytes(full)
+    tools = [{"tool": "mcp__fake__big", "input": {}}, {"tool": "mcp__fake__medium", "input": {}},
+             {"tool": "mcp__fake__small", "input": {}},
+             {"tool": "read_file", "input": {"file_path": str(project / "big.txt")}}]
+    q.run(plain_home, f"{n}-mcp-plain", tools)
+    mcp_plain = q.results(f"{n}-mcp-plain.json")
+    search = {"tool": "mcp__spill__search", "input": {"source": "{ref}", "pattern": MCP_LAST, "fixed_strings": True}}
+    flag = work / f"{n}-mcp-second-done"
+    first = q.start(home, f"{n}-mcp-spill", [
+        tools[0], "spill --scope {scope} cat {ref} --lines 9000:9002", search, *tools[1:],
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    deadline, ref = time.time() + 280, None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = q.results(f"{n}-mcp-spill.json")
+        if got:
+            found = fake_model.REF.findall(got[0][0])
+            ref = found[0] if found else "none"
+        time.sleep(0.2)
+    # A second conversation at the same time: its own hook call binds its own scope first.
+    q.run(home, f"{n}-mcp-second", [tools[2], dict(search, input=dict(search["input"], source=ref or "none"))])
+    second = q.results(f"{n}-mcp-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = q.results(f"{n}-mcp-spill.json")
+    want = len(tools) + 3
+    check(f"{n}: the tool conversations complete", len(mcp_plain) == len(tools) and len(got) == want
+          and len(second) == 2, f"{len(mcp_plain)} {len(got)} {len(second)}")
+    if len(mcp_plain) < len(tools) or len(got) < want or len(second) < 2:
+        return None
+    big = got[0][0]
+    check(f"{n}: without spill Qwen Code cuts the MCP result (error line not visible)",
+          "has been truncated" in mcp_plain[0][0] and MCP_ERROR not in mcp_plain[0][0], mcp_plain[0][0][:300])
+    check(f"{n}: a 565 KB MCP result reaches the model as the envelope of the whole result",
+          '"spilled":true' in big and '"sizeBytes":564962' in big and MCP_ERROR in big and MCP_LAST in big
+          and len(big) < 4096, big[:400])
+    check(f"{n}: next turn, spill --scope SCOPE cat REF in Qwen Code's shell reads it",
+          MCP_ERROR in got[1][0], got[1][0][:300])
+    check(f"{n}: spill mcp (no scope set) reads the ref of the same conversation's envelope",
+          MCP_LAST in got[2][0] and "unknown ref" not in got[2][0], got[2][0][:300])
+    check(f"{n}: a second conversation at the same time cannot read it through spill mcp",
+          # Qwen Code repeats the call's arguments (the pattern) in the error it shows.
+          "unknown ref" in second[1][0] and "totalMatches" not in second[1][0], second[1][0][:300])
+    check(f"{n}: a 60 KB MCP result is spilled too", '"spilled":true' in got[3][0], got[3][0][:200])
+    check(f"{n}: a small MCP result reaches the model as without spill", got[4] == mcp_plain[2],
+          f"{got[4]!r} vs {mcp_plain[2]!r}")
+    check(f"{n}: read_file of a 500 KB file reaches the model as the envelope",
+          '"spilled":true' in got[5][0] and len(got[5][0]) < 4096, got[5][0][:300])
+    row = table_row(f"Qwen Code {QWEN[1]}", plain[0][0], spilled[0][0], full)
+    row["mcp"] = {"without": measure_mcp(mcp_plain[0][0]), "with": measure_mcp(big)}
+    row["read_file"] = {"without": measure(mcp_plain[3][0], len(full)), "with": measure(got[5][0], len(full))}
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
@@ -977,12 +1128,13 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "qwen-code"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -1004,7 +1156,7 @@ def main():
         server = Server(work / "requests-others.log")
         servers.append(server)
         for exe, cls, checks in [(codex_exe, Codex, codex_checks), (gemini_exe, Gemini, gemini_checks),
-                                 (opencode_exe, Opencode, opencode_checks)]:
+                                 (opencode_exe, Opencode, opencode_checks), (qwen_exe, Qwen, qwen_checks)]:
             if exe:
                 start = time.time()
                 row = checks(cls(exe, spill, work, server), work)
@@ -1023,7 +1175,7 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode", other_lane))]
+             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane))]
     try:
         for lane in lanes:
             lane.start()

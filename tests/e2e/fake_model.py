@@ -6,7 +6,8 @@ The first user message of a conversation names a script: `SCRIPT:<path to a JSON
 file holds a list of steps; the model makes call k once it has seen k tool results, then answers
 "done". A step is a shell command (a Bash call) or `{"tool": NAME, "input": {...}}` (any other
 tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref seen in the
-conversation's tool results. Every request body is appended to the log
+conversation's tool results, and `{scope}` by the last `--scope NAME` seen there (Qwen Code's
+answers name the scope its shell must read). Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
 Usage: fake_model.py LOG_FILE PORT_FILE   (writes the chosen port to PORT_FILE)
@@ -21,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 LOG_LOCK = threading.Lock()
 REF = re.compile(r"sp_[0-9a-f]{16}")
 SCRIPT = re.compile(r"SCRIPT:(\S+)")
+SCOPE = re.compile(r"--scope ([A-Za-z0-9._-]+)")
 
 
 def text_of(content):
@@ -64,11 +66,16 @@ def next_step(messages):
     if len(results) >= len(commands):
         return None
     refs = REF.findall("\n".join(results))
+    scopes = SCOPE.findall("\n".join(results))
+
+    def fill(text):
+        text = text.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+        return text.replace("{scope}", scopes[-1] if scopes else "none")
     step = commands[len(results)]
     if isinstance(step, dict):
         # `{ref}` works in a tool's input too (an MCP call reading a spilled result).
-        return json.loads(json.dumps(step).replace("{ref}", refs[-1] if refs else "sp_0000000000000000"))
-    command = step.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+        return json.loads(fill(json.dumps(step)))
+    command = fill(step)
     return {"tool": "Bash", "input": {"command": command, "description": "scripted command"}}
 
 
