@@ -198,7 +198,7 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
 fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
     let sb = Sandbox::new();
     // Exit 2 is "block this call" to Claude Code and Gemini CLI: never that for bad input.
-    for harness in ["claude-code", "codex", "gemini", "opencode"] {
+    for harness in ["claude-code", "codex", "gemini", "opencode", "qwen-code"] {
         for input in ["{not json", "", "\u{feff}\u{0}"] {
             let run = sb.run(&["hook", harness], input);
             run.status(0);
@@ -667,6 +667,161 @@ fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
     assert!(again.out().contains("nothing changed"));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
     sb.run(&["init", "gemini", "--uninstall"], "").status(0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+}
+
+const QWEN_SESSION: &str = "a99e147a-88af-4cfe-9750-af39774b52df";
+
+fn qwen_call(event: &str, tool: &str, extra: serde_json::Value) -> String {
+    let mut v = serde_json::json!({
+        "session_id": QWEN_SESSION, "transcript_path": "/nonexistent/t.jsonl",
+        "cwd": "/nonexistent", "hook_event_name": event, "permission_mode": "yolo",
+        "timestamp": "2026-12-02T01:40:00.000Z", "tool_name": tool
+    });
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    v.to_string()
+}
+
+/// The envelope inside a Qwen Code `PostToolUse` answer, and the answer's text before it.
+fn qwen_envelope(run: &crate::common::Run) -> (serde_json::Value, String) {
+    let reply = run.json();
+    assert_eq!(reply["continue"], false, "{reply}");
+    let reason = reply["stopReason"].as_str().unwrap().to_string();
+    let at = reason.find('{').unwrap();
+    (
+        serde_json::from_str(&reason[at..]).unwrap(),
+        reason[..at].to_string(),
+    )
+}
+
+#[test]
+fn qwen_code_large_results_become_the_envelope_and_its_shell_is_left_alone() {
+    let sb = Sandbox::new();
+    let scope = format!("qwen-{QWEN_SESSION}");
+    // The shell cannot be rewritten (Qwen Code ignores updatedInput): no answer at all.
+    for event in ["PreToolUse", "PostToolUse"] {
+        let shell = qwen_call(
+            event,
+            "run_shell_command",
+            serde_json::json!({"tool_input": {"command": "seq 1 100000"},
+                               "tool_response": {"llmContent": "x".repeat(100_000)}}),
+        );
+        let run = sb.run(&["hook", "qwen-code"], shell);
+        run.status(0);
+        assert_eq!(run.out(), "", "{event}");
+    }
+    // An MCP tool's large result: stored in the conversation's scope, read with --scope.
+    let big = "a line of a large result\n".repeat(5000);
+    let run = sb.run(
+        &["hook", "qwen-code"],
+        qwen_call(
+            "PostToolUse",
+            "mcp__fake__big",
+            serde_json::json!({"tool_input": {}, "tool_response": {"llmContent": [{"text": big}], "returnDisplay": "x"}}),
+        ),
+    );
+    run.status(0);
+    let (envelope, before) = qwen_envelope(&run);
+    assert_eq!(envelope["sizeBytes"], big.len());
+    assert!(
+        before.contains(&format!("spill --scope {scope} cat/search REF")),
+        "{before}"
+    );
+    let reference = envelope["ref"].as_str().unwrap().to_string();
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    // A result Qwen Code cut: stored whole, from the file it saved in its tmp directory.
+    let saved_dir = sb.path().join(".qwen/tmp/65800a23");
+    std::fs::create_dir_all(&saved_dir).unwrap();
+    let saved = saved_dir.join("mcp__fake__big_01061f1641b0.output");
+    let whole = "row of the whole result\n".repeat(20_000);
+    std::fs::write(&saved, &whole).unwrap();
+    let cut = format!(
+        "Tool output was too large and has been truncated.\nThe full output has been saved to: {}\nTo read the complete output, use the read_file tool with the absolute file path above.\n\nTruncated part of the output:\nrow of the whole result\n",
+        saved.display()
+    );
+    let cut_call = |cut: &str| {
+        qwen_call(
+            "PostToolUse",
+            "mcp__fake__big",
+            serde_json::json!({"tool_response": {"llmContent": [{"text": cut}]}}),
+        )
+    };
+    let run = sb.run(&["hook", "qwen-code"], cut_call(&cut));
+    run.status(0);
+    let (envelope, _) = qwen_envelope(&run);
+    assert_eq!(envelope["sizeBytes"], whole.len());
+    assert!(
+        envelope["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("Stored in full as"),
+        "{envelope}"
+    );
+    // The same header naming a file outside Qwen Code's tmp directory: left as it is.
+    let secret = sb.path().join("mcp__fake__big_01061f1641b1.output");
+    std::fs::write(&secret, "a secret\n".repeat(5000)).unwrap();
+    let run = sb.run(
+        &["hook", "qwen-code"],
+        cut_call(&cut.replace(&saved.display().to_string(), &secret.display().to_string())),
+    );
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("as Qwen Code cut it"), "{}", run.stderr);
+    // A small result is the result; SessionEnd drops the scope.
+    let small = qwen_call(
+        "PostToolUse",
+        "read_file",
+        serde_json::json!({"tool_response": {"llmContent": "small"}}),
+    );
+    assert_eq!(sb.run(&["hook", "qwen-code"], small).out(), "");
+    sb.run(
+        &["hook", "qwen-code"],
+        qwen_call(
+            "SessionEnd",
+            "",
+            serde_json::json!({"reason": "prompt_input_exit"}),
+        ),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(2);
+}
+
+#[test]
+fn qwen_code_init_is_idempotent_and_uninstall_restores_the_file() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".qwen/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original =
+        "// Qwen Code\n{\n  \"security\": {\"auth\": {\"selectedType\": \"openai\"}}\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    sb.run(&["init", "qwen-code"], "").status(0);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    assert!(once.starts_with("// Qwen Code\n{\n"), "{once}");
+    let v: serde_json::Value =
+        serde_json::from_str(once.trim_start_matches("// Qwen Code\n")).unwrap();
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["matcher"],
+        "^(?!run_shell_command$).*$"
+    );
+    assert!(
+        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .ends_with("spill hook qwen-code")
+    );
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
+    assert!(
+        v.get("hooksConfig").is_none() && v["hooks"].get("PreToolUse").is_none(),
+        "{v}"
+    );
+    let again = sb.run(&["init", "qwen-code"], "");
+    assert!(again.out().contains("nothing changed"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    sb.run(&["init", "qwen-code", "--uninstall"], "").status(0);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }
 

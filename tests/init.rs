@@ -19,6 +19,7 @@ fn target(sb: &Sandbox, harness: &str) -> PathBuf {
         "gemini" => ".gemini/settings.json",
         "codex" => ".codex/config.toml",
         "opencode" => ".config/opencode/plugin/spill.js",
+        "qwen-code" => ".qwen/settings.json",
         _ => unreachable!("{harness}"),
     };
     let path = sb.path().join(rel);
@@ -150,7 +151,7 @@ fn codex_init_never_writes_a_second_trust_record_or_into_a_broken_file() {
 
 #[test]
 fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
-    for harness in ["claude-code", "gemini", "codex", "opencode"] {
+    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let dotfiles = sb.path().join("dotfiles");
@@ -283,7 +284,7 @@ fn opencode_leaves_a_plugin_the_user_changed() {
 
 #[test]
 fn init_refuses_a_read_only_file_and_leaves_it_alone() {
-    for harness in ["claude-code", "gemini", "codex", "opencode"] {
+    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let original = match harness {
@@ -616,6 +617,20 @@ proptest! {
         let edit = ("\"model\"", "\"mine\": 2E+1, \"model\"");
         let after = (!enabled_stays).then(|| text.replacen(edit.0, edit.1, 1));
         round_trip("gemini", &text, (link, 0o644), edit, !off, after);
+    }
+
+    #[test]
+    fn qwen_code_settings_come_back_byte_for_byte(
+        (file, _) in settings("qwen-code"),
+        layout in layout(true),
+        link in any::<bool>(),
+        lead in prop::sample::select(vec!["", "// settings\n", "/* a { b */\n"]),
+    ) {
+        let mut text = lead.to_string();
+        render(&file, &layout, 0, &mut text);
+        let edit = ("\"model\"", "\"mine\": 2E+1, \"model\"");
+        let after = text.replacen(edit.0, edit.1, 1);
+        round_trip("qwen-code", &text, (link, 0o644), edit, true, Some(after));
     }
 
     #[test]
