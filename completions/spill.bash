@@ -692,7 +692,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode qwen-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -738,7 +738,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode"
+            opts="-h --project --user --dry-run --uninstall --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode qwen-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
