@@ -641,33 +641,52 @@ fn gemini_shell_calls_are_rewritten_and_other_tools_large_results_become_the_env
     sb.run(&["cat", "--scope", &scope, reference], "").status(2);
 }
 
-#[test]
-fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
+/// `spill init HARNESS` on a settings file at `rel` in HOME holding `original`: the file keeps
+/// its first bytes (`lead`, a comment for a JSONC file), a second run changes nothing, and
+/// `--uninstall` gives `original` back byte for byte. Returns the settings `init` wrote.
+fn settings_init_round_trip(
+    harness: &str,
+    rel: &str,
+    original: &str,
+    lead: &str,
+) -> serde_json::Value {
     let sb = Sandbox::new();
-    let settings = sb.path().join(".gemini/settings.json");
+    let settings = sb.path().join(rel);
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let original = "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  }\n}\n";
     std::fs::write(&settings, original).unwrap();
-    sb.run(&["init", "gemini"], "").status(0);
+    sb.run(&["init", harness], "").status(0);
     let once = std::fs::read_to_string(&settings).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&once).unwrap();
-    assert_eq!(v["hooksConfig"]["enabled"], true);
-    assert_eq!(
-        v["hooks"]["BeforeTool"][0]["matcher"],
-        "^run_shell_command$"
-    );
-    assert!(
-        v["hooks"]["AfterTool"][0]["hooks"][0]["command"]
-            .as_str()
-            .unwrap()
-            .ends_with("spill hook gemini")
-    );
-    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
-    let again = sb.run(&["init", "gemini"], "");
+    assert!(once.starts_with(lead), "{once}");
+    let v: serde_json::Value = serde_json::from_str(&once[lead.len()..]).unwrap();
+    let again = sb.run(&["init", harness], "");
     assert!(again.out().contains("nothing changed"));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
-    sb.run(&["init", "gemini", "--uninstall"], "").status(0);
+    sb.run(&["init", harness, "--uninstall"], "").status(0);
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    v
+}
+
+#[test]
+fn gemini_init_enables_hooks_is_idempotent_and_uninstall_restores_the_file() {
+    let original = "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  }\n}\n";
+    let v = settings_init_round_trip("gemini", ".gemini/settings.json", original, "");
+    assert_eq!(v["hooksConfig"]["enabled"], true);
+    assert_spill_hook(&v, "BeforeTool", Some("^run_shell_command$"), "gemini");
+    assert_spill_hook(&v, "AfterTool", Some(".*"), "gemini");
+    assert_spill_hook(&v, "SessionEnd", None, "gemini");
+}
+
+/// The first hook group of `event` in settings `v`: spill's command hook for `harness`, under
+/// `matcher`.
+fn assert_spill_hook(v: &serde_json::Value, event: &str, matcher: Option<&str>, harness: &str) {
+    let group = &v["hooks"][event][0];
+    assert_eq!(group["matcher"].as_str(), matcher, "{event}: {v}");
+    assert_eq!(group["hooks"][0]["type"], "command", "{event}: {v}");
+    let command = group["hooks"][0]["command"].as_str().unwrap();
+    assert!(
+        command.ends_with(&format!("spill hook {harness}")),
+        "{event}: {command}"
+    );
 }
 
 const QWEN_SESSION: &str = "a99e147a-88af-4cfe-9750-af39774b52df";
@@ -792,37 +811,25 @@ fn qwen_code_large_results_become_the_envelope_and_its_shell_is_left_alone() {
 
 #[test]
 fn qwen_code_init_is_idempotent_and_uninstall_restores_the_file() {
-    let sb = Sandbox::new();
-    let settings = sb.path().join(".qwen/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let original =
         "// Qwen Code\n{\n  \"security\": {\"auth\": {\"selectedType\": \"openai\"}}\n}\n";
-    std::fs::write(&settings, original).unwrap();
-    sb.run(&["init", "qwen-code"], "").status(0);
-    let once = std::fs::read_to_string(&settings).unwrap();
-    assert!(once.starts_with("// Qwen Code\n{\n"), "{once}");
-    let v: serde_json::Value =
-        serde_json::from_str(once.trim_start_matches("// Qwen Code\n")).unwrap();
-    assert_eq!(
-        v["hooks"]["PostToolUse"][0]["matcher"],
-        "^(?!run_shell_command$).*$"
+    let v = settings_init_round_trip(
+        "qwen-code",
+        ".qwen/settings.json",
+        original,
+        "// Qwen Code\n",
     );
-    assert!(
-        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
-            .as_str()
-            .unwrap()
-            .ends_with("spill hook qwen-code")
+    assert_spill_hook(
+        &v,
+        "PostToolUse",
+        Some("^(?!run_shell_command$).*$"),
+        "qwen-code",
     );
-    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["type"], "command");
+    assert_spill_hook(&v, "SessionEnd", None, "qwen-code");
     assert!(
         v.get("hooksConfig").is_none() && v["hooks"].get("PreToolUse").is_none(),
         "{v}"
     );
-    let again = sb.run(&["init", "qwen-code"], "");
-    assert!(again.out().contains("nothing changed"));
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
-    sb.run(&["init", "qwen-code", "--uninstall"], "").status(0);
-    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }
 
 fn opencode_call(session: &str, command: &str) -> String {

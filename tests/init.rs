@@ -522,6 +522,17 @@ fn is_subsequence(small: &str, big: &str) -> bool {
 
 /// The file the property starts from: at `path` itself, or behind a link to a dotfiles
 /// directory; with `mode`.
+/// A generated JSONC settings file (Gemini CLI's, Qwen Code's) after `lead` (a comment or
+/// nothing).
+fn jsonc(lead: &str, file: &J, layout: &Layout) -> String {
+    let mut text = lead.to_string();
+    render(file, layout, 0, &mut text);
+    text
+}
+
+/// The user's edit of a JSONC settings file between `init` and `--uninstall`.
+const JSONC_EDIT: (&str, &str) = ("\"model\"", "\"mine\": 2E+1, \"model\"");
+
 fn place(sb: &Sandbox, path: &Path, text: &str, link: bool, mode: u32) -> PathBuf {
     let real = if link {
         let dir = sb.path().join("dotfiles");
@@ -612,11 +623,9 @@ proptest! {
         link in any::<bool>(),
         lead in prop::sample::select(vec!["", "// settings\n", "/* a { b */\n"]),
     ) {
-        let mut text = lead.to_string();
-        render(&file, &layout, 0, &mut text);
-        let edit = ("\"model\"", "\"mine\": 2E+1, \"model\"");
-        let after = (!enabled_stays).then(|| text.replacen(edit.0, edit.1, 1));
-        round_trip("gemini", &text, (link, 0o644), edit, !off, after);
+        let text = jsonc(lead, &file, &layout);
+        let after = (!enabled_stays).then(|| text.replacen(JSONC_EDIT.0, JSONC_EDIT.1, 1));
+        round_trip("gemini", &text, (link, 0o644), JSONC_EDIT, !off, after);
     }
 
     #[test]
@@ -626,11 +635,9 @@ proptest! {
         link in any::<bool>(),
         lead in prop::sample::select(vec!["", "// settings\n", "/* a { b */\n"]),
     ) {
-        let mut text = lead.to_string();
-        render(&file, &layout, 0, &mut text);
-        let edit = ("\"model\"", "\"mine\": 2E+1, \"model\"");
-        let after = text.replacen(edit.0, edit.1, 1);
-        round_trip("qwen-code", &text, (link, 0o644), edit, true, Some(after));
+        let text = jsonc(lead, &file, &layout);
+        let after = text.replacen(JSONC_EDIT.0, JSONC_EDIT.1, 1);
+        round_trip("qwen-code", &text, (link, 0o644), JSONC_EDIT, true, Some(after));
     }
 
     #[test]

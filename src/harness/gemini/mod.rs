@@ -46,19 +46,41 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
 
 /// `~/.gemini/settings.json`, or the project's `.gemini/settings.json` with `--project`.
 fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
-    let dir = if project {
+    settings_file(".gemini", project, host)
+}
+
+/// `~/DIR/settings.json`, or the project's `DIR/settings.json` with `--project` (Gemini CLI's
+/// layout, kept by its forks).
+pub(crate) fn settings_file(dir: &str, project: bool, host: &dyn Host) -> Result<PathBuf> {
+    let base = if project {
         host.cwd()?
     } else {
-        super::home(host, "~/.gemini/settings.json (use --project)")?
+        super::home(host, &format!("~/{dir}/settings.json (use --project)"))?
     };
-    Ok(dir.join(".gemini/settings.json"))
+    Ok(base.join(dir).join("settings.json"))
 }
 
 /// What `spill doctor` looks at and says here.
 fn doctor(host: &dyn Host) -> Facts {
-    let settings = init_file(false, host).ok();
+    settings_facts(
+        init_file(false, host).ok(),
+        "gemini",
+        "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
+         as Gemini cut it, 2,000 lines)",
+        "nothing else known",
+    )
+}
+
+/// The doctor's facts of a harness whose one `settings.json` holds its hooks and its MCP
+/// servers (Gemini CLI and its forks).
+pub(crate) fn settings_facts(
+    settings: Option<PathBuf>,
+    binary: &'static str,
+    covered: &'static str,
+    uncovered: &'static str,
+) -> Facts {
     Facts {
-        binary: "gemini",
+        binary,
         config_dir: settings
             .as_ref()
             .and_then(|f| f.parent().map(Path::to_path_buf)),
@@ -67,8 +89,7 @@ fn doctor(host: &dyn Host) -> Facts {
             .map(|f| (f.clone(), McpFormat::Json))
             .collect(),
         hook_file: settings,
-        covered: "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
-                  as Gemini cut it, 2,000 lines)",
-        uncovered: "nothing else known",
+        covered,
+        uncovered,
     }
 }

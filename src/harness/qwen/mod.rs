@@ -4,9 +4,9 @@
 pub mod hook;
 pub mod init;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::{Answer, Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host};
 use crate::error::Result;
 
 /// Qwen Code.
@@ -45,31 +45,17 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
 
 /// `~/.qwen/settings.json`, or the project's `.qwen/settings.json` with `--project`.
 fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
-    let dir = if project {
-        host.cwd()?
-    } else {
-        super::home(host, "~/.qwen/settings.json (use --project)")?
-    };
-    Ok(dir.join(".qwen/settings.json"))
+    super::gemini::settings_file(".qwen", project, host)
 }
 
 /// What `spill doctor` looks at and says here.
 fn doctor(host: &dyn Host) -> Facts {
-    let settings = init_file(false, host).ok();
-    Facts {
-        binary: "qwen",
-        config_dir: settings
-            .as_ref()
-            .and_then(|f| f.parent().map(Path::to_path_buf)),
-        mcp_files: settings
-            .iter()
-            .map(|f| (f.clone(), McpFormat::Json))
-            .collect(),
-        hook_file: settings,
-        covered: "other tools' results over --max-inline (PostToolUse: MCP tools, read_file as \
-                  Qwen Code cut it, web_fetch)",
-        uncovered: "shell output: Qwen Code's PreToolUse cannot change a command, so spill does \
-                    not wrap it (Qwen Code keeps a large output's head and tail and saves the \
-                    whole of it to a file)",
-    }
+    super::gemini::settings_facts(
+        init_file(false, host).ok(),
+        "qwen",
+        "other tools' results over --max-inline (PostToolUse: MCP tools, read_file as Qwen \
+         Code cut it, web_fetch)",
+        "shell output: Qwen Code's PreToolUse cannot change a command, so spill does not wrap \
+         it (Qwen Code keeps a large output's head and tail and saves the whole of it to a file)",
+    )
 }
