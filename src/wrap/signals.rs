@@ -169,15 +169,12 @@ pub(super) fn enlarge_pipe(fd: libc::c_int) {
     let _ = fd;
 }
 
-/// Ends the process by `signal`, as the command `wrap` ran was ended: stdout and stderr
-/// flushed, spill's handler for it (if any) back to the default, core dumps off (the command
-/// dumped its own core, if any; spill has nothing to add), the signal unblocked and raised.
+/// Ends the process by `signal`, as the command `wrap` ran was ended: spill's handler for it
+/// (if any) back to the default, core dumps off (the command dumped its own core, if any; spill
+/// has nothing to add), the signal unblocked and raised. The caller flushes its output first.
 /// Returns only if the signal did not end the process (a signal whose default is to continue
 /// or be ignored: the caller then exits with 128 + `signal`).
 pub fn die_by(signal: i32) {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
     let no_core = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
