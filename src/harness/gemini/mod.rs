@@ -70,5 +70,6 @@ fn doctor(host: &dyn Host) -> Facts {
         covered: "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
                   as Gemini cut it, 2,000 lines)",
         uncovered: "nothing else known",
+        sandbox: None,
     }
 }
