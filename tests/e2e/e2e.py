@@ -638,13 +638,15 @@ class Codex(Harness):
     name = "codex"
     drop_env = ("CODEX", "OPENAI")
     merges_streams = True
+    # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex");
+    # read-only (`codex exec`'s default) lets it write nothing (codex_read_only_checks).
+    sandbox = "workspace-write"
 
     def extra_env(self, home):
         return {"CODEX_HOME": str(home / ".codex"), "FAKE_MODEL_KEY": "sk-test"}
 
     def argv(self, script):
-        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
-        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
+        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", self.sandbox,
                 f"SCRIPT:{script}"]
 
     def setup(self, home):
@@ -872,7 +874,53 @@ def codex_checks(codex, work):
     denied = codex.results("codex-deny.json")
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
+    codex_read_only_checks(codex, work, home, plain_home, full)
     return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+
+
+UNSTORED = "[spill: the output above ("
+
+
+def real_bytes(text, full):
+    """How many bytes of `full`'s own lines a result holds (each whole line counted once)."""
+    lines = set(full.decode().split("\n"))
+    seen = set()
+    for line in text.split("\n"):
+        if line and line in lines:
+            seen.add(line)
+    return sum(len(line.encode()) + 1 for line in seen)
+
+
+def codex_read_only_checks(codex, work, home, plain_home, full):
+    """`-s read-only`, where spill cannot create its store: the model gets Codex's own cut of the
+    output, as without spill (at least as many bytes of it), and spill's one line."""
+    ro = Codex(codex.exe, codex.spill_exe, work, codex.server)
+    ro.sandbox = "read-only"
+    # A store root nothing has created yet: in read-only, nothing can create it.
+    store = work / "store-read-only"
+    ro.extra_env = lambda h: {**Codex.extra_env(ro, h), "SPILL_DIR": str(store)}
+    rc, _ = ro.run(plain_home, "codex-ro-plain", [BIG])
+    plain = ro.results("codex-ro-plain.json")
+    rc2, _ = ro.run(home, "codex-ro-spill", [BIG])
+    spilled = ro.results("codex-ro-spill.json")
+    check("codex read-only: both runs complete", rc == 0 and rc2 == 0 and len(plain) == 1 and len(spilled) == 1,
+          f"rc={rc},{rc2} {len(plain)} {len(spilled)}")
+    if len(plain) != 1 or len(spilled) != 1:
+        return
+    text, without = spilled[0][0], plain[0][0]
+    lines = [l for l in text.split("\n") if l.startswith(UNSTORED)]
+    check("codex read-only: spill adds exactly one line, naming the sandbox setting",
+          len(lines) == 1 and "-s workspace-write" in lines[0] and 'sandbox_mode = "workspace-write"' in lines[0]
+          and text.count("[spill:") == 1, text[-600:])
+    check("codex read-only: no envelope, and nothing was stored",
+          '"spilled"' not in text and not store.exists(), text[:300])
+    got, base = real_bytes(text, full), real_bytes(without, full)
+    print(f"info  codex read-only: {got} bytes of the real output with spill, {base} without "
+          f"(results of {len(text.encode())} and {len(without.encode())} bytes; the output is {len(full)})")
+    check("codex read-only: the model gets at least as much of the real output as without spill",
+          got >= base > 0, f"{got} < {base}")
+    check("codex read-only: Codex's cut keeps the output's last line, as without spill",
+          (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
 
 
 def gemini_checks(gemini, work):
