@@ -461,27 +461,20 @@ fn codex_output_that_cannot_be_stored_passes_through_unchanged_with_one_line_nam
     let (before, line) = split_unstored_line(&run.stdout);
     // Every byte the command printed, as it printed them: Codex cuts it as without spill.
     assert_eq!(before, &plain.stdout[..], "the output changed");
-    assert!(
-        line.starts_with(&format!(
-            "[spill: the output above ({} bytes) was not stored (",
-            plain
-                .stdout
-                .len()
-                .to_string()
-                .as_bytes()
-                .rchunks(3)
-                .rev()
-                .map(|c| std::str::from_utf8(c).unwrap())
-                .collect::<Vec<_>>()
-                .join(",")
-        )),
-        "{line}"
-    );
-    assert!(
-        line.contains("-s workspace-write")
-            && line.contains("sandbox_mode = \"workspace-write\"")
-            && line.contains(".codex/config.toml"),
-        "{line}"
+    let size = plain.stdout.len().to_string();
+    let grouped: Vec<&str> = size
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    assert_eq!(
+        line,
+        format!(
+            "[spill: {} bytes not stored (not a directory), shown as printed; to store: run Codex with -s \
+             workspace-write, or set sandbox_mode = \"workspace-write\" in ~/.codex/config.toml]",
+            grouped.join(",")
+        )
     );
     assert!(!run.stderr.contains("preview only"), "{}", run.stderr);
     assert!(!root.exists());
@@ -499,7 +492,7 @@ fn codex_output_that_cannot_be_stored_passes_through_unchanged_with_one_line_nam
     assert_eq!(before.len(), 40_001, "{line}");
     assert!(before[..40_000].iter().all(|&b| b == b'x') && before[40_000] == b'\n');
     assert!(
-        line.starts_with("[spill: the output above (40,000 bytes)"),
+        line.starts_with("[spill: 40,000 bytes not stored ("),
         "{line}"
     );
     // A small output is unchanged, with no line.
@@ -536,7 +529,7 @@ fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
         "{out}"
     );
     assert!(
-        out.contains("  to do:     run Codex with `-s workspace-write`, or set sandbox_mode = \"workspace-write\""),
+        out.contains("  to do:     run Codex with -s workspace-write, or set sandbox_mode = \"workspace-write\" in ~/.codex/config.toml (to let spill store)"),
         "{out}"
     );
     // workspace-write: the default root is under TMPDIR, which Codex lets commands write.

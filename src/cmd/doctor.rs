@@ -97,7 +97,7 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             Ok(how) => out.push_str(&format!("  stores:    yes: {how}\n")),
             Err(why) => {
                 out.push_str(&format!("  stores:    no: {why}\n"));
-                todo.push(sandbox.allow.clone());
+                todo.push(format!("{} (to let spill store)", sandbox.allow));
             }
         }
     }

@@ -234,17 +234,19 @@ fn unstored_line(
     let allow = harness
         .and_then(|h| (h.doctor)(&super::Process).sandbox)
         .map(|s| s.allow)
-        .unwrap_or_else(|| {
-            "set SPILL_DIR (or --dir) to a private, writable directory to let spill store it".into()
-        });
-    let mut reason = diag::cut(&diag::escape(reason), 300);
+        .unwrap_or_else(|| "set SPILL_DIR (or --dir) to a private, writable directory".into());
+    // Short: under the harness's own cut, every byte of the line is a byte less of the output.
+    // The cause (the last part of the message: "Read-only file system (os error 30)"); the
+    // whole message names paths the model has no use for.
+    let cause = reason.rsplit(": ").next().unwrap_or(reason);
+    let mut reason = diag::cut(&diag::escape(cause), 60);
     let mut allow = diag::escape(&allow);
     if restricted {
         reason = diag::without_paths(&reason);
         allow = diag::without_paths(&allow);
     }
     format!(
-        "{}[spill: the output above ({} bytes) was not stored ({reason}), so it is shown unchanged; {allow}]\n",
+        "{}[spill: {} bytes not stored ({reason}), shown as printed; to store: {allow}]\n",
         if passed.ends_with_newline { "" } else { "\n" },
         limits::group_digits(passed.bytes),
     )

@@ -878,7 +878,7 @@ def codex_checks(codex, work):
     return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
 
 
-UNSTORED = "[spill: the output above ("
+UNSTORED = "[spill: "
 
 
 def real_bytes(text, full):
@@ -910,15 +910,23 @@ def codex_read_only_checks(codex, work, home, plain_home, full):
     text, without = spilled[0][0], plain[0][0]
     lines = [l for l in text.split("\n") if l.startswith(UNSTORED)]
     check("codex read-only: spill adds exactly one line, naming the sandbox setting",
-          len(lines) == 1 and "-s workspace-write" in lines[0] and 'sandbox_mode = "workspace-write"' in lines[0]
-          and text.count("[spill:") == 1, text[-600:])
-    check("codex read-only: no envelope, and nothing was stored",
-          '"spilled"' not in text and not store.exists(), text[:300])
+          len(lines) == 1 and f"{len(full):,} bytes not stored (" in lines[0] and "-s workspace-write" in lines[0]
+          and 'sandbox_mode = "workspace-write"' in lines[0] and text.count("[spill:") == 1, text[-600:])
+    # The hook (outside the sandbox) may record the conversation's binding in the store's root;
+    # no payload can be there.
+    payloads = [p for p in store.rglob("*") if p.is_file() and len(p.name) == 16
+                and all(c in "0123456789abcdef" for c in p.name)] if store.exists() else []
+    check("codex read-only: no envelope, and nothing was stored", '"spilled"' not in text and not payloads,
+          f"{payloads} {text[:300]}")
     got, base = real_bytes(text, full), real_bytes(without, full)
-    print(f"info  codex read-only: {got} bytes of the real output with spill, {base} without "
-          f"(results of {len(text.encode())} and {len(without.encode())} bytes; the output is {len(full)})")
-    check("codex read-only: the model gets at least as much of the real output as without spill",
-          got >= base > 0, f"{got} < {base}")
+    line = len(lines[0].encode()) + 1 if lines else 0
+    print(f"info  codex read-only: {got} bytes of the real output with spill, {base} without, spill's line "
+          f"{line} (results of {len(text.encode())} and {len(without.encode())} bytes; the output is {len(full)})")
+    # Codex keeps a fixed budget of the combined output (its head and tail): spill's line, at the
+    # end, takes its own length from the tail, and nothing more (lines cut at the budget's edges
+    # are not counted, so one line of the output is allowed for too).
+    check("codex read-only: the model gets Codex's own cut of the output, less only spill's line",
+          base > 0 and got >= base - line - max(len(l) + 1 for l in full.decode().split("\n")), f"{got} vs {base} - {line}")
     check("codex read-only: Codex's cut keeps the output's last line, as without spill",
           (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
 

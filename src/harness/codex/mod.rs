@@ -88,9 +88,15 @@ fn doctor(host: &dyn Host) -> Facts {
                 .flatten()
                 .map(PathBuf::from)
                 .unwrap_or_else(|| crate::store::StoreConfig::default_root(tmpdir.as_deref()));
+            // `~/.codex/config.toml` where it is (the line `wrap` prints is kept short).
+            let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+            let shown = match home.as_deref().and_then(|h| file.strip_prefix(h).ok()) {
+                Some(rest) => format!("~/{}", rest.display()),
+                None => file.display().to_string(),
+            };
             sandbox::sandbox(
                 text.as_deref(),
-                &file,
+                &shown,
                 &root,
                 tmpdir.as_deref().map(Path::new),
             )

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 
 use crate::harness::Sandbox;
 
-/// Codex's sandbox for a `config.toml` (`None` when it does not exist), spill's store `root`
-/// and the process's `TMPDIR`.
-pub fn sandbox(config: Option<&str>, file: &Path, root: &Path, tmpdir: Option<&Path>) -> Sandbox {
-    let shown = file.display();
+/// Codex's sandbox for a `config.toml` (its text, `None` when it does not exist; `shown`, its
+/// path as messages show it), spill's store `root` and the process's `TMPDIR`. `allow` is kept
+/// short: `wrap`'s line after an unstored output takes its length from Codex's own cut.
+pub fn sandbox(config: Option<&str>, shown: &str, root: &Path, tmpdir: Option<&Path>) -> Sandbox {
     let to_write = format!(
-        "run Codex with `-s workspace-write`, or set sandbox_mode = \"workspace-write\" in {shown}, to let spill store it"
+        "run Codex with -s workspace-write, or set sandbox_mode = \"workspace-write\" in {shown}"
     );
     let doc = match config.map(str::parse::<toml_edit::DocumentMut>) {
         None => None,
@@ -102,7 +102,7 @@ pub fn sandbox(config: Option<&str>, file: &Path, root: &Path, tmpdir: Option<&P
                         root.display()
                     )),
                     allow: format!(
-                        "add {} to writable_roots under [sandbox_workspace_write] in {shown} (or set SPILL_DIR under /tmp), to let spill store it",
+                        "add {} to writable_roots under [sandbox_workspace_write] in {shown} (or set SPILL_DIR under /tmp)",
                         super::init::basic_string(&root.display().to_string())
                     ),
                 },
@@ -149,12 +149,7 @@ mod tests {
     const FILE: &str = "/h/.codex/config.toml";
 
     fn of(config: Option<&str>, root: &str, tmpdir: Option<&str>) -> Sandbox {
-        sandbox(
-            config,
-            Path::new(FILE),
-            Path::new(root),
-            tmpdir.map(Path::new),
-        )
+        sandbox(config, FILE, Path::new(root), tmpdir.map(Path::new))
     }
 
     #[test]
