@@ -180,6 +180,8 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> u8 {
 pub fn main<I: IntoIterator<Item = OsString>>(args: I) -> std::process::ExitCode {
     let outcome = run_outcome(args);
     if let ops::Outcome::Signal(n) = outcome {
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
         wrap::die_by(i32::from(n));
     }
     std::process::ExitCode::from(outcome.code())

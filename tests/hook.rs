@@ -394,7 +394,7 @@ fn codex_shell_calls_run_under_wrap_in_the_session_scope_and_keep_the_status() {
     let command = codex_rewritten(&run);
     assert!(
         command.contains(&format!(
-            "SPILL_SCOPE=codex-{CODEX_SESSION} SPILL_TURN=turn-1 SPILL_ALLOW_RUN=1 "
+            "SPILL_SCOPE=codex-{CODEX_SESSION} SPILL_TURN=turn-1 SPILL_HARNESS=codex SPILL_ALLOW_RUN=1 "
         )),
         "{command}"
     );
@@ -427,6 +427,137 @@ fn codex_shell_calls_run_under_wrap_in_the_session_scope_and_keep_the_status() {
     )));
     assert_eq!((wrapped.code, &wrapped.stdout), (plain.code, &plain.stdout));
     assert_eq!(wrapped.code, Some(3));
+}
+
+/// The one line spill adds after an output it could not store, and everything before it.
+fn split_unstored_line(stdout: &[u8]) -> (&[u8], String) {
+    let body = stdout
+        .strip_suffix(b"\n")
+        .expect("the line ends the output");
+    let at = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (
+        &stdout[..at],
+        String::from_utf8_lossy(&body[at..]).into_owned(),
+    )
+}
+
+#[test]
+fn codex_output_that_cannot_be_stored_passes_through_unchanged_with_one_line_naming_the_sandbox() {
+    let sb = Sandbox::new();
+    // Codex's read-only sandbox: the store cannot be created. Root ignores permission bits, so
+    // the root is a path below a regular file, which nobody can create.
+    let blocker = sb.file("not-a-directory", b"");
+    let root = blocker.join("store");
+    let step = "seq 1 100000; echo 'error: boom' >&2; exit 7";
+    let command =
+        codex_rewritten(&sb.run(&["hook", "codex"], codex_pre_tool_use(CODEX_SESSION, step)));
+    let plain = sb.shell(&format!("{{ {step}; }} 2>&1"));
+    plain.status(7);
+    let run = sb.shell(&format!(
+        "SPILL_DIR={}; export SPILL_DIR; {command}",
+        root.display()
+    ));
+    run.status(7);
+    let (before, line) = split_unstored_line(&run.stdout);
+    // Every byte the command printed, as it printed them: Codex cuts it as without spill.
+    assert_eq!(before, &plain.stdout[..], "the output changed");
+    let size = plain.stdout.len().to_string();
+    let grouped: Vec<&str> = size
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    assert_eq!(
+        line,
+        format!(
+            "[spill: {} bytes not stored (not a directory), shown as printed; to store: run Codex with -s \
+             workspace-write, or set sandbox_mode = \"workspace-write\" in ~/.codex/config.toml]",
+            grouped.join(",")
+        )
+    );
+    assert!(!run.stderr.contains("preview only"), "{}", run.stderr);
+    assert!(!root.exists());
+    // Output that ends without a newline still gets the line on a line of its own.
+    let command = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, "head -c 40000 /dev/zero | tr '\\0' x"),
+    ));
+    let run = sb.shell(&format!(
+        "SPILL_DIR={}; export SPILL_DIR; {command}",
+        root.display()
+    ));
+    run.status(0);
+    let (before, line) = split_unstored_line(&run.stdout);
+    assert_eq!(before.len(), 40_001, "{line}");
+    assert!(before[..40_000].iter().all(|&b| b == b'x') && before[40_000] == b'\n');
+    assert!(
+        line.starts_with("[spill: 40,000 bytes not stored ("),
+        "{line}"
+    );
+    // A small output is unchanged, with no line.
+    let command = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, "echo small"),
+    ));
+    let run = sb.shell(&format!(
+        "SPILL_DIR={}; export SPILL_DIR; {command}",
+        root.display()
+    ));
+    assert_eq!(run.out(), "small\n");
+}
+
+#[test]
+fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let doctor = || {
+        let run = sb.cmd(&["doctor"]).run();
+        run.status(0);
+        run.out()
+    };
+    std::fs::write(&config, "model = \"m\"\n").unwrap();
+    let out = doctor();
+    assert!(out.contains("codex:\n"), "{out}");
+    assert!(
+        out.contains("  sandbox:   read-only (no sandbox_mode in "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  stores:    no: commands may write nothing"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  to do:     run Codex with -s workspace-write, or set sandbox_mode = \"workspace-write\" in ~/.codex/config.toml (to let spill store)"),
+        "{out}"
+    );
+    // workspace-write: the default root is under TMPDIR, which Codex lets commands write.
+    std::fs::write(&config, "sandbox_mode = \"workspace-write\"\n").unwrap();
+    let out = doctor();
+    assert!(out.contains("  sandbox:   workspace-write (from "), "{out}");
+    assert!(out.contains("  stores:    yes: the store root "), "{out}");
+    assert!(
+        !out.contains("sandbox_mode = \"workspace-write\" in"),
+        "{out}"
+    );
+    // ... unless /tmp and TMPDIR are excluded: then the writable root to add.
+    std::fs::write(
+        &config,
+        "sandbox_mode = \"workspace-write\"\n[sandbox_workspace_write]\nexclude_tmpdir_env_var = true\nexclude_slash_tmp = true\n",
+    )
+    .unwrap();
+    let run = sb
+        .cmd(&["doctor"])
+        .env("SPILL_DIR", sb.path().join("store"))
+        .run();
+    let out = run.out();
+    assert!(out.contains("  stores:    no: the store root "), "{out}");
+    assert!(
+        out.contains("  to do:     add \"")
+            && out.contains("to writable_roots under [sandbox_workspace_write]"),
+        "{out}"
+    );
 }
 
 #[test]

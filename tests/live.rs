@@ -883,3 +883,35 @@ fn the_mcp_stop_tool_ends_the_command_and_an_interrupted_entry_reads_as_such() {
         "{stop}"
     );
 }
+
+#[test]
+fn a_restricted_wait_names_no_path_even_when_the_command_was_started_unrestricted() {
+    let sb = Sandbox::new();
+    // Output over --max-inline, ending a moment after the deadline: the final envelope is
+    // spilled JSON, rendered by the supervisor of an unrestricted wrap (with its `path`).
+    let id = detach_in(&sb, "conv", "sleep 0.5; seq 1 20000");
+    let unrestricted = sb
+        .cmd(&["wait", &id, "--timeout", "20s"])
+        .env("SPILL_SCOPE", "conv")
+        .run();
+    unrestricted.status(0);
+    assert!(
+        unrestricted.json()["path"].is_string(),
+        "{}",
+        unrestricted.out()
+    );
+    let restricted = sb
+        .cmd(&["wait", &id, "--timeout", "20s"])
+        .env("SPILL_SCOPE", "conv")
+        .env("SPILL_RESTRICTED", "1")
+        .run();
+    restricted.status(0);
+    let env = restricted.json();
+    assert!(env.get("path").is_none(), "{env}");
+    assert_eq!(env["ref"], unrestricted.json()["ref"], "{env}");
+    assert!(
+        !restricted
+            .out()
+            .contains(&sb.store_root().display().to_string())
+    );
+}

@@ -837,8 +837,13 @@ fn proxy_with_a_family(sb: &Sandbox, seconds: u64) -> std::process::Child {
     child
 }
 
-fn no_survivor_within_a_second(seconds: u64) {
-    let gone = within(std::time::Duration::from_secs(1), || {
+/// The downstream and its child are gone. The guardian kills their group the moment the proxy
+/// ends (end of file on a pipe, no polling), so they are normally gone within milliseconds; the
+/// 10 s allowed is for a loaded machine's scheduler (a `sleep` of 10,000,000 s that leaked
+/// would still be there), so the check cannot fail by chance (it once did with 1 s under
+/// `cargo test` beside three builds).
+fn no_survivor_soon(seconds: u64) {
+    let gone = within(std::time::Duration::from_secs(10), || {
         processes_with(&format!("spill-family-{seconds}")).is_empty()
             && processes_with(&format!("sleep {seconds}")).is_empty()
     });
@@ -846,7 +851,7 @@ fn no_survivor_within_a_second(seconds: u64) {
         processes_with(&format!("spill-family-{seconds}")),
         processes_with(&format!("sleep {seconds}")),
     );
-    assert!(gone, "survivors a second later: {left:?}");
+    assert!(gone, "survivors 10 s later: {left:?}");
 }
 
 #[test]
@@ -856,7 +861,7 @@ fn kill_9_of_the_proxy_leaves_no_downstream_process() {
     let mut child = proxy_with_a_family(&sb, seconds);
     child.kill().unwrap();
     child.wait().unwrap();
-    no_survivor_within_a_second(seconds);
+    no_survivor_soon(seconds);
 }
 
 #[test]
@@ -872,7 +877,7 @@ fn sigterm_of_the_proxy_fails_the_pending_request_and_stops_the_downstream() {
     child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
-    no_survivor_within_a_second(seconds);
+    no_survivor_soon(seconds);
     let t = Transcript {
         lines: split(&out),
         stderr: String::new(),
@@ -894,7 +899,7 @@ fn a_client_that_goes_away_takes_the_downstream_with_it() {
         crate::common::exits_within(&mut child, std::time::Duration::from_secs(2)),
         "the proxy outlived its client"
     );
-    no_survivor_within_a_second(seconds);
+    no_survivor_soon(seconds);
 }
 
 #[test]

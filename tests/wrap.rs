@@ -704,3 +704,122 @@ fn a_signal_between_reads_is_not_lost_when_the_producer_then_goes_silent() {
         assert_eq!(env["interrupted"], true, "attempt {attempt}: {env}");
     }
 }
+
+/// A store root nobody can create (below a regular file: root ignores permission bits).
+fn uncreatable_root(sb: &Sandbox) -> std::path::PathBuf {
+    sb.file("plain-file", b"").join("store")
+}
+
+#[test]
+fn under_a_harness_an_output_that_cannot_be_stored_passes_through_and_one_line_says_so() {
+    let sb = Sandbox::new();
+    let root = uncreatable_root(&sb);
+    let big = lines_of_text(20_000);
+    let run = sb
+        .cmd(&["wrap"])
+        .env("SPILL_DIR", &root)
+        .env("SPILL_HARNESS", "codex")
+        .stdin(big.clone())
+        .run();
+    run.status(0);
+    assert!(run.stdout.starts_with(&big), "the output changed");
+    let line = String::from_utf8(run.stdout[big.len()..].to_vec()).unwrap();
+    assert_eq!(line.matches('\n').count(), 1, "{line}");
+    assert!(line.ends_with("]\n"), "{line}");
+    assert!(
+        line.contains("not a directory") && line.contains("workspace-write"),
+        "{line}"
+    );
+    assert!(!run.stderr.contains("preview only"), "{}", run.stderr);
+    // --redact still applies to what passes through.
+    let secret = b"token ghp_0123456789abcdefghijABCDEFGHIJ012345\n";
+    let mut with_secret = big.clone();
+    with_secret.extend_from_slice(secret);
+    let run = sb
+        .cmd(&["wrap", "--redact"])
+        .env("SPILL_DIR", &root)
+        .env("SPILL_HARNESS", "codex")
+        .stdin(with_secret)
+        .run();
+    run.status(0);
+    assert!(run.stdout.starts_with(&big));
+    assert!(!run.out().contains("ghp_0123456789"), "{}", run.out());
+    assert!(
+        run.out().contains("token [REDACTED]\n[spill: "),
+        "{}",
+        run.out()
+    );
+    // An invalid store setting (not just an uncreatable one) passes through the same way.
+    let run = sb
+        .cmd(&["wrap"])
+        .env("SPILL_SCOPE", "no/slashes")
+        .env("SPILL_HARNESS", "codex")
+        .stdin(big.clone())
+        .run();
+    run.status(0);
+    assert!(run.stdout.starts_with(&big));
+    assert!(
+        run.stderr
+            .contains("larger output passes through unchanged"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn without_a_harness_an_unstorable_output_still_gets_the_degraded_envelope() {
+    let sb = Sandbox::new();
+    let root = uncreatable_root(&sb);
+    let big = lines_of_text(20_000);
+    for harness in [None, Some("no-such-harness")] {
+        let mut cmd = sb.cmd(&["wrap"]).env("SPILL_DIR", &root).stdin(big.clone());
+        if let Some(h) = harness {
+            cmd = cmd.env("SPILL_HARNESS", h);
+        }
+        let run = cmd.run();
+        run.status(0);
+        let env = run.json();
+        assert_eq!(env["spilled"], false, "{env}");
+        assert_eq!(env["sizeBytes"], big.len());
+        assert!(run.stderr.contains("preview only"), "{}", run.stderr);
+        if harness.is_some() {
+            assert!(
+                run.stderr
+                    .contains("SPILL_HARNESS: unknown harness \"no-such-harness\""),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_harness_command_whose_output_cannot_be_stored_keeps_its_status_and_every_byte() {
+    let sb = Sandbox::new();
+    let root = uncreatable_root(&sb);
+    let run = sb
+        .cmd(&[
+            "wrap",
+            "--",
+            "sh",
+            "-c",
+            "seq 1 50000; echo 'last' >&2; exit 5",
+        ])
+        .env("SPILL_DIR", &root)
+        .env("SPILL_HARNESS", "codex")
+        .run();
+    run.status(5);
+    let mut want: Vec<u8> = (1..=50_000)
+        .map(|i| format!("{i}\n"))
+        .collect::<String>()
+        .into();
+    want.extend_from_slice(b"last\n");
+    assert!(run.stdout.starts_with(&want), "the output changed");
+    let line = String::from_utf8(run.stdout[want.len()..].to_vec()).unwrap();
+    assert!(
+        // 288,894 bytes of seq and 5 of `last`.
+        line.starts_with("[spill: 288,899 bytes not stored ("),
+        "{line}"
+    );
+    assert_eq!(line.matches('\n').count(), 1, "{line}");
+}

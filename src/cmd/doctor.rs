@@ -91,6 +91,16 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             ));
         }
     }
+    if let Some(sandbox) = &h.sandbox {
+        out.push_str(&format!("  sandbox:   {}\n", sandbox.mode));
+        match &sandbox.stores {
+            Ok(how) => out.push_str(&format!("  stores:    yes: {how}\n")),
+            Err(why) => {
+                out.push_str(&format!("  stores:    no: {why}\n"));
+                todo.push(format!("{} (to let spill store)", sandbox.allow));
+            }
+        }
+    }
     out.push_str(&format!("  covered:   {}\n", h.covered));
     out.push_str(&format!("  not:       {}\n", h.uncovered));
     for item in todo {

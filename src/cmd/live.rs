@@ -176,6 +176,21 @@ pub fn supervise(
     Ok(Outcome::Found)
 }
 
+/// The final envelope as the supervisor rendered it, for a restricted reader: a JSON envelope
+/// loses its `path` (restricted mode names no path, and the supervisor rendered it for the
+/// command line that started it, which may not have been restricted); text names none.
+fn without_path(rendered: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(rendered) {
+        Ok(serde_json::Value::Object(mut envelope)) if envelope.contains_key("path") => {
+            envelope.shift_remove("path");
+            let mut line = serde_json::Value::Object(envelope).to_string();
+            line.push('\n');
+            line
+        }
+        _ => rendered.to_string(),
+    }
+}
+
 /// Prints how a running entry ended, as `wrap -- CMD` would have: the output itself when it
 /// fits `pass_through` (`wrap`'s `--max-inline`; `None` for `spill wait`, which always prints
 /// the envelope), else the final envelope; then exits with the command's status.
@@ -199,6 +214,9 @@ pub fn print_end(store: &Store, record: &Record, pass_through: Option<u64>) -> R
             file.read_to_end(&mut bytes)
                 .map_err(|e| Error::io("read", &path, e))?;
             output::write_all(&mut out, &bytes)
+        }
+        (None, Some(text)) if store.config().restricted => {
+            output::write_all(&mut out, without_path(text).as_bytes())
         }
         (None, Some(text)) => output::write_all(&mut out, text.as_bytes()),
         (None, None) => Ok(()),

@@ -7,9 +7,10 @@ use std::path::PathBuf;
 
 use crate::cli::{Global, WrapArgs, WrapFormat};
 use crate::error::{Error, Result};
+use crate::harness::{self, Harness};
 use crate::store::StoreConfig;
 use crate::text::redact::{Redactor, secrets_from_env};
-use crate::wrap::{self, Capture, CommandSpec, Ran, WrapOptions};
+use crate::wrap::{self, Capture, CommandSpec, PassThrough, PassedThrough, Ran, WrapOptions};
 use crate::{diag, limits, output};
 
 use super::{Outcome, env_parsed};
@@ -69,8 +70,29 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         turn_budget,
         store_error: None,
         skip_invalid: args.skip_invalid,
+        pass_unstored: None,
     };
     Ok((opts, format))
+}
+
+/// The harness whose tool call runs this `wrap` (`SPILL_HARNESS`, which its hook sets in the
+/// command it writes), if any. Under a harness, an output that cannot be stored at all passes
+/// through unchanged, followed by one line naming the harness's setting that would let spill
+/// store it: the harness then cuts it as it would without spill, so the model never gets less
+/// than the harness's own cut (README, "Codex"). Without one, the degraded envelope keeps the
+/// output bounded (README, "Degraded envelope").
+fn harness_of_call() -> Result<Option<&'static Harness>> {
+    let find = |name: &str| {
+        harness::find(name).ok_or_else(|| {
+            let names: Vec<&str> = harness::ALL.iter().map(|h| h.name).collect();
+            format!(
+                "unknown harness {:?}: use {}",
+                diag::escape(name),
+                harness::in_words(&names, "or")
+            )
+        })
+    };
+    super::env_parsed("SPILL_HARNESS", find, true)
 }
 
 /// Runs `spill wrap`.
@@ -86,6 +108,12 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         ));
     }
     let (mut opts, format) = options(&args)?;
+    let harness = harness_of_call()?;
+    if harness.is_some() {
+        // Not the pager's writer: wrap's stdout is the harness's pipe, and `print` flushes its
+        // own writer after this one is done.
+        opts.pass_unstored = Some(PassThrough::new(std::io::stdout()));
+    }
     super::check_store_flags(global)?;
     // An unusable store setting never lets another scope or root stand in: the input still
     // passes through or gets the degraded envelope, and restricted mode stays on.
@@ -93,8 +121,13 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         Ok(c) => c,
         Err(e) => {
             let reason = e.to_string();
+            let larger = if opts.pass_unstored.is_some() {
+                "larger output passes through unchanged"
+            } else {
+                "larger output gets a preview only"
+            };
             diag::warning(&format!(
-                "{reason}; nothing is stored until it is fixed (larger output gets a preview only)"
+                "{reason}; nothing is stored until it is fixed ({larger})"
             ));
             opts.store_error = Some(reason);
             let mut placeholder = StoreConfig::new(PathBuf::new(), String::new());
@@ -125,10 +158,11 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
             None,
             store.restricted || store.is_remote(),
             store.is_remote(),
+            harness,
         )?;
         return Ok(Outcome::Found);
     }
-    run_command(&args, &opts, format, &store)
+    run_command(&args, &opts, format, &store, harness)
 }
 
 /// Prints the library's warnings, one `spill: warning:` line each.
@@ -146,10 +180,23 @@ fn print(
     exit_code: Option<i32>,
     restricted: bool,
     remote: bool,
+    harness: Option<&'static Harness>,
 ) -> Result<()> {
     let mut out = output::stdout();
     match captured {
         Capture::Inline(bytes) => output::write_all(&mut out, &bytes)?,
+        Capture::Spilled(s) if s.passed_through.is_some() => {
+            let passed = s
+                .passed_through
+                .as_ref()
+                .expect("matched as passed through");
+            // Its reader went away: nobody is left to read the line either.
+            if passed.write_error.is_none() {
+                let reason = s.stored.as_ref().err().map_or("", String::as_str);
+                let line = unstored_line(passed, reason, restricted, harness);
+                output::write_all(&mut out, line.as_bytes())?;
+            }
+        }
         Capture::Spilled(s) => {
             let env = wrap::envelope(&s, opts, exit_code, restricted);
             let text = match format {
@@ -175,12 +222,43 @@ fn print(
     output::flush(&mut out)
 }
 
+/// The one line after an output that passed through unstored: what happened and the setting
+/// that would let spill store it (the harness's, from what `spill doctor` reads of it). Preceded
+/// by a newline when the output did not end with one, so the line is a line of its own.
+fn unstored_line(
+    passed: &PassedThrough,
+    reason: &str,
+    restricted: bool,
+    harness: Option<&'static Harness>,
+) -> String {
+    let allow = harness
+        .and_then(|h| (h.doctor)(&super::Process).sandbox)
+        .map(|s| s.allow)
+        .unwrap_or_else(|| "set SPILL_DIR (or --dir) to a private, writable directory".into());
+    // Short: under the harness's own cut, every byte of the line is a byte less of the output.
+    // The cause (the last part of the message: "Read-only file system (os error 30)"); the
+    // whole message names paths the model has no use for.
+    let cause = reason.rsplit(": ").next().unwrap_or(reason);
+    let mut reason = diag::cut(&diag::escape(cause), 60);
+    let mut allow = diag::escape(&allow);
+    if restricted {
+        reason = diag::without_paths(&reason);
+        allow = diag::without_paths(&allow);
+    }
+    format!(
+        "{}[spill: {} bytes not stored ({reason}), shown as printed; to store: {allow}]\n",
+        if passed.ends_with_newline { "" } else { "\n" },
+        limits::group_digits(passed.bytes),
+    )
+}
+
 /// `spill wrap -- CMD ARGS…`.
 fn run_command(
     args: &WrapArgs,
     opts: &WrapOptions,
     format: WrapFormat,
     store: &StoreConfig,
+    harness: Option<&'static Harness>,
 ) -> Result<Outcome> {
     let command = CommandSpec {
         argv: args.command.clone(),
@@ -204,6 +282,7 @@ fn run_command(
         Some(code),
         store.restricted || store.is_remote(),
         store.is_remote(),
+        harness,
     ) {
         Ok(()) => {}
         Err(e) if e.is_broken_pipe() => {}

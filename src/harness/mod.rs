@@ -139,6 +139,21 @@ pub struct Facts {
     pub covered: &'static str,
     /// What it does not, and what to do about it.
     pub uncovered: &'static str,
+    /// Its sandbox, where it has one spill knows how to read.
+    pub sandbox: Option<Sandbox>,
+}
+
+/// A harness's sandbox as its settings choose it, and what it means for spill's store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The mode and where it comes from, as `spill doctor` shows it.
+    pub mode: String,
+    /// `Ok(why)` when spill can store under it, `Err(why not)` when it cannot.
+    pub stores: std::result::Result<String, String>,
+    /// The setting that lets spill store, as one sentence: `spill doctor`'s to-do when it
+    /// cannot, and the end of the one line `wrap` prints when an output it could not store
+    /// passed through unchanged (`SPILL_HARNESS`).
+    pub allow: String,
 }
 
 /// How a file registers MCP servers.

@@ -274,9 +274,26 @@ pub fn scope_for(prefix: &str, session_id: &str) -> Option<String> {
 /// environment but not under `wrap`: its output is bounded already, and a full page (16 KiB
 /// plus its `next:` line) would otherwise be stored again instead of shown.
 pub fn wrapped_command(spill: &str, scope: &str, turn: Option<&str>, command: &str) -> String {
+    wrapped_command_in(spill, scope, turn, None, command)
+}
+
+/// [`wrapped_command`], with `SPILL_HARNESS=HARNESS` exported too when `harness` names one: a
+/// `wrap` that then cannot store an output at all passes it through unchanged, with one line
+/// naming the harness's setting that would let spill store it (for a harness whose sandbox can
+/// forbid every write, so the model still gets the harness's own cut; README, "Codex").
+pub fn wrapped_command_in(
+    spill: &str,
+    scope: &str,
+    turn: Option<&str>,
+    harness: Option<&str>,
+    command: &str,
+) -> String {
     let mut env = format!("SPILL_SCOPE={}", shell_quote(scope));
     if let Some(turn) = turn.filter(|t| !t.is_empty()) {
         env.push_str(&format!(" SPILL_TURN={}", shell_quote(turn)));
+    }
+    if let Some(harness) = harness {
+        env.push_str(&format!(" SPILL_HARNESS={}", shell_quote(harness)));
     }
     if command.trim_start().starts_with("spill ") {
         return format!("{env} SPILL_ALLOW_RUN=1 bash -c {}", shell_quote(command));

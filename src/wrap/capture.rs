@@ -49,6 +49,21 @@ pub struct Spilled {
     pub json: Option<JsonPart>,
     /// `looks like JSON but is invalid at byte N (line L:C)`, for JSON-looking text.
     pub invalid_json: Option<String>,
+    /// Nothing could be stored and the options asked for it
+    /// ([`WrapOptions::pass_unstored`]): the output went to their writer unchanged (`stored`
+    /// holds the reason; `facts` are not gathered then).
+    pub passed_through: Option<PassedThrough>,
+}
+
+/// An output that went to [`WrapOptions::pass_unstored`]'s writer instead of the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedThrough {
+    /// Bytes written (after redaction).
+    pub bytes: u64,
+    /// True when the last byte written was a newline (or nothing was written).
+    pub ends_with_newline: bool,
+    /// Why writing stopped early (the reader went away), if it did; the input was still drained.
+    pub write_error: Option<String>,
 }
 
 /// The JSON half of an envelope: the engine's facts and the mapped payload they point into
@@ -239,6 +254,19 @@ fn spill(
             .map(|temp| CappedWriter::new(temp, file_cap(config)))
             .map_err(|e| e.to_string()),
     };
+    // Nothing can be stored and the caller asked for it: the output goes to its writer as it
+    // is read, and neither the analysis nor the hash is needed.
+    let mut passing = match (&writer, &opts.pass_unstored) {
+        (Err(_), Some(sink)) => Some((
+            sink.lock(),
+            PassedThrough {
+                bytes: 0,
+                ends_with_newline: true,
+                write_error: None,
+            },
+        )),
+        _ => None,
+    };
     let keep = (opts.preview as usize)
         .saturating_mul(4)
         .clamp(256 << 10, 16 << 20);
@@ -270,7 +298,10 @@ fn spill(
             r.feed(&next, &mut scratch);
             std::mem::swap(&mut next, &mut scratch);
         }
-        if next.is_empty() {
+        if let Some((sink, passed)) = passing.as_mut() {
+            pass_on(&mut **sink, passed, &next);
+            spare = Some(next);
+        } else if next.is_empty() {
             spare = Some(next);
         } else {
             if let Ok(w) = &mut writer
@@ -333,7 +364,9 @@ fn spill(
     let redacted = redactor.map(|mut r| {
         let mut rest = Vec::new();
         r.finish(&mut rest);
-        if !rest.is_empty() {
+        if let Some((sink, passed)) = passing.as_mut() {
+            pass_on(&mut **sink, passed, &rest);
+        } else if !rest.is_empty() {
             if let Ok(w) = &mut writer
                 && let Err(e) = w.write(&rest)
             {
@@ -351,6 +384,14 @@ fn spill(
     if let Some(e) = read_error {
         return Err(Error::stream("read stdin", e));
     }
+    let passed_through = passing.map(|(mut sink, mut passed)| {
+        if passed.write_error.is_none()
+            && let Err(e) = sink.flush()
+        {
+            passed.write_error = Some(e.to_string());
+        }
+        passed
+    });
     let mut json = None;
     let mut invalid_json = None;
     let stored = writer.and_then(|w| {
@@ -364,7 +405,23 @@ fn spill(
         redacted,
         json,
         invalid_json,
+        passed_through,
     })
+}
+
+/// Writes `bytes` on to the pass-through writer, until a write fails (then the rest is drained
+/// unwritten, as a closed stdout is).
+fn pass_on(sink: &mut dyn std::io::Write, passed: &mut PassedThrough, bytes: &[u8]) {
+    if bytes.is_empty() || passed.write_error.is_some() {
+        return;
+    }
+    match sink.write_all(bytes) {
+        Ok(()) => {
+            passed.bytes += bytes.len() as u64;
+            passed.ends_with_newline = bytes.ends_with(b"\n");
+        }
+        Err(e) => passed.write_error = Some(e.to_string()),
+    }
 }
 
 /// True when the first non-blank byte (after a BOM) opens an object or an array.
@@ -554,6 +611,73 @@ mod tests {
             "{}",
             warnings[0]
         );
+    }
+
+    /// A writer the test reads back afterwards.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl io::Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_output_nothing_can_store_streams_to_the_pass_through_writer_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, b"").unwrap();
+        let config = StoreConfig::new(blocker.join("store"), "default".into());
+        let sink = Shared::default();
+        let opts = WrapOptions {
+            pass_unstored: Some(super::super::PassThrough::new(sink.clone())),
+            ..opts(64)
+        };
+        // Several chunks: the reader's buffers are reused, not piled up.
+        let big: Vec<u8> = (0..(3 * CHUNK + 17))
+            .map(|i| b'a' + (i % 26) as u8)
+            .collect();
+        let Capture::Spilled(s) = capture(&mut &big[..], &opts, &config, &|| false).unwrap() else {
+            panic!("larger than --max-inline");
+        };
+        let passed = s.passed_through.clone().expect("passed through");
+        assert_eq!(*sink.0.lock().unwrap(), big);
+        assert_eq!(
+            (passed.bytes, passed.ends_with_newline),
+            (big.len() as u64, false)
+        );
+        assert!(passed.write_error.is_none() && s.stored.is_err());
+        // A store setting that must not be used passes through the same way; a small output
+        // never reaches the writer.
+        sink.0.lock().unwrap().clear();
+        let refused = WrapOptions {
+            store_error: Some("SPILL_SCOPE: invalid".into()),
+            ..opts.clone()
+        };
+        let ok_config = StoreConfig::new(dir.path().join("ok"), "default".into());
+        let Capture::Spilled(s) =
+            capture(&mut &b"x\n".repeat(40)[..], &refused, &ok_config, &|| false).unwrap()
+        else {
+            panic!("larger than --max-inline");
+        };
+        assert!(s.passed_through.is_some());
+        assert_eq!(*sink.0.lock().unwrap(), b"x\n".repeat(40));
+        assert!(!ok_config.root.exists());
+        let small = capture(&mut &b"small\n"[..], &opts, &config, &|| false).unwrap();
+        assert!(matches!(small, Capture::Inline(b) if b == b"small\n"));
+        // A store that works is used: nothing goes to the writer.
+        sink.0.lock().unwrap().clear();
+        let Capture::Spilled(s) = capture(&mut &big[..], &opts, &ok_config, &|| false).unwrap()
+        else {
+            panic!("larger than --max-inline");
+        };
+        assert!(s.passed_through.is_none() && s.stored.is_ok());
+        assert!(sink.0.lock().unwrap().is_empty());
     }
 
     #[test]

@@ -235,6 +235,7 @@ pub fn running_envelope(snap: &Snapshot, opts: &WrapOptions) -> Result<Envelope>
         redacted: None,
         json: None,
         invalid_json: None,
+        passed_through: None,
     };
     let cap = opts.max_inline.max(crate::limits::ENVELOPE_FLOOR) as usize;
     let mut preview = opts.preview;

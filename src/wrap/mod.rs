@@ -29,7 +29,8 @@ mod signals;
 mod text;
 
 pub use capture::{
-    Capture, JsonPart, Spilled, Stored, capture, capture_observed, capture_with_warnings,
+    Capture, JsonPart, PassedThrough, Spilled, Stored, capture, capture_observed,
+    capture_with_warnings,
 };
 pub use child::{
     CommandSpec, Exited, Guardian, NotStarted, Ran, die_with_parent, run_command,
@@ -77,6 +78,37 @@ pub struct WrapOptions {
     pub store_error: Option<String>,
     /// `--skip-invalid`: NDJSON lines that are not exactly one value are skipped and counted.
     pub skip_invalid: bool,
+    /// Where a large output goes, unchanged, when nothing of it can be stored (`store_error`,
+    /// or a store whose scope or temporary file cannot be created): streamed there as it is
+    /// read (redacted with `redact`), instead of the degraded envelope's preview. `None` (the
+    /// default) keeps the degraded envelope. A store that fails after taking part of the output
+    /// (a full disk) still gives the degraded envelope: what it took cannot be un-read.
+    pub pass_unstored: Option<PassThrough>,
+}
+
+/// The writer [`WrapOptions::pass_unstored`] streams an unstorable output into (the `spill`
+/// binary passes its stdout: the harness then cuts the output as it would without spill).
+#[derive(Clone)]
+pub struct PassThrough(std::sync::Arc<std::sync::Mutex<dyn std::io::Write + Send>>);
+
+impl PassThrough {
+    /// Passes unstorable output to `out`.
+    pub fn new(out: impl std::io::Write + Send + 'static) -> PassThrough {
+        PassThrough(std::sync::Arc::new(std::sync::Mutex::new(out)))
+    }
+
+    /// The writer, for one output at a time.
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, dyn std::io::Write + Send + 'static> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for PassThrough {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PassThrough")
+    }
 }
 
 impl Default for WrapOptions {
@@ -93,6 +125,7 @@ impl Default for WrapOptions {
             turn_budget: limits::TURN_BUDGET,
             store_error: None,
             skip_invalid: false,
+            pass_unstored: None,
         }
     }
 }

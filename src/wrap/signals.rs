@@ -169,6 +169,29 @@ pub(super) fn enlarge_pipe(fd: libc::c_int) {
     let _ = fd;
 }
 
+/// Ends the process by `signal`, as the command `wrap` ran was ended: spill's handler for it
+/// (if any) back to the default, core dumps off (the command dumped its own core, if any; spill
+/// has nothing to add), the signal unblocked and raised. The caller flushes its output first.
+/// Returns only if the signal did not end the process (a signal whose default is to continue
+/// or be ignored: the caller then exits with 128 + `signal`).
+pub fn die_by(signal: i32) {
+    let no_core = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain system calls on values owned here; nothing runs after the signal is
+    // delivered, and each call's failure only leaves the process to exit with a status.
+    unsafe {
+        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
+        libc::signal(signal, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, signal);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(signal);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,31 +232,5 @@ mod tests {
         // SAFETY: as above.
         drop(unsafe { OwnedFd::from_raw_fd(wake2) });
         assert_eq!(input.read(&mut buf).unwrap(), 0);
-    }
-}
-
-/// Ends the process by `signal`, as the command `wrap` ran was ended: stdout and stderr
-/// flushed, spill's handler for it (if any) back to the default, core dumps off (the command
-/// dumped its own core, if any; spill has nothing to add), the signal unblocked and raised.
-/// Returns only if the signal did not end the process (a signal whose default is to continue
-/// or be ignored: the caller then exits with 128 + `signal`).
-pub fn die_by(signal: i32) {
-    use std::io::Write;
-    let _ = std::io::stdout().flush();
-    let _ = std::io::stderr().flush();
-    let no_core = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: plain system calls on values owned here; nothing runs after the signal is
-    // delivered, and each call's failure only leaves the process to exit with a status.
-    unsafe {
-        libc::setrlimit(libc::RLIMIT_CORE, &no_core);
-        libc::signal(signal, libc::SIG_DFL);
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, signal);
-        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-        libc::raise(signal);
     }
 }

@@ -642,13 +642,15 @@ class Codex(Harness):
     name = "codex"
     drop_env = ("CODEX", "OPENAI")
     merges_streams = True
+    # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex");
+    # read-only (`codex exec`'s default) lets it write nothing (codex_read_only_checks).
+    sandbox = "workspace-write"
 
     def extra_env(self, home):
         return {"CODEX_HOME": str(home / ".codex"), "FAKE_MODEL_KEY": "sk-test"}
 
     def argv(self, script):
-        # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex").
-        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", "workspace-write",
+        return [str(self.exe), "exec", "--skip-git-repo-check", "--json", "-s", self.sandbox,
                 f"SCRIPT:{script}"]
 
     def setup(self, home):
@@ -954,7 +956,61 @@ def codex_checks(codex, work):
     denied = codex.results("codex-deny.json")
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
+    codex_read_only_checks(codex, work, home, plain_home, full)
     return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+
+
+UNSTORED = "[spill: "
+
+
+def real_bytes(text, full):
+    """How many bytes of `full`'s own lines a result holds (each whole line counted once)."""
+    lines = set(full.decode().split("\n"))
+    seen = set()
+    for line in text.split("\n"):
+        if line and line in lines:
+            seen.add(line)
+    return sum(len(line.encode()) + 1 for line in seen)
+
+
+def codex_read_only_checks(codex, work, home, plain_home, full):
+    """`-s read-only`, where spill cannot create its store: the model gets Codex's own cut of the
+    output, as without spill (at least as many bytes of it), and spill's one line."""
+    ro = Codex(codex.exe, codex.spill_exe, work, codex.server)
+    ro.sandbox = "read-only"
+    # A store root nothing has created yet: in read-only, nothing can create it.
+    store = work / "store-read-only"
+    ro.extra_env = lambda h: {**Codex.extra_env(ro, h), "SPILL_DIR": str(store)}
+    rc, _ = ro.run(plain_home, "codex-ro-plain", [BIG])
+    plain = ro.results("codex-ro-plain.json")
+    rc2, _ = ro.run(home, "codex-ro-spill", [BIG])
+    spilled = ro.results("codex-ro-spill.json")
+    check("codex read-only: both runs complete", rc == 0 and rc2 == 0 and len(plain) == 1 and len(spilled) == 1,
+          f"rc={rc},{rc2} {len(plain)} {len(spilled)}")
+    if len(plain) != 1 or len(spilled) != 1:
+        return
+    text, without = spilled[0][0], plain[0][0]
+    lines = [l for l in text.split("\n") if l.startswith(UNSTORED)]
+    check("codex read-only: spill adds exactly one line, naming the sandbox setting",
+          len(lines) == 1 and f"{len(full):,} bytes not stored (" in lines[0] and "-s workspace-write" in lines[0]
+          and 'sandbox_mode = "workspace-write"' in lines[0] and text.count("[spill:") == 1, text[-600:])
+    # The hook (outside the sandbox) may record the conversation's binding in the store's root;
+    # no payload can be there.
+    payloads = [p for p in store.rglob("*") if p.is_file() and len(p.name) == 16
+                and all(c in "0123456789abcdef" for c in p.name)] if store.exists() else []
+    check("codex read-only: no envelope, and nothing was stored", '"spilled"' not in text and not payloads,
+          f"{payloads} {text[:300]}")
+    got, base = real_bytes(text, full), real_bytes(without, full)
+    line = len(lines[0].encode()) + 1 if lines else 0
+    print(f"info  codex read-only: {got} bytes of the real output with spill, {base} without, spill's line "
+          f"{line} (results of {len(text.encode())} and {len(without.encode())} bytes; the output is {len(full)})")
+    # Codex keeps a fixed budget of the combined output (its head and tail): spill's line, at the
+    # end, takes its own length from the tail, and nothing more (lines cut at the budget's edges
+    # are not counted, so one line of the output is allowed for too).
+    check("codex read-only: the model gets Codex's own cut of the output, less only spill's line",
+          base > 0 and got >= base - line - max(len(l) + 1 for l in full.decode().split("\n")), f"{got} vs {base} - {line}")
+    check("codex read-only: Codex's cut keeps the output's last line, as without spill",
+          (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
 
 
 def gemini_checks(gemini, work):

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command};
+use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command_in};
 use crate::wrap::shell_quote;
 
 /// The scope prefix of Codex conversations.
@@ -79,7 +79,9 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
         "command".into(),
         Value::String(format!(
             "{path}{}",
-            wrapped_command(ctx.spill, &scope, turn, command)
+            // SPILL_HARNESS: in a read-only sandbox nothing can be stored, and the output then
+            // passes through for Codex to cut as without spill (README, "Codex").
+            wrapped_command_in(ctx.spill, &scope, turn, Some(super::HARNESS.name), command)
         )),
     );
     let reply = serde_json::json!({
@@ -316,7 +318,7 @@ mod tests {
         assert_eq!(
             out["updatedInput"]["command"],
             "PATH=\"$PATH\":/usr/bin SPILL_SCOPE=codex-01a2315c-8f68-79e3-bc22-bbb7cfe0a188 \
-             SPILL_TURN=01a2315c-8fec-7613-b879-8c16f32c6a4f SPILL_ALLOW_RUN=1 \
+             SPILL_TURN=01a2315c-8fec-7613-b879-8c16f32c6a4f SPILL_HARNESS=codex SPILL_ALLOW_RUN=1 \
              /usr/bin/spill wrap --label 'ls -l' -- bash -c 'ls -l'"
         );
     }

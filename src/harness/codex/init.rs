@@ -221,7 +221,7 @@ fn pre_tool_use_groups(doc: &toml_edit::DocumentMut) -> std::result::Result<usiz
 }
 
 /// A TOML basic string.
-fn basic_string(text: &str) -> String {
+pub(super) fn basic_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {

@@ -3,6 +3,7 @@
 
 pub mod hook;
 pub mod init;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
@@ -72,10 +73,34 @@ fn doctor(host: &dyn Host) -> Facts {
             .iter()
             .map(|d| (d.join("config.toml"), McpFormat::Toml))
             .collect(),
-        config_dir: home,
+        config_dir: home.clone(),
         covered: "shell output (PreToolUse)",
         uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
                     replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+        sandbox: home.as_ref().map(|d| {
+            let file = d.join("config.toml");
+            let text = std::fs::read_to_string(&file).ok();
+            let tmpdir = host.var_os("TMPDIR").filter(|v| !v.is_empty());
+            // The root spill would use in a command Codex runs: SPILL_DIR, else the default one.
+            let root = host
+                .text("SPILL_DIR")
+                .ok()
+                .flatten()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| crate::store::StoreConfig::default_root(tmpdir.as_deref()));
+            // `~/.codex/config.toml` where it is (the line `wrap` prints is kept short).
+            let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+            let shown = match home.as_deref().and_then(|h| file.strip_prefix(h).ok()) {
+                Some(rest) => format!("~/{}", rest.display()),
+                None => file.display().to_string(),
+            };
+            sandbox::sandbox(
+                text.as_deref(),
+                &shown,
+                &root,
+                tmpdir.as_deref().map(Path::new),
+            )
+        }),
     }
 }
 

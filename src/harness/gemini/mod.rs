@@ -91,5 +91,6 @@ pub(crate) fn settings_facts(
         hook_file: settings,
         covered,
         uncovered,
+        sandbox: None,
     }
 }

@@ -82,6 +82,7 @@ fn doctor(host: &dyn Host) -> Facts {
         covered: "bash output (the plugin)",
         uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
                     replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+        sandbox: None,
     }
 }
 
