@@ -53,8 +53,8 @@ fn doctor(host: &dyn Host) -> Facts {
     super::gemini::settings_facts(
         init_file(false, host).ok(),
         "qwen",
-        "other tools' results over --max-inline (PostToolUse: MCP tools, read_file as Qwen \
-         Code cut it, web_fetch)",
+        "other tools' results over --max-inline (PostToolUse: every tool but the shell; a \
+         result Qwen Code cut is taken whole from the file it saved, read_file as it cut it)",
         "shell output: Qwen Code's PreToolUse cannot change a command, so spill does not wrap \
          it (Qwen Code keeps a large output's head and tail and saves the whole of it to a file)",
     )
