@@ -1193,7 +1193,10 @@ def main():
         if shutil.which(tool) is None:
             sys.exit(f"e2e: {tool} is not on PATH")
     cache = Path(args.cache)
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "qwen-code"}
+    # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
+    # 40 commands in a HOME without spill), so even with its retries its checks could fail by
+    # chance, and CI (which runs the default set) must not (README, "Qwen Code").
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
