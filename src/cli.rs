@@ -851,23 +851,30 @@ pub struct RmArgs {
 /// envelope shows it: each line without its escape sequences and with only its last `\r` frame,
 /// line numbers unchanged, columns counted in that text; a note says so. --raw searches the stored
 /// bytes (--paths always does).
+///
+/// --all searches every stored output of the scope instead (no SOURCE), newest first, at most
+/// --max-outputs of them per call; each row is labelled with its ref (REF:LINE:COLUMN:text,
+/// REF-LINE-text), --limit and --max-bytes bound the whole page, and the footer's
+/// `next: --all --resume REF:SKIP:CREATED` continues exactly where the page ended. Running
+/// entries are not searched (a note counts them).
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
     after_long_help = "\
 Examples:
   spill search sp_9f2c4a1b7e3d0c55 -i 'error|fail' -C 2
+  spill search --all -F 'connection refused'
   spill search sp_9f2c4a1b7e3d0c55 timeout --offset 20
   spill search build.log -F '[E0308]' --count
   spill search sp_9f2c4a1b7e3d0c55 -e panicked -e FAILED --json
   spill search sp_9f2c4a1b7e3d0c55 '\"status\":\"error\"' --paths"
 )]
 pub struct SearchArgs {
-    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin.
-    #[arg(value_name = "SOURCE")]
-    pub source: String,
+    /// A ref (sp_…; or @1 for the newest entry, @2 the one before, sp_4f9e a unique prefix), a file path, or - for stdin; not with --all.
+    #[arg(value_name = "SOURCE", required_unless_present = "all")]
+    pub source: Option<String>,
     /// The regular expression (Rust regex syntax); may be omitted when -e is given.
-    #[arg(value_name = "PATTERN", required_unless_present = "regexp")]
+    #[arg(value_name = "PATTERN", required_unless_present_any = ["regexp", "all"])]
     pub pattern: Option<String>,
     /// A pattern to search for; repeat to find any of several.
     #[arg(
@@ -933,6 +940,17 @@ pub struct SearchArgs {
     /// Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr].
     #[arg(long, value_name = "WHERE", value_enum)]
     pub footer: Option<FooterTo>,
+    /// Search every stored output of the scope, newest first (no SOURCE); rows are labelled
+    /// with their ref. Running entries are not searched.
+    #[arg(long, conflicts_with = "paths")]
+    pub all: bool,
+    /// With --all: continue from this cursor (REF:SKIP:CREATED, as the footer's `next:` gives it).
+    #[arg(long, value_name = "CURSOR", requires = "all")]
+    pub resume: Option<String>,
+    /// With --all: read at most this many stored outputs per call, newest first (0: no limit);
+    /// the footer's `next:` reaches the older ones.
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::SEARCH_MAX_OUTPUTS)]
+    pub max_outputs: usize,
 }
 
 /// Remove expired entries and stale temporary files, then enforce the quota.

@@ -63,6 +63,10 @@ pub const SEARCH_MAX_COLUMNS: usize = 300;
 /// no limit), so that `--max-columns 0` on giant lines or `-C` of millions stays bounded.
 pub const SEARCH_MAX_BYTES: u64 = 1024 * 1024;
 
+/// Default `search --all --max-outputs`: the stored outputs one call reads at most (newest
+/// first; 0: no limit), so a search of a scope of thousands stays one bounded call.
+pub const SEARCH_MAX_OUTPUTS: usize = 100;
+
 /// The largest size accepted anywhere: 1 PiB (2^50 bytes, written `1024T`).
 pub const MAX_SIZE: u64 = 1 << 50;
 /// The largest count accepted anywhere (lines, matches, items, columns, context lines): 10^15.

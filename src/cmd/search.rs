@@ -9,9 +9,19 @@ use super::Outcome;
 /// Runs `spill search`.
 pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
     let footer_to = super::footer_to(args.footer)?;
+    // With --all there is no SOURCE: the first operand is the pattern.
+    let (source, pattern) = match (args.all, args.source, args.pattern) {
+        (true, Some(_), Some(_)) => {
+            return Err(crate::error::Error::Usage(
+                "--all searches every stored output: give PATTERN without a SOURCE".into(),
+            ));
+        }
+        (true, first, None) => (String::new(), first),
+        (_, source, pattern) => (source.unwrap_or_default(), pattern),
+    };
     let req = ops::search::Request {
-        source: args.source,
-        patterns: args.pattern.into_iter().chain(args.regexp).collect(),
+        source,
+        patterns: pattern.into_iter().chain(args.regexp).collect(),
         fixed_strings: args.fixed_strings,
         ignore_case: args.ignore_case,
         word: args.word,
@@ -29,6 +39,9 @@ pub fn run(global: &Global, args: SearchArgs) -> Result<Outcome> {
         raw: args.raw,
         color: colour(global.color),
         escape_terminal: output::stdout_is_terminal(),
+        all: args.all,
+        resume: args.resume,
+        max_outputs: args.max_outputs,
     };
     // Only a ref needs the store; a path or `-` never opens it. A bad pattern is reported
     // before the store's configuration errors.

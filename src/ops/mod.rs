@@ -29,6 +29,7 @@ pub mod ls;
 pub mod rm;
 pub mod schema;
 pub mod search;
+mod search_all;
 pub mod shape;
 pub mod since;
 
@@ -190,6 +191,13 @@ pub enum Notice {
     PathsIgnored(String),
     /// `search`: nothing matched (text output only; `--json` and `--count` say it on stdout).
     NoMatches(Vec<String>),
+    /// `search --all`: the output the `--resume` cursor was in is gone; the page starts with
+    /// the next older one.
+    CursorGone(String),
+    /// `search --all`: running entries of the scope were not searched.
+    RunningNotSearched(u64),
+    /// `search --all`: older outputs past `--max-outputs` (unsearched, searched).
+    OutputsUnsearched(u64, u64),
     /// `shape`, `extract`: the ref holds JSON behind other output, and only its JSON part was
     /// read (`source::json_part`); the text says which lines.
     JsonPart(String),
@@ -241,6 +249,23 @@ impl fmt::Display for Notice {
                 }
             }
             Notice::JsonPart(text) => f.write_str(text),
+            Notice::CursorGone(r) => write!(
+                f,
+                "{r}, where the previous page ended, is gone; this page starts with the next older output"
+            ),
+            Notice::RunningNotSearched(n) => write!(
+                f,
+                "{} running {} not searched: search one by its id (spill search ID PATTERN)",
+                group_digits(*n),
+                if *n == 1 { "entry" } else { "entries" }
+            ),
+            Notice::OutputsUnsearched(left, searched) => write!(
+                f,
+                "searched the {} newest outputs; {} older {} not (--max-outputs; next: reaches them)",
+                group_digits(*searched),
+                group_digits(*left),
+                if *left == 1 { "one is" } else { "ones are" }
+            ),
             Notice::NoMatch(why) => f.write_str(&diag::escape(why)),
             Notice::NothingPastOffset { offset, selected } => write!(
                 f,

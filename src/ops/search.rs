@@ -54,6 +54,12 @@ pub struct Request {
     pub color: bool,
     /// The output is a terminal: control characters of the source are escaped (unless `raw`).
     pub escape_terminal: bool,
+    /// `--all`: search every stored output of the scope, newest first (`source` is not read).
+    pub all: bool,
+    /// `--resume`: with `all`, the cursor a page's `next:` gave (`REF:SKIP:CREATED`).
+    pub resume: Option<String>,
+    /// `--max-outputs`: with `all`, the stored outputs read at most per call (0: no limit).
+    pub max_outputs: usize,
 }
 
 impl Default for Request {
@@ -78,6 +84,9 @@ impl Default for Request {
             raw: false,
             color: false,
             escape_terminal: false,
+            all: false,
+            resume: None,
+            max_outputs: limits::SEARCH_MAX_OUTPUTS,
         }
     }
 }
@@ -98,7 +107,19 @@ pub(super) const CLEANED: &str = "searched the text as the envelope shows it: es
 
 /// Runs `spill search`: writes the page (or the count) to `out`; the pagination footer and the
 /// notes are in the report. No match is [`Outcome::NotFound`].
+///
+/// With [`Request::all`], every stored output of the scope is searched instead (README,
+/// "Searching every output"): rows are labelled with their ref and the footer's `next:` is a
+/// `--resume` cursor.
 pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Report> {
+    if req.all {
+        return super::search_all::run(store, req, out);
+    }
+    if req.resume.is_some() {
+        return Err(Error::Usage(
+            "--resume continues a search --all page: give --all with it".into(),
+        ));
+    }
     let pattern = pattern(req)?;
     let page = Page {
         offset: req.offset,
@@ -183,7 +204,7 @@ pub fn check(req: &Request) -> Result<()> {
     pattern(req).map(|_| ())
 }
 
-fn pattern(req: &Request) -> Result<Pattern> {
+pub(super) fn pattern(req: &Request) -> Result<Pattern> {
     Pattern::new(&PatternOptions {
         patterns: req.patterns.clone(),
         fixed_strings: req.fixed_strings,

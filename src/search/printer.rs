@@ -30,6 +30,18 @@ pub fn write_text<W: Write + ?Sized>(
     result: &SearchResult,
     style: TextStyle,
 ) -> io::Result<()> {
+    write_text_labelled(out, result, style, None)
+}
+
+/// [`write_text`] with every row labelled, as ripgrep labels rows with a file name:
+/// `LABEL:LINE:COLUMN:text` for a match, `LABEL-LINE-text` for context (`search --all`
+/// labels them with the ref).
+pub fn write_text_labelled<W: Write + ?Sized>(
+    out: &mut W,
+    result: &SearchResult,
+    style: TextStyle,
+    label: Option<&str>,
+) -> io::Result<()> {
     // The last line number printed, to print each context line once.
     let mut printed: Option<u64> = None;
     let matches = &result.matches;
@@ -38,11 +50,11 @@ pub fn write_text<W: Write + ?Sized>(
         for ctx in &m.before {
             if printed.is_none_or(|p| ctx.line > p) {
                 separate(out, &mut printed, ctx.line, style)?;
-                write_context(out, ctx, style)?;
+                write_context(out, ctx, style, label)?;
             }
         }
         separate(out, &mut printed, m.line, style)?;
-        write_match(out, m, style)?;
+        write_match(out, m, style, label)?;
         // After-context reaching the next match's line is that match's business.
         for ctx in m
             .after
@@ -51,7 +63,7 @@ pub fn write_text<W: Write + ?Sized>(
         {
             if printed.is_none_or(|p| ctx.line > p) {
                 separate(out, &mut printed, ctx.line, style)?;
-                write_context(out, ctx, style)?;
+                write_context(out, ctx, style, label)?;
             }
         }
     }
@@ -72,7 +84,15 @@ fn separate<W: Write + ?Sized>(
     Ok(())
 }
 
-fn write_match<W: Write + ?Sized>(out: &mut W, m: &Match, style: TextStyle) -> io::Result<()> {
+fn write_match<W: Write + ?Sized>(
+    out: &mut W,
+    m: &Match,
+    style: TextStyle,
+    label: Option<&str>,
+) -> io::Result<()> {
+    if let Some(label) = label {
+        write!(out, "{label}:")?;
+    }
     write_number(out, m.line, style)?;
     out.write_all(b":")?;
     write!(out, "{}:", m.column)?;
@@ -93,7 +113,11 @@ fn write_context<W: Write + ?Sized>(
     out: &mut W,
     ctx: &ContextLine,
     style: TextStyle,
+    label: Option<&str>,
 ) -> io::Result<()> {
+    if let Some(label) = label {
+        write!(out, "{label}-")?;
+    }
     write_number(out, ctx.line, style)?;
     out.write_all(b"-")?;
     write_window(out, &ctx.window, style)?;
@@ -146,34 +170,7 @@ pub fn write_json<W: Write + ?Sized>(
     notes: &[String],
 ) -> io::Result<()> {
     let mut lossy = false;
-    let mut text = |w: &Window| -> String {
-        let mut s = String::with_capacity(w.bytes.len() + 6);
-        if w.cut_start {
-            s.push_str(CUT_MARKER);
-        }
-        let decoded = String::from_utf8_lossy(&w.bytes);
-        lossy |= matches!(decoded, Cow::Owned(_));
-        s.push_str(&decoded);
-        if w.cut_end {
-            s.push_str(CUT_MARKER);
-        }
-        s
-    };
-    let matches = result
-        .matches
-        .iter()
-        .map(|m| SearchMatch {
-            line: m.line,
-            column: m.column,
-            byte_offset: m.byte_offset,
-            path: m.path.clone(),
-            in_key: m.in_key,
-            text: text(&m.window),
-            text_start: m.window.start,
-            before: m.before.iter().map(|c| text(&c.window)).collect(),
-            after: m.after.iter().map(|c| text(&c.window)).collect(),
-        })
-        .collect();
+    let matches = json_matches(result, None, &mut lossy);
     let page = SearchPage {
         matches,
         total_matches: result.total_matches,
@@ -185,9 +182,48 @@ pub fn write_json<W: Write + ?Sized>(
         lossy,
         notes: notes.to_vec(),
         skipped_lines: result.skipped_lines,
+        ..SearchPage::default()
     };
     serde_json::to_writer(&mut *out, &page)?;
     out.write_all(b"\n")
+}
+
+/// The `--json` matches of a page, each with `reference` as its `ref` (`search --all`);
+/// `lossy` is set when text that is not UTF-8 was written with U+FFFD.
+pub fn json_matches(
+    result: &SearchResult,
+    reference: Option<&str>,
+    lossy: &mut bool,
+) -> Vec<SearchMatch> {
+    let mut text = |w: &Window| -> String {
+        let mut s = String::with_capacity(w.bytes.len() + 6);
+        if w.cut_start {
+            s.push_str(CUT_MARKER);
+        }
+        let decoded = String::from_utf8_lossy(&w.bytes);
+        *lossy |= matches!(decoded, Cow::Owned(_));
+        s.push_str(&decoded);
+        if w.cut_end {
+            s.push_str(CUT_MARKER);
+        }
+        s
+    };
+    result
+        .matches
+        .iter()
+        .map(|m| SearchMatch {
+            reference: reference.map(str::to_string),
+            line: m.line,
+            column: m.column,
+            byte_offset: m.byte_offset,
+            path: m.path.clone(),
+            in_key: m.in_key,
+            text: text(&m.window),
+            text_start: m.window.start,
+            before: m.before.iter().map(|c| text(&c.window)).collect(),
+            after: m.after.iter().map(|c| text(&c.window)).collect(),
+        })
+        .collect()
 }
 
 /// Writes the `--count` output: a bare integer, or `{"totalMatches":N}` with `json`.

@@ -142,6 +142,7 @@ mod tests {
     #[test]
     fn the_search_outputs_are_their_schema() {
         let m = SearchMatch {
+            reference: Some("sp_0123456789abcdef".into()),
             line: 3,
             column: 1,
             byte_offset: 10,
@@ -163,6 +164,9 @@ mod tests {
             lossy: true,
             notes: vec!["a note".into()],
             skipped_lines: Some(2),
+            next_resume: Some("sp_0123456789abcdef:3:1764640000123456".into()),
+            outputs_searched: Some(2),
+            outputs_unsearched: Some(1),
         });
         let s = schema_of(Schema::Search);
         same_keys(&s["oneOf"][0], &page);

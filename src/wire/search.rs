@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// The `--json` object of a page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchPage {
     /// The matches of the page, in source order.
@@ -16,8 +16,18 @@ pub struct SearchPage {
     pub limit: u64,
     /// Whether matches follow this page.
     pub has_more: bool,
-    /// The next page's `--offset` (`null` at the end).
+    /// The next page's `--offset` (`null` at the end; always `null` with `--all`, whose pages
+    /// continue with `nextResume`).
     pub next_offset: Option<u64>,
+    /// `--all`: the next page's `--resume` cursor (absent at the end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_resume: Option<String>,
+    /// `--all`: the stored outputs searched for this page (and counted for `totalMatches`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outputs_searched: Option<u64>,
+    /// `--all`: older outputs left unsearched by `--max-outputs` (`nextResume` reaches them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outputs_unsearched: Option<u64>,
     /// `"literal"` when a pattern was searched as a literal string.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern_mode: Option<&'static str>,
@@ -36,6 +46,9 @@ pub struct SearchPage {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
+    /// `--all`: the ref of the stored output holding the match.
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
     /// 1-based line number.
     pub line: u64,
     /// 1-based byte column within the line.
