@@ -132,6 +132,10 @@ pub struct Published {
     /// What publishing had to replace because it was not a regular file (a symbolic link where
     /// the payload or its record belongs), one sentence each; `wrap` prints them as warnings.
     pub repaired: Vec<String>,
+    /// When the same bytes were already stored in this scope: that entry's creation time
+    /// (seconds since the Unix epoch), which the entry keeps. `wrap`'s envelope is then a
+    /// pointer to it (README, "A repeated output").
+    pub earlier: Option<f64>,
 }
 
 /// An opened view of one scope of the store.
@@ -370,6 +374,7 @@ impl Store {
         let lock = self.lock()?;
         self.expire_if_due(&lock, &finished.path);
         let mut repaired = Vec::new();
+        let mut earlier = None;
         let payload = files::look(&final_path);
         if let Found::Other(what) = payload {
             repaired.push(replaced(&r, "payload", what));
@@ -393,6 +398,7 @@ impl Store {
                 meta.label = old.label;
             }
             meta.created = old.created;
+            earlier = Some(old.created);
             self.write_meta(&r, meta)?;
         } else {
             self.make_room(size, Some((&self.config.scope, &r)), &finished.path, &lock)?;
@@ -417,6 +423,7 @@ impl Store {
         Ok(Published {
             reference: r,
             repaired,
+            earlier,
         })
     }
 

@@ -43,6 +43,10 @@ pub struct Envelope {
     /// True when a signal ended reading early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<bool>,
+    /// The same bytes were already stored in this scope (README, "A repeated output"): the
+    /// earlier entry, and the envelope leaves out what its own envelope showed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_of: Option<RepeatOf>,
     /// One sentence: kind, size, what dominates.
     pub summary: String,
     /// `Stored in full as REF. Read it with: …`.
@@ -86,6 +90,17 @@ pub struct Envelope {
     /// reads on from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<u64>,
+}
+
+/// The earlier entry a repeated output's envelope points to.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RepeatOf {
+    /// Its ref (the same bytes, so the same ref as the envelope's).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// When it was first stored: whole seconds before this envelope was made.
+    pub stored_seconds_ago: u64,
 }
 
 /// Where the JSON part of a mixed output lies (README, "Mixed output").

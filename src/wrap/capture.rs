@@ -93,6 +93,9 @@ pub struct Stored {
     pub dropped_bytes: u64,
     /// What the store had to replace to publish it (see [`crate::store::Published`]).
     pub repaired: Vec<String>,
+    /// The same bytes were already stored in the scope at this time (seconds since the Unix
+    /// epoch; see [`crate::store::Published::earlier`]).
+    pub earlier: Option<f64>,
 }
 
 /// Reads `input` to its end (or until `stop()` says a signal arrived) and either returns it for
@@ -530,6 +533,7 @@ fn publish(
         path: store.payload_path(&reference),
         reference,
         repaired: published.repaired,
+        earlier: published.earlier,
         stored_bytes,
         complete: dropped_bytes == 0,
         dropped_bytes,

@@ -230,6 +230,7 @@ pub fn running_envelope(snap: &Snapshot, opts: &WrapOptions) -> Result<Envelope>
             complete: snap.dropped == 0,
             dropped_bytes: snap.dropped,
             repaired: Vec::new(),
+            earlier: None,
         }),
         interrupted: snap.liveness == Liveness::Interrupted,
         redacted: None,
