@@ -61,6 +61,7 @@ struct Envelope {
     skipped_lines: Option<u64>,
     exit_code: Option<i32>,
     interrupted: Option<bool>,
+    repeat_of: Option<Value>,
     summary: String,
     hint: Option<String>,
     shape: Option<Value>,
@@ -96,6 +97,7 @@ const ENVELOPE_ORDER: &[&str] = &[
     "totalItems",
     "exitCode",
     "interrupted",
+    "repeatOf",
     "summary",
     "hint",
     "shape",
@@ -239,6 +241,9 @@ struct SearchPage {
     limit: u64,
     has_more: bool,
     next_offset: Option<u64>,
+    next_resume: Option<String>,
+    outputs_searched: Option<u64>,
+    outputs_unsearched: Option<u64>,
     pattern_mode: Option<String>,
     lossy: Option<bool>,
     notes: Option<Vec<String>>,
@@ -248,6 +253,8 @@ struct SearchPage {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(dead_code)]
 struct SearchMatch {
+    #[serde(rename = "ref")]
+    reference: Option<String>,
     line: u64,
     column: u64,
     byte_offset: u64,
@@ -340,7 +347,8 @@ fn check_envelope(validator: &jsonschema::Validator, stdout: &[u8]) -> Envelope 
     );
     let env: Envelope =
         serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{e}: {value}"));
-    if env.mime_type == "text/plain" && env.json_part.is_none() {
+    // A repeated output's envelope is a pointer: the earlier envelope showed the preview.
+    if env.mime_type == "text/plain" && env.json_part.is_none() && env.repeat_of.is_none() {
         let preview = env.preview.clone().expect("a text envelope has a preview");
         let _: TextPreview = serde_json::from_value(preview).unwrap();
     }
@@ -426,6 +434,14 @@ fn envelopes_of_every_kind_match_the_schema() {
     assert_eq!(json.mime_type, "application/json");
     assert_eq!(json.total_items, Some(400));
     assert!(json.shape.is_some());
+
+    // The same bytes again: a pointer to the entry already holding them.
+    for input in [failing_log(), api_document(400)] {
+        let again = check_envelope(&v, &s.run(&["wrap"], input).stdout);
+        let repeat = again.repeat_of.as_ref().expect("a repeated output");
+        assert_eq!(repeat["ref"].as_str(), again.reference.as_deref());
+        assert!(again.hint.is_some() && again.preview.is_none() && again.shape.is_none());
+    }
 
     let nd = check_envelope(&v, &s.run(&["wrap"], ndjson(600)).stdout);
     assert_eq!(nd.mime_type, "application/x-ndjson");
@@ -698,6 +714,38 @@ fn search_json_matches_the_schema() {
         let page: SearchPage =
             serde_json::from_value(value).unwrap_or_else(|e| panic!("{args:?}: {e}"));
         assert_eq!(page.next_offset.is_some(), page.has_more, "{args:?}");
+        assert!(page.matches.iter().all(|m| m.reference.is_none()));
+    }
+    // --all: every match names its ref, and pages continue with nextResume.
+    s.run(&["wrap"], lines_of_text(3000)).status(0);
+    for (args, status) in [
+        (
+            vec!["search", "--all", "line 000", "--limit", "3", "--json"],
+            0,
+        ),
+        (
+            vec![
+                "search",
+                "--all",
+                "line|error",
+                "--max-outputs",
+                "1",
+                "--json",
+            ],
+            0,
+        ),
+        (vec!["search", "--all", "no such text", "--json"], 1),
+    ] {
+        let r = s.run(&args, "");
+        r.status(status);
+        let value = one_json_line(&r.stdout);
+        assert_valid(&v, &value);
+        let page: SearchPage =
+            serde_json::from_value(value).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        assert_eq!(page.next_resume.is_some(), page.has_more, "{args:?}");
+        assert_eq!(page.next_offset, None);
+        assert!(page.outputs_searched.is_some());
+        assert!(page.matches.iter().all(|m| m.reference.is_some()));
     }
     let with_paths = s.run(
         &[

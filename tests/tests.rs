@@ -28,6 +28,7 @@ mod readme;
 mod redact;
 mod schema;
 mod search;
+mod search_all;
 mod security;
 mod shape;
 mod shape_budget;

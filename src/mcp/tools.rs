@@ -241,7 +241,7 @@ fn definition(prefix: &str, name: &str) -> Value {
             with_live(wrap_schema(Schema::Extract, "nodes", None)),
         ),
         "search" => (
-            "Find occurrences of a regex (Rust syntax) in a stored output, counted exactly, a page at a time, as `spill search REF PATTERN` prints them: LINE:COLUMN:text per match, then `matches 21–40 of 342 · next: --offset 40`.",
+            "Find occurrences of a regex (Rust syntax) in a stored output, counted exactly, a page at a time, as `spill search REF PATTERN` prints them: LINE:COLUMN:text per match, then `matches 21–40 of 342 · next: --offset 40`. all: true searches every stored output of this scope instead (no source), newest first, at most max_outputs of them, each row labelled REF:LINE:COLUMN:text; its footer's `next: --all --resume CURSOR` means resume: \"CURSOR\". Running entries are not searched.",
             json!({
                 "source": source,
                 "pattern": text("The regular expression; an invalid one is searched as a literal."),
@@ -262,8 +262,11 @@ fn definition(prefix: &str, name: &str) -> Value {
                 "paths": flag("Give each match the JSONPath of the value holding it."),
                 "skip_invalid": flag("With paths on NDJSON: skip lines that are not one JSON value."),
                 "raw": flag("Search the stored bytes as they are."),
+                "all": flag("Search every stored output of this scope, newest first, instead of source."),
+                "resume": text("With all: the cursor (REF:SKIP:CREATED) the last page's next: gave."),
+                "max_outputs": int(crate::limits::SEARCH_MAX_OUTPUTS as u64, "With all: stored outputs read at most per call (0: no limit)."),
             }),
-            vec!["source"],
+            vec![],
             with_live(object_schema(Schema::Search)),
         ),
         _ => (
@@ -777,7 +780,24 @@ fn extract(store: &StoreConfig, arguments: &Value) -> Result<Value> {
 fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
     let mut args = Args::new(arguments)?;
     let defaults = ops::search::Request::default();
-    let source = args.source()?;
+    // `all`: every stored output of the scope, newest first, as `spill search --all` (no source).
+    let all = args.flag("all", false)?;
+    let source = match all {
+        true if args.map.contains_key("source") => {
+            return Err(Error::Usage(
+                "all searches every stored output: give no source with it".into(),
+            ));
+        }
+        true => String::new(),
+        false => args.source()?,
+    };
+    let resume = args.string("resume")?;
+    if resume.is_some() && !all {
+        return Err(Error::Usage(
+            "resume continues an all: true search: give all with it".into(),
+        ));
+    }
+    let max_outputs = args.count("max_outputs", defaults.max_outputs)?;
     let mut patterns: Vec<String> = args.string("pattern")?.into_iter().collect();
     patterns.extend(args.strings("regexp")?);
     if patterns.is_empty() {
@@ -812,9 +832,25 @@ fn search(store: &StoreConfig, arguments: &Value) -> Result<Value> {
         paths: args.flag("paths", false)?,
         skip_invalid: args.flag("skip_invalid", false)?,
         raw: args.flag("raw", false)?,
+        all,
+        resume,
+        max_outputs,
         ..defaults
     };
     args.finish()?;
+    if req.all {
+        // Running entries are not searched (a note says so): no single entry's status applies.
+        let (text, structured) = if req.json {
+            let (text, report) = bounded_json(store, &req)?;
+            let structured = first_json(&text);
+            (text + &report.trailer(), structured)
+        } else {
+            let (text, _) = capture(|out| ops::search::run(store, &req, out))?;
+            req.json = true;
+            (text, first_json(&bounded_json(store, &req)?.0))
+        };
+        return Ok(result(store, None, text, structured, None));
+    }
     let (text, structured, live) = if req.json {
         let (text, report) = bounded_json(store, &req)?;
         let live = observed(store, &req.source)?;

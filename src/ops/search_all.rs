@@ -144,6 +144,11 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
         escape: req.escape_terminal && !req.raw,
         separators: req.before_context > 0 || req.after_context > 0,
     };
+    // A whole row's room: its window (up to four bytes a character), the ref and the numbers.
+    let floor = match req.max_columns {
+        0 => 4096,
+        n => (n as u64).saturating_mul(4).saturating_add(64),
+    };
     let mut parts: Vec<Part> = Vec::new();
     let mut text = Vec::new();
     let (mut total, mut searched, mut cleaned_any) = (0u64, 0u64, false);
@@ -163,7 +168,8 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
         let input: &[u8] = cleaned.as_deref().unwrap_or(&source);
         let searching = |e| Error::stream("search the source", e);
         searched += 1;
-        let full = req.count || limit == 0 || budget == 0;
+        // Rows of a second output do not start cut to what is left: the page ends before them.
+        let full = req.count || limit == 0 || budget == 0 || (!parts.is_empty() && budget < floor);
         let result = if full {
             let n = search::count_slice(input, &pattern).map_err(searching)?;
             SearchResult {
