@@ -137,6 +137,8 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--max-columns', '--max-columns', [CompletionResultType]::ParameterName, 'Lines longer than this many characters are shown as a window around the match (0: whole lines, within --max-bytes)')
             [CompletionResult]::new('--max-bytes', '--max-bytes', [CompletionResultType]::ParameterName, 'The page''s rows (numbers and text of matches and context lines) stay within this size; a page that reaches it ends early and `next:` continues (0: no limit)')
             [CompletionResult]::new('--footer', '--footer', [CompletionResultType]::ParameterName, 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'With --all: continue from this cursor (REF:SKIP:CREATED, as the footer''s `next:` gives it)')
+            [CompletionResult]::new('--max-outputs', '--max-outputs', [CompletionResultType]::ParameterName, 'With --all: read at most this many stored outputs per call, newest first (0: no limit); the footer''s `next:` reaches the older ones')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
@@ -157,6 +159,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--paths', '--paths', [CompletionResultType]::ParameterName, 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames), and print them on a terminal without escaping control characters')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Search every stored output of the scope, newest first (no SOURCE); rows are labelled with their ref. Running entries are not searched')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -1068,7 +1068,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__search)
-            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            opts="-e -F -i -w -A -B -C -h --regexp --fixed-strings --ignore-case --word-regexp --after-context --before-context --context --offset --limit --max-columns --max-bytes --unbounded --count --json --paths --skip-invalid --raw --footer --all --resume --max-outputs --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1124,6 +1124,14 @@ _spill() {
                     ;;
                 --footer)
                     COMPREPLY=($(compgen -W "stderr stdout" -- "${cur}"))
+                    return 0
+                    ;;
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-outputs)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --dir)

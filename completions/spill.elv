@@ -130,6 +130,8 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --max-columns 'Lines longer than this many characters are shown as a window around the match (0: whole lines, within --max-bytes)'
             cand --max-bytes 'The page''s rows (numbers and text of matches and context lines) stay within this size; a page that reaches it ends early and `next:` continues (0: no limit)'
             cand --footer 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]'
+            cand --resume 'With --all: continue from this cursor (REF:SKIP:CREATED, as the footer''s `next:` gives it)'
+            cand --max-outputs 'With --all: read at most this many stored outputs per call, newest first (0: no limit); the footer''s `next:` reaches the older ones'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
@@ -150,6 +152,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --paths 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
             cand --skip-invalid 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
             cand --raw 'Search the stored bytes as they are (no cleaning of escape sequences and `\r` frames), and print them on a terminal without escaping control characters'
+            cand --all 'Search every stored output of the scope, newest first (no SOURCE); rows are labelled with their ref. Running entries are not searched'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -135,6 +135,8 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l max-columns -d 'L
 complete -c spill -n "__fish_spill_using_subcommand search" -l max-bytes -d 'The page\'s rows (numbers and text of matches and context lines) stay within this size; a page that reaches it ends early and `next:` continues (0: no limit)' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l footer -d 'Where the `next:` footer goes [env: SPILL_FOOTER] [default: stderr]' -r -f -a "stderr\t'After stdout is flushed, on stderr'
 stdout\t'At the end of stdout, for harnesses that show the model stdout only'"
+complete -c spill -n "__fish_spill_using_subcommand search" -l resume -d 'With --all: continue from this cursor (REF:SKIP:CREATED, as the footer\'s `next:` gives it)' -r
+complete -c spill -n "__fish_spill_using_subcommand search" -l max-outputs -d 'With --all: read at most this many stored outputs per call, newest first (0: no limit); the footer\'s `next:` reaches the older ones' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand search" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand search" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -156,6 +158,7 @@ complete -c spill -n "__fish_spill_using_subcommand search" -l json -d 'Print on
 complete -c spill -n "__fish_spill_using_subcommand search" -l paths -d 'Give each match the normalized JSONPath of the value (or key) holding it (LINE:COLUMN:PATH:text), ready for `spill extract`; JSON and NDJSON sources only'
 complete -c spill -n "__fish_spill_using_subcommand search" -l skip-invalid -d 'With --paths on NDJSON: skip and count the lines that are not exactly one JSON value (as `extract --skip-invalid` does, so the paths index the same records)'
 complete -c spill -n "__fish_spill_using_subcommand search" -l raw -d 'Search the stored bytes as they are (no cleaning of escape sequences and `\\r` frames), and print them on a terminal without escaping control characters'
+complete -c spill -n "__fish_spill_using_subcommand search" -l all -d 'Search every stored output of the scope, newest first (no SOURCE); rows are labelled with their ref. Running entries are not searched'
 complete -c spill -n "__fish_spill_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand cat" -l lines -d 'Lines A to B, 1-based and inclusive; either side may be omitted (`100:`, `:20`)' -r
 complete -c spill -n "__fish_spill_using_subcommand cat" -l bytes -d 'Bytes A to B, 0-based and end-exclusive; either side may be omitted' -r
