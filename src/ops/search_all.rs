@@ -341,3 +341,29 @@ fn footer(
     }
     Some(line)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_reads_back_what_it_prints_and_nothing_else() {
+        let c = Cursor::parse("sp_0123456789abcdef:17:1764640000123456").unwrap();
+        assert_eq!(c.skip, 17);
+        assert_eq!(c.created_us, 1764640000123456);
+        assert_eq!(c.to_string(), "sp_0123456789abcdef:17:1764640000123456");
+        for bad in [
+            "",
+            "sp_0123456789abcdef",
+            "sp_0123456789abcdef:1",
+            "sp_0123456789abcdef:1:2:3",
+            "sp_0123456789abcdef:-1:2",
+            "sp_0123456789abcdef:1:+2",
+            "sp_0123456789ABCDEF:1:2",
+            "sp_0123456789abcdef:99999999999999999999:2",
+        ] {
+            let err = Cursor::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("is not a cursor"), "{bad}: {err}");
+        }
+    }
+}

@@ -251,6 +251,10 @@ mod tests {
             skipped_lines: Some(1),
             exit_code: Some(1),
             interrupted: Some(true),
+            repeat_of: Some(envelope::RepeatOf {
+                reference: REF.into(),
+                stored_seconds_ago: 3,
+            }),
             summary: "s".into(),
             hint: Some("h".into()),
             shape: Some(raw("{}")),

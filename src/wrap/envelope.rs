@@ -509,6 +509,27 @@ pub fn hint(reference: &str, commands: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repeat_says_how_long_ago_in_one_unit() {
+        let said: Vec<String> = [0, 59, 60, 3599, 3600, 86399, 86400, 2 * 86400]
+            .into_iter()
+            .map(ago_text)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "0 s ago",
+                "59 s ago",
+                "1 min ago",
+                "59 min ago",
+                "1 h ago",
+                "23 h ago",
+                "1 day ago",
+                "2 days ago"
+            ]
+        );
+    }
     use crate::store::StoreConfig;
     use crate::wrap::{Capture, capture};
 
