@@ -136,8 +136,28 @@ fn identical_input_gives_a_byte_identical_envelope_and_one_copy() {
     let s = Sandbox::new();
     let input = lines_of_text(3000);
     let a = s.run(&["wrap"], input.clone());
+    // The same store contents give the same envelope: the first in another store is the same
+    // bytes (paths apart), and a repeat in this one is the pointer (README, "A repeated
+    // output"), the same every time but for the age it gives.
+    let other = Sandbox::new();
+    let fresh = other.run(&["wrap"], input.clone());
+    let unpath = |run: &crate::common::Run, sb: &Sandbox| {
+        run.out().replace(sb.path().to_str().unwrap(), "/tmp")
+    };
+    assert_eq!(unpath(&a, &s), unpath(&fresh, &other));
     let b = s.run(&["wrap"], input.clone());
-    assert_eq!(a.stdout, b.stdout);
+    let c = s.run(&["wrap"], input.clone());
+    let unaged = |run: &crate::common::Run| {
+        let mut env = run.json();
+        assert_eq!(env["repeatOf"]["ref"], env["ref"], "{env}");
+        env["repeatOf"]["storedSecondsAgo"] = serde_json::Value::Null;
+        let summary = env["summary"].as_str().unwrap().to_string();
+        let (head, tail) = summary.split_once(" stored ").unwrap();
+        let (_, rest) = tail.split_once(" ago; ").unwrap();
+        env["summary"] = format!("{head} stored AGO; {rest}").into();
+        env
+    };
+    assert_eq!(unaged(&b), unaged(&c));
     let scope = s.store_root().join("default");
     let payloads = std::fs::read_dir(scope)
         .unwrap()
