@@ -93,6 +93,14 @@ pub fn envelope(
         env.preview = None;
         env.signals = None;
         env.shape = None;
+        // The longer summary is counted against the bound like every other field.
+        let cap = opts.max_inline.max(limits::ENVELOPE_FLOOR) as usize;
+        for shrink in SHRINK_ORDER {
+            if env.to_json().len() <= cap {
+                break;
+            }
+            shrink(&mut env);
+        }
     }
     env
 }
