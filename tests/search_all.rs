@@ -214,6 +214,62 @@ fn at_most_max_outputs_are_read_per_call_and_next_reaches_the_older_ones() {
     assert_eq!(page["outputsUnsearched"], 2);
     assert_eq!(page["hasMore"], true);
     assert!(page["nextResume"].as_str().unwrap().starts_with(&refs[1]));
+    // An --offset past the outputs read runs on into the older ones through the cursor.
+    let r = s.run(
+        &[
+            "search",
+            "--all",
+            "HIT",
+            "--max-outputs",
+            "1",
+            "--offset",
+            "2",
+        ],
+        "",
+    );
+    r.status(0);
+    let cursor = next_cursor(&r).unwrap();
+    assert!(cursor.starts_with(&format!("{}:1:", refs[1])), "{cursor}");
+    let r = s.run(
+        &[
+            "search",
+            "--all",
+            "HIT",
+            "--max-outputs",
+            "1",
+            "--resume",
+            &cursor,
+        ],
+        "",
+    );
+    r.status(1);
+    let cursor = next_cursor(&r).unwrap();
+    assert!(cursor.starts_with(&format!("{}:0:", refs[0])), "{cursor}");
+    let r = s.run(&["search", "--all", "HIT", "--resume", &cursor], "");
+    assert_eq!(r.status(0).out(), format!("{}:1:1:HIT a-1\n", refs[0]));
+    assert_eq!(r.stderr, "matches 1–1 of 1 from the cursor in 1 output\n");
+    // A skip past the cursor's own output goes on into the next: --offset 3 passes all three.
+    let r = s.run(
+        &[
+            "search",
+            "--all",
+            "HIT",
+            "--max-outputs",
+            "1",
+            "--offset",
+            "3",
+        ],
+        "",
+    );
+    let cursor = next_cursor(&r).unwrap();
+    assert!(cursor.starts_with(&format!("{}:2:", refs[1])), "{cursor}");
+    let r = s.run(
+        &["search", "--all", "HIT", "--resume", &cursor, "--json"],
+        "",
+    );
+    let page = r.status(1).json();
+    assert_eq!(page["totalMatches"], 0, "{page}");
+    assert_eq!(page["hasMore"], false, "{page}");
 }
 
 #[test]
@@ -482,4 +538,22 @@ fn a_repeated_output_is_a_pointer_to_the_entry_that_holds_it() {
     s.run(&["rm", r], "").status(0);
     let fresh = s.run(&["wrap"], log).status(0).json();
     assert!(fresh.get("repeatOf").is_none() && fresh.get("preview").is_some());
+}
+
+#[test]
+fn only_the_current_scope_is_searched_restricted_or_not() {
+    let s = Sandbox::new();
+    let mut refs = Vec::new();
+    for scope in ["one", "two"] {
+        let o = output(scope, 1000, &[1]);
+        refs.push(spilled(s.cmd(&["wrap"]).env("SPILL_SCOPE", scope).stdin(o)));
+    }
+    for restricted in ["0", "1"] {
+        let r = s
+            .cmd(&["search", "--all", "HIT"])
+            .env("SPILL_SCOPE", "two")
+            .env("SPILL_RESTRICTED", restricted)
+            .run();
+        assert_eq!(r.status(0).out(), format!("{}:1:1:HIT two-1\n", refs[1]));
+    }
 }

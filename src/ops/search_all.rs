@@ -30,7 +30,9 @@ use super::{Notice, Outcome, Report};
 pub struct Cursor {
     /// The output the page starts in.
     pub reference: Ref,
-    /// Its matches already shown.
+    /// The matches to pass over from its start: those already shown, or (when a page's
+    /// `--offset` went past the outputs it read) the rest of that offset, which runs on into
+    /// the older outputs.
     pub skip: u64,
     /// Its creation time, microseconds since the Unix epoch (its place in the order).
     pub created_us: i64,
@@ -153,6 +155,8 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
     let mut text = Vec::new();
     let (mut total, mut searched, mut cleaned_any) = (0u64, 0u64, false);
     let mut next: Option<Cursor> = None;
+    // The cursor's skip beyond its own output's matches, passed over in the older ones.
+    let mut carry = 0u64;
     for (i, entry) in entries.iter().enumerate() {
         let skip = if i == 0 { first_skip } else { 0 };
         let source = match crate::source::open(&entry.reference.to_string(), config) {
@@ -192,6 +196,10 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
             search::search_slice(input, &pattern, &page).map_err(searching)?
         };
         source.check_unchanged()?;
+        if i == 0 && skip > result.total_matches {
+            carry = skip - result.total_matches;
+            offset += carry;
+        }
         let here = result.total_matches.saturating_sub(skip);
         total += here;
         if req.count {
@@ -201,6 +209,10 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
         // Matches of this output the page's --offset passed over.
         let passed = offset.min(here);
         offset -= passed;
+        // Matches the cursor passed over are before the page: not counted from the cursor.
+        let carried = carry.min(passed);
+        carry -= carried;
+        total -= carried;
         if next.is_none() && skip + passed + shown < result.total_matches {
             next = Some(Cursor {
                 reference: entry.reference,
@@ -225,7 +237,8 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
         }
     }
     if next.is_none() {
-        next = first_unsearched;
+        // What is left of --offset runs on into the outputs this call did not read.
+        next = first_unsearched.map(|c| Cursor { skip: offset, ..c });
     }
     // Entries are counted for totalMatches only when searched; the ones the cut left say so.
     let mut report = Report::new(Outcome::Found);
