@@ -949,7 +949,7 @@ pub struct SearchArgs {
     pub resume: Option<String>,
     /// With --all: read at most this many stored outputs per call, newest first (0: no limit);
     /// the footer's `next:` reaches the older ones.
-    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::SEARCH_MAX_OUTPUTS)]
+    #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = limits::SEARCH_MAX_OUTPUTS, requires = "all")]
     pub max_outputs: usize,
 }
 

@@ -377,6 +377,7 @@ fn bad_combinations_are_usage_errors() {
         ),
         (vec!["search", "--all", "HIT", "--paths"], "--paths"),
         (vec!["search", "--all"], "PATTERN"),
+        (vec!["search", "@1", "HIT", "--max-outputs", "3"], "--all"),
     ] {
         let r = s.run(&args, "");
         r.status(2);
