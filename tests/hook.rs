@@ -241,6 +241,68 @@ fn session_end_removes_that_conversation_only() {
 }
 
 #[test]
+fn session_end_stops_that_conversations_running_commands_and_removes_them() {
+    let sb = Sandbox::new();
+    let scope = format!("claude-{SESSION}");
+    let detach = |scope: &str| {
+        let run = sb
+            .cmd(&[
+                "wrap",
+                "--detach-after",
+                "200ms",
+                "--",
+                "sh",
+                "-c",
+                "echo started; exec sleep 10000042",
+            ])
+            .env("SPILL_SCOPE", scope)
+            .run();
+        run.status(0);
+        let env = run.json();
+        assert_eq!(env["running"], true, "{env}");
+        env["ref"].as_str().unwrap().to_string()
+    };
+    let mine = detach(&scope);
+    let other = detach("another-conversation");
+    let sleeping = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| c.split(|&b| b == 0).any(|w| w == b"10000042"))
+            })
+            .count()
+    };
+    assert_eq!(sleeping(), 2);
+    let end =
+        format!(r#"{{"session_id":"{SESSION}","hook_event_name":"SessionEnd","reason":"exit"}}"#);
+    let ended = sb.run(&["hook", "claude-code"], end);
+    ended.status(0);
+    assert!(
+        ended.stderr.contains(&format!("stopped {mine}")),
+        "{}",
+        ended.stderr
+    );
+    // The conversation's command is gone (stop waits for its end), the other one runs on.
+    assert_eq!(sleeping(), 1);
+    let gone = sb.cmd(&["ls", "--json"]).env("SPILL_SCOPE", &scope).run();
+    gone.status(0);
+    assert_eq!(
+        gone.json()["entries"],
+        serde_json::json!([]),
+        "{}",
+        gone.out()
+    );
+    let still = sb
+        .cmd(&["stop", &other])
+        .env("SPILL_SCOPE", "another-conversation")
+        .run();
+    still.status(0);
+    assert_eq!(sleeping(), 0);
+}
+
+#[test]
 fn init_merges_is_idempotent_and_uninstall_restores_the_file() {
     let sb = Sandbox::new();
     let settings = sb.path().join(".claude/settings.json");

@@ -11,6 +11,10 @@ use crate::{diag, output};
 
 use super::Outcome;
 
+/// How long a conversation's end waits for each of its running commands to end after SIGTERM
+/// before it kills it (`spill stop`'s default grace).
+const SESSION_END_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Runs `spill hook`.
 pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
     let mut input = Vec::new();
@@ -42,6 +46,14 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         let mut config = super::store_config(global)?;
         config.scope = scope.clone();
         let store = Store::new(config);
+        // The conversation's running commands end with it (a command meant to outlive it runs
+        // in another scope); each is sealed first, so its entry is removed with the rest.
+        for id in store.running_ids() {
+            match wrap::live::stop(&store, &id, SESSION_END_GRACE) {
+                Ok(stopped) => diag::note(&stopped.sentence(&id)),
+                Err(e) => diag::warning(&format!("could not stop {id}: {e}")),
+            }
+        }
         for entry in store.entries()? {
             store.remove(&entry.reference, "removed")?;
         }
