@@ -111,10 +111,13 @@ fn with_stored_refs(shell: Shell, script: String) -> String {
         Shell::Bash => script + &BASH_REFS.replace("TAKE_REFS", TAKE_REFS),
         Shell::Fish => script + &FISH_REFS.replace("TAKE_REFS", TAKE_REFS),
         Shell::Zsh => {
-            // SOURCE operands and rm's REF operands complete through _spill_source.
+            // SOURCE operands (required, or optional as search's is beside --all) and rm's REF
+            // operands complete through _spill_source.
             let mut out = String::new();
             for line in script.split_inclusive('\n') {
-                if (line.starts_with("':source -- ") || line.starts_with("'*::refs -- "))
+                if ["':source -- ", "'::source -- ", "'*::refs -- "]
+                    .iter()
+                    .any(|start| line.starts_with(start))
                     && line.contains(":_default' \\")
                 {
                     out.push_str(&line.replacen(":_default' \\", ":_spill_source' \\", 1));
