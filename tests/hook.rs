@@ -244,24 +244,8 @@ fn session_end_removes_that_conversation_only() {
 fn session_end_stops_that_conversations_running_commands_and_removes_them() {
     let sb = Sandbox::new();
     let scope = format!("claude-{SESSION}");
-    let detach = |scope: &str| {
-        let run = sb
-            .cmd(&[
-                "wrap",
-                "--detach-after",
-                "200ms",
-                "--",
-                "sh",
-                "-c",
-                "echo started; exec sleep 10000042",
-            ])
-            .env("SPILL_SCOPE", scope)
-            .run();
-        run.status(0);
-        let env = run.json();
-        assert_eq!(env["running"], true, "{env}");
-        env["ref"].as_str().unwrap().to_string()
-    };
+    let detach =
+        |scope: &str| crate::live::detach_in(&sb, scope, "echo started; exec sleep 10000042");
     let mine = detach(&scope);
     let other = detach("another-conversation");
     let sleeping = || {

@@ -622,7 +622,7 @@ fn text(result: &Value) -> String {
 
 /// `wrap --detach-after 200ms` in `scope`, still running at the deadline: its ref.
 #[track_caller]
-fn detach_in(sb: &Sandbox, scope: &str, script: &str) -> String {
+pub(crate) fn detach_in(sb: &Sandbox, scope: &str, script: &str) -> String {
     let run = sb
         .cmd(&["wrap", "--detach-after", "200ms", "--", "sh", "-c", script])
         .env("SPILL_SCOPE", scope)
