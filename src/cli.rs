@@ -422,6 +422,11 @@ pub struct DoctorArgs {}
 /// `spill mcp proxy -- CMD ARGS...` starts the MCP server CMD and passes everything through,
 /// except that a tool result larger than --max-inline is stored and replaced by spill's
 /// envelope and a link; spill's tools (`spill_search`, ...) are added to its tools.
+/// `spill mcp proxy --url URL` does the same in front of a remote Streamable HTTP server.
+///
+/// `spill mcp --http ADDR` serves the same tools and resources over Streamable HTTP (endpoint
+/// /mcp); off loopback every request needs `Authorization: Bearer TOKEN`, the token read from
+/// --token-file or SPILL_MCP_TOKEN.
 #[derive(Debug, Args)]
 #[command(
     verbatim_doc_comment,
@@ -429,6 +434,8 @@ pub struct DoctorArgs {}
     after_long_help = "\
 Examples:
   SPILL_SCOPE=conversation-1 spill mcp
+  spill mcp --http 8931
+  SPILL_MCP_TOKEN=$(cat ~/.spill-token) spill mcp --http 0.0.0.0:8931
   spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/data
   claude mcp add files -- spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem ."
 )]
@@ -440,6 +447,16 @@ pub struct McpArgs {
     /// Resources listed per `resources/list` page (the rest follow by cursor).
     #[arg(long, value_name = "N", value_parser = parse_count::<usize>, default_value_t = 50)]
     pub page_size: usize,
+    /// Serve over Streamable HTTP at ADDR (PORT on 127.0.0.1, IP:PORT, localhost:PORT), endpoint
+    /// /mcp, instead of stdio. Any address that is not loopback needs a bearer token.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// The bearer token for --http, read from FILE [env: SPILL_MCP_TOKEN]; never from argv.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Refused: a token on the command line is visible to every user (ps).
+    #[arg(long, hide = true, value_name = "TOKEN")]
+    pub token: Option<String>,
     /// `proxy`, or nothing for the server.
     #[command(subcommand)]
     pub action: Option<McpAction>,
@@ -452,7 +469,7 @@ pub enum McpAction {
     Proxy(ProxyArgs),
 }
 
-/// Start an MCP server (stdio) and store its oversized tool results.
+/// Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.
 ///
 /// Passes every message through byte for byte, except: a `tools/call` result whose text
 /// (all text blocks joined) or structuredContent is larger than --max-inline is stored, and
@@ -470,7 +487,8 @@ pub enum McpAction {
 Examples:
   spill mcp proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/data
   spill mcp proxy --max-inline 8K -- python3 my_server.py
-  SPILL_SCOPE=run-42 spill mcp proxy --timeout 30m -- ./server --stdio"
+  SPILL_SCOPE=run-42 spill mcp proxy --timeout 30m -- ./server --stdio
+  spill mcp proxy --url https://mcp.example.com/mcp --header 'Authorization: Bearer ${TOKEN}'"
 )]
 pub struct ProxyArgs {
     /// Results up to this size pass through untouched [env: SPILL_MAX_INLINE] (default
@@ -482,8 +500,18 @@ pub struct ProxyArgs {
     /// A request the downstream has not answered after this long gets an error.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = PROXY_TIMEOUT_DEFAULT.as_str())]
     pub timeout: Duration,
+    /// The downstream is the Streamable HTTP MCP server at URL (http or https), not a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+    /// A header sent to --url with every request, `NAME: VALUE`; `${VAR}` in VALUE is the
+    /// environment variable's value (keep tokens out of argv). Repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Headers for --url from FILE, one `NAME: VALUE` a line (# starts a comment).
+    #[arg(long, value_name = "FILE", requires = "url")]
+    pub headers_file: Option<std::path::PathBuf>,
     /// The downstream MCP server and its arguments.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "url", value_name = "CMD")]
     pub command: Vec<std::ffi::OsString>,
 }
 

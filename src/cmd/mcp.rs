@@ -4,7 +4,7 @@
 use std::io::{self, BufReader};
 
 use crate::cli::{Global, McpAction, McpArgs, ProxyArgs};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::mcp::proxy::{self, ProxyOptions};
 use crate::{diag, limits};
 
@@ -12,13 +12,74 @@ use super::Outcome;
 
 /// Runs `spill mcp`.
 pub fn run(global: &Global, args: McpArgs) -> Result<Outcome> {
+    if args.token.is_some() {
+        return Err(Error::Usage(format!(
+            "mcp: --token is refused: a command line is visible to every user of the machine; put the token in a file (--token-file FILE) or in {TOKEN_VAR}"
+        )));
+    }
     match args.action {
         Some(McpAction::Proxy(proxy)) => run_proxy(global, proxy),
         None => {
-            crate::mcp::server::serve(server_settings(global, &args)?)?;
+            let settings = server_settings(global, &args)?;
+            match &args.http {
+                Some(addr) => serve_http(settings, addr, &args)?,
+                None => crate::mcp::server::serve(settings)?,
+            }
             Ok(Outcome::Found)
         }
     }
+}
+
+/// The environment variable `spill mcp --http` reads its bearer token from.
+pub const TOKEN_VAR: &str = "SPILL_MCP_TOKEN";
+
+#[cfg(feature = "http")]
+fn serve_http(settings: crate::mcp::server::Settings, addr: &str, args: &McpArgs) -> Result<()> {
+    let addr = crate::mcp::http::parse_addr(addr).map_err(|e| Error::Usage(format!("mcp: {e}")))?;
+    let token = token(args)?;
+    crate::mcp::server::serve_http(settings, crate::mcp::http::Listen { addr, token })
+}
+
+#[cfg(not(feature = "http"))]
+fn serve_http(_: crate::mcp::server::Settings, _: &str, _: &McpArgs) -> Result<()> {
+    Err(without_http("--http"))
+}
+
+#[cfg(not(feature = "http"))]
+fn without_http(flag: &str) -> Error {
+    Error::Usage(format!(
+        "mcp: {flag} needs spill built with the `http` feature (cargo install spill-cli --features http)"
+    ))
+}
+
+/// The bearer token: `--token-file`'s content, else SPILL_MCP_TOKEN, without surrounding
+/// whitespace; one of visible ASCII characters only (it goes in a header).
+#[cfg(feature = "http")]
+fn token(args: &McpArgs) -> Result<Option<String>> {
+    let (token, source) = match &args.token_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+                op: "read the token file",
+                path: Some(path.clone()),
+                source: e,
+            })?;
+            (text, "--token-file")
+        }
+        None => match super::env_text(TOKEN_VAR)? {
+            Some(text) => (text, TOKEN_VAR),
+            None => return Ok(None),
+        },
+    };
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(Error::Usage(format!("mcp: the token of {source} is empty")));
+    }
+    if !token.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Error::Usage(format!(
+            "mcp: the token of {source} holds a character other than visible ASCII"
+        )));
+    }
+    Ok(Some(token.to_string()))
 }
 
 fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
@@ -35,11 +96,19 @@ fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
         None => super::env_parsed("SPILL_MAX_INLINE", limits::parse_size, false)?
             .unwrap_or(limits::MAX_INLINE),
     };
+    #[cfg(feature = "http")]
+    let remote = remote(&args)?;
     let opts = ProxyOptions {
         max_inline,
         timeout: args.timeout,
         command: args.command,
+        #[cfg(feature = "http")]
+        remote,
     };
+    #[cfg(not(feature = "http"))]
+    if args.url.is_some() {
+        return Err(without_http("--url"));
+    }
     let local = Box::new(crate::mcp::server::Reader::new(store.clone(), "spill_"));
     let mut input = BufReader::with_capacity(1 << 16, io::stdin());
     let client = proxy::ClientSide {
@@ -55,6 +124,27 @@ fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
         Box::new(|m: &str| diag::warning(m)),
     )?;
     Ok(Outcome::Found)
+}
+
+/// `--url` and its headers (`--header`, then `--headers-file`'s).
+#[cfg(feature = "http")]
+fn remote(args: &ProxyArgs) -> Result<Option<crate::mcp::remote::Remote>> {
+    let Some(url) = &args.url else {
+        return Ok(None);
+    };
+    let mut lines = args.headers.clone();
+    if let Some(path) = &args.headers_file {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+            op: "read the headers file",
+            path: Some(path.clone()),
+            source: e,
+        })?;
+        lines.extend(crate::mcp::remote::header_lines(&text));
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    crate::mcp::remote::Remote::new(url, &lines, &env)
+        .map(Some)
+        .map_err(|e| Error::Usage(format!("mcp proxy: {e}")))
 }
 
 /// True when the reader of stdout is gone (a pipe whose read end is closed polls as an error).
@@ -90,7 +180,7 @@ fn follows_bindings(global: &Global) -> Result<bool> {
 fn server_settings(global: &Global, args: &McpArgs) -> Result<crate::mcp::server::Settings> {
     let store = super::store_config(global)?;
     if args.allow_run && super::restricted() {
-        return Err(crate::error::Error::Usage(
+        return Err(Error::Usage(
             "mcp: --allow-run is refused in restricted mode (SPILL_RESTRICTED=1)".into(),
         ));
     }

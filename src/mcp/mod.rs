@@ -6,7 +6,11 @@
 //! A stored output is the resource `spill://SCOPE/REF`; the server and the proxy answer for one
 //! scope each, so a URI naming another scope is unknown to them.
 
+#[cfg(feature = "http")]
+pub mod http;
 pub mod proxy;
+#[cfg(feature = "http")]
+pub mod remote;
 pub mod resources;
 pub mod revision;
 pub mod rpc;

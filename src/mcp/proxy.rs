@@ -61,6 +61,9 @@ pub struct ProxyOptions {
     pub timeout: Duration,
     /// The downstream server's program and arguments.
     pub command: Vec<OsString>,
+    /// A remote downstream (Streamable HTTP) instead of `command` ([`super::remote`]).
+    #[cfg(feature = "http")]
+    pub remote: Option<super::remote::Remote>,
 }
 
 /// What the proxy answers itself: spill's reading tools and `spill://` resources (the same
@@ -208,6 +211,10 @@ pub fn run(
     client: ClientSide<'_>,
     warn: Box<dyn Fn(&str) + Send + Sync>,
 ) -> Result<()> {
+    #[cfg(feature = "http")]
+    if let Some(remote) = opts.remote.clone() {
+        return run_remote(store, opts, local, client, warn, remote);
+    }
     let (program, args) = opts
         .command
         .split_first()
@@ -234,19 +241,14 @@ pub fn run(
     let child_in = child.stdin.take().expect("piped");
     let child_out = child.stdout.take().expect("piped");
     let client_in = client.input;
-    let shared = Arc::new(Shared {
-        state: Mutex::new(State::default()),
-        client: Client {
-            out: Mutex::new(client.output),
-            broken: AtomicBool::new(false),
-            closed: client.closed,
-        },
-        opts,
+    let shared = Arc::new(Shared::new(
         store,
+        opts,
         local,
+        client.output,
+        client.closed,
         warn,
-        done: AtomicBool::new(false),
-    });
+    ));
     let (to_downstream, queue) = mpsc::channel::<Vec<u8>>();
     thread::spawn(move || write_downstream(child_in, queue));
     let reader = {
@@ -255,21 +257,10 @@ pub fn run(
     };
     {
         let shared = Arc::clone(&shared);
-        thread::spawn(move || expire(&shared, group));
+        thread::spawn(move || expire(&shared, Some(group)));
     }
     read_client(&shared, client_in, &to_downstream);
-    // The client is done sending: let the answers it is waiting for arrive (each bounded by
-    // --timeout) while it can still read them, then close the downstream's input and see it
-    // exit.
-    let gone = loop {
-        let gone = shared.client.gone();
-        let state = shared.state();
-        if gone || (state.pending.is_empty() && state.answering == 0) {
-            break gone;
-        }
-        drop(state);
-        thread::sleep(Duration::from_millis(10));
-    };
+    let gone = drain(&shared);
     // From here the downstream's end of output is expected, not news.
     shared.done.store(true, Ordering::SeqCst);
     drop(to_downstream);
@@ -296,6 +287,105 @@ pub fn run(
         die_by(crate::wrap::last_signal());
     }
     Ok(())
+}
+
+impl Shared {
+    fn new(
+        store: StoreConfig,
+        opts: ProxyOptions,
+        local: Box<dyn Local>,
+        output: Box<dyn Write + Send>,
+        closed: Box<dyn Fn() -> bool + Send + Sync>,
+        warn: Box<dyn Fn(&str) + Send + Sync>,
+    ) -> Shared {
+        Shared {
+            state: Mutex::new(State::default()),
+            client: Client {
+                out: Mutex::new(output),
+                broken: AtomicBool::new(false),
+                closed,
+            },
+            opts,
+            store,
+            local,
+            warn,
+            done: AtomicBool::new(false),
+        }
+    }
+}
+
+/// The client is done sending: lets the answers it is waiting for arrive (each bounded by
+/// --timeout) while it can still read them. True when the client went away meanwhile.
+fn drain(shared: &Shared) -> bool {
+    loop {
+        let gone = shared.client.gone();
+        let state = shared.state();
+        if gone || (state.pending.is_empty() && state.answering == 0) {
+            return gone;
+        }
+        drop(state);
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// [`run`] in front of a remote server: the same handling, with [`super::remote`] turning the
+/// HTTP exchanges into the lines a child would write (through a pipe). Errors when the server
+/// could never be reached (the client got a JSON-RPC error for each request meanwhile).
+#[cfg(feature = "http")]
+fn run_remote(
+    store: StoreConfig,
+    opts: ProxyOptions,
+    local: Box<dyn Local>,
+    client: ClientSide<'_>,
+    warn: Box<dyn Fn(&str) + Send + Sync>,
+    remote: super::remote::Remote,
+) -> Result<()> {
+    crate::wrap::catch_signals();
+    let (answers, pipe) =
+        std::io::pipe().map_err(|e| Error::stream("create the proxy's pipe", e))?;
+    let timeout = opts.timeout;
+    let shared = Arc::new(Shared::new(
+        store,
+        opts,
+        local,
+        client.output,
+        client.closed,
+        warn,
+    ));
+    let (to_downstream, queue) = mpsc::channel::<Vec<u8>>();
+    let revision = {
+        let shared = Arc::clone(&shared);
+        Box::new(move || shared.state().revision.clone())
+    };
+    let warn = {
+        let shared = Arc::clone(&shared);
+        Box::new(move |m: &str| (shared.warn)(m))
+    };
+    let running = remote.start(timeout, queue, pipe, revision, warn);
+    let reader = {
+        let shared = Arc::clone(&shared);
+        thread::spawn(move || read_downstream(&shared, answers))
+    };
+    {
+        let shared = Arc::clone(&shared);
+        thread::spawn(move || expire(&shared, None));
+    }
+    read_client(&shared, client.input, &to_downstream);
+    drain(&shared);
+    shared.done.store(true, Ordering::SeqCst);
+    drop(to_downstream);
+    let unreachable = running.finish();
+    let deadline = Instant::now() + Duration::from_millis(200);
+    while !reader.is_finished() && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(10));
+    }
+    if crate::wrap::signalled() {
+        die_by(crate::wrap::last_signal());
+    }
+    match unreachable {
+        Some(why) => Err(Error::Usage(format!("mcp proxy: {why}"))),
+        None => Ok(()),
+    }
 }
 
 /// Reads the client's messages to the end of its input.
@@ -428,7 +518,7 @@ fn write_downstream(mut input: std::process::ChildStdin, queue: mpsc::Receiver<V
 }
 
 /// Reads the downstream's messages until its output ends.
-fn read_downstream(shared: &Shared, output: std::process::ChildStdout) {
+fn read_downstream(shared: &Shared, output: impl std::io::Read) {
     let mut output = BufReader::with_capacity(1 << 20, output);
     loop {
         let line = match rpc::read_message(&mut output, SPOOL_AT, &shared.store.root) {
@@ -618,7 +708,7 @@ fn tools_list(shared: &Shared, line: Bytes, revision: &str) -> Bytes {
 /// Fails requests past their deadline, until the proxy is done; on SIGTERM, SIGINT or SIGHUP,
 /// fails every pending request, stops the downstream's group and ends the process by that
 /// signal.
-fn expire(shared: &Shared, group: libc::pid_t) {
+fn expire(shared: &Shared, group: Option<libc::pid_t>) {
     while !shared.done.load(Ordering::SeqCst) {
         thread::sleep(Duration::from_millis(20));
         if crate::wrap::signalled() {
@@ -627,11 +717,13 @@ fn expire(shared: &Shared, group: libc::pid_t) {
                 code::CONNECTION_CLOSED,
                 &format!("spill mcp proxy was stopped by signal {signal}"),
             );
-            stop_group(
-                group,
-                Duration::from_millis(200),
-                Duration::from_millis(300),
-            );
+            if let Some(group) = group {
+                stop_group(
+                    group,
+                    Duration::from_millis(200),
+                    Duration::from_millis(300),
+                );
+            }
             die_by(signal);
         }
         let now = Instant::now();

@@ -57,6 +57,7 @@ pub struct Settings {
 
 /// spill's reading side, for the server and for the proxy ([`Local`]): tools named with a
 /// prefix (`spill_` in the proxy) and `spill://` resources, over a restricted store.
+#[derive(Clone)]
 pub struct Reader {
     store: StoreConfig,
     prefix: &'static str,
@@ -107,6 +108,7 @@ impl Local for Reader {
     }
 }
 
+#[derive(Clone)]
 struct Handler {
     reader: Reader,
     allow_run: bool,
@@ -343,16 +345,27 @@ fn run(store: &StoreConfig, arguments: &Value) -> Result<Value> {
               "structuredContent": {"exitCode": status}, "isError": status != 0}))
 }
 
-/// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn serve(settings: Settings) -> Result<()> {
-    let handler = Handler {
+fn handler(settings: Settings) -> Handler {
+    Handler {
         reader: Reader {
             follow_bindings: settings.follow_bindings,
             ..Reader::new(settings.store, "")
         },
         allow_run: settings.allow_run,
         page_size: settings.page_size.max(1),
-    };
+    }
+}
+
+/// Serves MCP over Streamable HTTP ([`super::http`]) until the process ends: the same tools,
+/// resources and scope as [`serve`], a session per client.
+#[cfg(feature = "http")]
+pub fn serve_http(settings: Settings, listen: super::http::Listen) -> Result<()> {
+    super::http::serve(handler(settings), listen)
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn serve(settings: Settings) -> Result<()> {
+    let handler = handler(settings);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
