@@ -21,6 +21,7 @@ mod layering;
 mod lifecycle;
 mod live;
 mod mcp;
+mod mcp_http;
 mod packaging;
 mod props;
 mod readers;

@@ -132,9 +132,12 @@ where
                 let service = service.clone();
                 let token = token.clone();
                 async move {
-                    Ok::<_, std::convert::Infallible>(match gate(&request, token.as_deref()) {
-                        Some(refused) => refused,
-                        None => service.handle(request).await,
+                    if let Some(refused) = gate(&request, token.as_deref()) {
+                        return Ok::<_, std::convert::Infallible>(refused);
+                    }
+                    Ok(match body(request).await {
+                        Ok(request) => service.handle(request).await,
+                        Err(refused) => refused,
                     })
                 }
             });
@@ -184,6 +187,51 @@ fn gate(request: &Request<Incoming>, token: Option<&[u8]>) -> Option<Answer> {
         hyper::header::HeaderValue::from_static("Bearer"),
     );
     Some(refused)
+}
+
+/// A POST's body, read whole within [`MAX_BODY`] (413 past it); a JSON body that does not
+/// parse is answered here with JSON-RPC's parse error (400), as the specification's JSON-RPC
+/// requires, where rmcp would answer 415. Other methods pass as they are.
+async fn body(request: Request<Incoming>) -> std::result::Result<Request<Full<Bytes>>, Answer> {
+    let (parts, body) = request.into_parts();
+    if parts.method != hyper::Method::POST {
+        return Ok(Request::from_parts(parts, Full::new(Bytes::new())));
+    }
+    let bytes = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            return Err(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("payload too large: a request body is at most {MAX_BODY} bytes"),
+            ));
+        }
+        Err(_) => {
+            return Err(plain(
+                StatusCode::BAD_REQUEST,
+                "bad request: the body could not be read",
+            ));
+        }
+    };
+    let json = parts
+        .headers
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
+    if json && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+        let message = format!("Parse error: {e}");
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": null,
+                                      "error": {"code": -32700, "message": message}});
+        return Err(Response::builder()
+            .status(StatusCode::BAD_REQUEST)
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body.to_string())).boxed())
+            .expect("a valid response"));
+    }
+    Ok(Request::from_parts(parts, Full::new(bytes)))
 }
 
 /// Compares two byte strings in time that depends on their lengths only.
