@@ -290,6 +290,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
         }
         'spill;mcp' {
             [CompletionResult]::new('--page-size', '--page-size', [CompletionResultType]::ParameterName, 'Resources listed per `resources/list` page (the rest follow by cursor)')
+            [CompletionResult]::new('--http', '--http', [CompletionResultType]::ParameterName, 'Serve over Streamable HTTP at ADDR (PORT on 127.0.0.1, IP:PORT, localhost:PORT), endpoint /mcp, instead of stdio. Any address that is not loopback needs a bearer token')
+            [CompletionResult]::new('--token-file', '--token-file', [CompletionResultType]::ParameterName, 'The bearer token for --http, read from FILE [env: SPILL_MCP_TOKEN]; never from argv')
+            [CompletionResult]::new('--token', '--token', [CompletionResultType]::ParameterName, 'Refused: a token on the command line is visible to every user (ps)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
@@ -301,13 +304,16 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--allow-run', '--allow-run', [CompletionResultType]::ParameterName, 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'spill;mcp;proxy' {
             [CompletionResult]::new('--max-inline', '--max-inline', [CompletionResultType]::ParameterName, 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'A request the downstream has not answered after this long gets an error')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'The downstream is the Streamable HTTP MCP server at URL (http or https), not a command')
+            [CompletionResult]::new('--header', '--header', [CompletionResultType]::ParameterName, 'A header sent to --url with every request, `NAME: VALUE`; `${VAR}` in VALUE is the environment variable''s value (keep tokens out of argv). Repeatable')
+            [CompletionResult]::new('--headers-file', '--headers-file', [CompletionResultType]::ParameterName, 'Headers for --url from FILE, one `NAME: VALUE` a line (# starts a comment)')
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
             [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
@@ -321,7 +327,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;mcp;help' {
-            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -431,7 +437,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;mcp' {
-            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio) and store its oversized tool results.')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.')
             break
         }
         'spill;help;mcp;proxy' {

@@ -830,13 +830,25 @@ _spill() {
             return 0
             ;;
         spill__subcmd__mcp)
-            opts="-h --allow-run --page-size --dir --store --scope --ttl --quota --max-file --color --paging --help proxy help"
+            opts="-h --allow-run --page-size --http --token-file --token --dir --store --scope --ttl --quota --max-file --color --paging --help proxy help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --page-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -922,7 +934,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__mcp__subcmd__proxy)
-            opts="-h --max-inline --timeout --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --max-inline --timeout --url --header --headers-file --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -933,6 +945,18 @@ _spill() {
                     return 0
                     ;;
                 --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --header)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --headers-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

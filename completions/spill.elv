@@ -274,6 +274,9 @@ set edit:completion:arg-completer[spill] = {|@words|
         }
         &'spill;mcp'= {
             cand --page-size 'Resources listed per `resources/list` page (the rest follow by cursor)'
+            cand --http 'Serve over Streamable HTTP at ADDR (PORT on 127.0.0.1, IP:PORT, localhost:PORT), endpoint /mcp, instead of stdio. Any address that is not loopback needs a bearer token'
+            cand --token-file 'The bearer token for --http, read from FILE [env: SPILL_MCP_TOKEN]; never from argv'
+            cand --token 'Refused: a token on the command line is visible to every user (ps)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
@@ -285,12 +288,15 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --allow-run 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
-            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand proxy 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;mcp;proxy'= {
             cand --max-inline 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]'
             cand --timeout 'A request the downstream has not answered after this long gets an error'
+            cand --url 'The downstream is the Streamable HTTP MCP server at URL (http or https), not a command'
+            cand --header 'A header sent to --url with every request, `NAME: VALUE`; `${VAR}` in VALUE is the environment variable''s value (keep tokens out of argv). Repeatable'
+            cand --headers-file 'Headers for --url from FILE, one `NAME: VALUE` a line (# starts a comment)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
             cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
@@ -303,7 +309,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'spill;mcp;help'= {
-            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand proxy 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'spill;mcp;help;proxy'= {
@@ -394,7 +400,7 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;init'= {
         }
         &'spill;help;mcp'= {
-            cand proxy 'Start an MCP server (stdio) and store its oversized tool results.'
+            cand proxy 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
         }
         &'spill;help;mcp;proxy'= {
         }

@@ -286,6 +286,9 @@ complete -c spill -n "__fish_spill_using_subcommand init" -l dry-run -d 'Print w
 complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remove spill\'s hooks instead'
 complete -c spill -n "__fish_spill_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l page-size -d 'Resources listed per `resources/list` page (the rest follow by cursor)' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l http -d 'Serve over Streamable HTTP at ADDR (PORT on 127.0.0.1, IP:PORT, localhost:PORT), endpoint /mcp, instead of stdio. Any address that is not loopback needs a bearer token' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l token-file -d 'The bearer token for --http, read from FILE [env: SPILL_MCP_TOKEN]; never from argv' -r -F
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l token -d 'Refused: a token on the command line is visible to every user (ps)' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -300,10 +303,13 @@ always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l allow-run -d 'Also offer a `run` tool that runs a command under `spill wrap` (refused in restricted mode)'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -f -a "proxy" -d 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l max-inline -d 'Results up to this size pass through untouched [env: SPILL_MAX_INLINE] [default: 16KiB]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l timeout -d 'A request the downstream has not answered after this long gets an error' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l url -d 'The downstream is the Streamable HTTP MCP server at URL (http or https), not a command' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l header -d 'A header sent to --url with every request, `NAME: VALUE`; `${VAR}` in VALUE is the environment variable\'s value (keep tokens out of argv). Repeatable' -r
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l headers-file -d 'Headers for --url from FILE, one `NAME: VALUE` a line (# starts a comment)' -r -F
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l dir -d 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]' -r -F
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l store -d 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -l scope -d 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]' -r
@@ -317,7 +323,7 @@ complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcomm
 always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from proxy" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
+complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "proxy" -d 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c spill -n "__fish_spill_using_subcommand wait" -l timeout -d 'Give up after this long (e.g. 90s, 500ms) and show what is new; without it, wait for the end' -r
 complete -c spill -n "__fish_spill_using_subcommand wait" -l since -d 'At the timeout, show the output from this cursor on (a `cursor` an earlier answer gave)' -r
@@ -379,7 +385,7 @@ complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_su
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "stop" -d 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "doctor" -d 'Report, for each agent harness found, what spill does in it; change nothing.'
 complete -c spill -n "__fish_spill_using_subcommand help; and not __fish_seen_subcommand_from wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c spill -n "__fish_spill_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "proxy" -d 'Start an MCP server (stdio) and store its oversized tool results.'
+complete -c spill -n "__fish_spill_using_subcommand help; and __fish_seen_subcommand_from mcp" -f -a "proxy" -d 'Start an MCP server (stdio), or reach one over HTTP, and store its oversized tool results.'
 
 # Stored refs of the current scope, described by their labels (`spill ls --complete`).
 complete -c spill -n "__fish_seen_subcommand_from cat shape extract search rm" -k -a "(command spill ls --complete 2>/dev/null)"

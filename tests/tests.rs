@@ -21,6 +21,8 @@ mod layering;
 mod lifecycle;
 mod live;
 mod mcp;
+// `spill mcp --http` and `proxy --url`: built with `--features http` (.ci/run runs them).
+#[cfg(feature = "http")]
 mod mcp_http;
 mod packaging;
 mod props;

@@ -37,7 +37,11 @@ pub const TOKEN_VAR: &str = "SPILL_MCP_TOKEN";
 fn serve_http(settings: crate::mcp::server::Settings, addr: &str, args: &McpArgs) -> Result<()> {
     let addr = crate::mcp::http::parse_addr(addr).map_err(|e| Error::Usage(format!("mcp: {e}")))?;
     let token = token(args)?;
-    crate::mcp::server::serve_http(settings, crate::mcp::http::Listen { addr, token })
+    crate::mcp::server::serve_http(
+        settings,
+        crate::mcp::http::Listen { addr, token },
+        Box::new(|url: &str| diag::note(&format!("mcp: serving {url}"))),
+    )
 }
 
 #[cfg(not(feature = "http"))]

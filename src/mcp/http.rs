@@ -68,9 +68,9 @@ pub fn parse_addr(text: &str) -> std::result::Result<SocketAddr, String> {
     text.parse::<SocketAddr>().map_err(|_| bad())
 }
 
-/// Serves `handler`'s sessions on `listen` until the process ends. Prints the endpoint's URL on
-/// stderr once it listens (with the port the system chose for port 0).
-pub fn serve<H>(handler: H, listen: Listen) -> Result<()>
+/// Serves `handler`'s sessions on `listen` until the process ends. `listening` gets the
+/// endpoint's URL once it listens (with the port the system chose for port 0).
+pub fn serve<H>(handler: H, listen: Listen, listening: Box<dyn FnOnce(&str)>) -> Result<()>
 where
     H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -84,7 +84,7 @@ where
         .enable_all()
         .build()
         .map_err(|e| Error::stream("start the MCP server's runtime", e))?;
-    runtime.block_on(run(handler, listen))
+    runtime.block_on(run(handler, listen, listening))
 }
 
 fn config(addr: SocketAddr) -> StreamableHttpServerConfig {
@@ -99,7 +99,7 @@ fn config(addr: SocketAddr) -> StreamableHttpServerConfig {
     }
 }
 
-async fn run<H>(handler: H, listen: Listen) -> Result<()>
+async fn run<H>(handler: H, listen: Listen, listening: Box<dyn FnOnce(&str)>) -> Result<()>
 where
     H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -109,7 +109,7 @@ where
     let local = listener
         .local_addr()
         .map_err(|e| Error::stream("listen on the --http address", e))?;
-    crate::diag::note(&format!("mcp: serving http://{local}{ENDPOINT}"));
+    listening(&format!("http://{local}{ENDPOINT}"));
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),

@@ -5,7 +5,8 @@
 //! into the newline-delimited stream a child would write. Each client line is POSTed to the URL
 //! (`Accept: application/json, text/event-stream`, the session's `Mcp-Session-Id` and, once
 //! negotiated, `MCP-Protocol-Version`, plus the user's `--header`s and nothing else of
-//! spill's), each on a thread of its own so a slow tool never holds up the others. What comes
+//! spill's), each request on a thread of its own so a slow tool never holds up the others
+//! (notifications and responses in order, before what follows them). What comes
 //! back is written, one message a line, into a pipe the proxy reads as it reads a child's
 //! output: a JSON body, or each event of an SSE body, streamed (raw line breaks, which JSON
 //! allows only as whitespace, become spaces), so a large message is never held in memory here
@@ -264,8 +265,17 @@ impl Remote {
             let link = Arc::clone(&link);
             thread::spawn(move || {
                 for line in queue {
-                    let link = Arc::clone(&link);
-                    thread::spawn(move || post(&link, &line));
+                    // A notification or a response is sent before anything that follows it
+                    // (`notifications/initialized` before the first request, a cancellation
+                    // after its request): its answer is an empty 202 at once. A request goes
+                    // on a thread of its own, since its answer may take as long as the tool.
+                    let request = Head::parse(&line).is_some_and(|h| h.is_request());
+                    if request {
+                        let link = Arc::clone(&link);
+                        thread::spawn(move || post(&link, &line));
+                    } else {
+                        post(&link, &line);
+                    }
                 }
             })
         };

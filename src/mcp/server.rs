@@ -357,10 +357,14 @@ fn handler(settings: Settings) -> Handler {
 }
 
 /// Serves MCP over Streamable HTTP ([`super::http`]) until the process ends: the same tools,
-/// resources and scope as [`serve`], a session per client.
+/// resources and scope as [`serve`], a session per client. `listening` gets the endpoint's URL.
 #[cfg(feature = "http")]
-pub fn serve_http(settings: Settings, listen: super::http::Listen) -> Result<()> {
-    super::http::serve(handler(settings), listen)
+pub fn serve_http(
+    settings: Settings,
+    listen: super::http::Listen,
+    listening: Box<dyn FnOnce(&str)>,
+) -> Result<()> {
+    super::http::serve(handler(settings), listen, listening)
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.

@@ -12,6 +12,14 @@ and reuses them. Every check prints PASS or FAIL; any FAIL exits 1.
 
 MCP Inspector (`@modelcontextprotocol/inspector`, CLI mode) lists and calls the tools too.
 
+Streamable HTTP (the binary must be built with `--features http`): the TypeScript SDK's
+`StreamableHTTPClientTransport` against `spill mcp --http`, and `spill mcp proxy --url` in front of
+server-everything's `streamableHttp` mode (http_client.mjs); then the official conformance suite
+(`@modelcontextprotocol/conformance`, pinned below, run with the npm registry's `node@22`, which it
+needs) against `spill mcp --http`, its per-scenario table printed. Every scenario must pass except
+those in CONFORMANCE_DOES_NOT_APPLY, each with the specification's words for why; the suite itself
+fails the run when one of those starts passing (a stale entry) or another one fails.
+
 Usage: tests/mcp/run.py [--spill PATH] [--cache DIR] [--keep]
 Needs: python3 (with venv), node and npm. Network: PyPI and the npm registry, for the first
 install only; everything else runs on this machine.
@@ -40,6 +48,109 @@ NPM = [
 NPM_OLD = [("@modelcontextprotocol/sdk", "1.11.5")]
 # MCP Inspector, in its CLI mode (one request per run).
 INSPECTOR = [("@modelcontextprotocol/inspector", "2.12.0")]
+# The official conformance suite and the Node it needs (22 or later; the machine's may be older).
+CONFORMANCE = [("@modelcontextprotocol/conformance", "0.1.16"), ("node", "22.23.3")]
+
+# Scenarios of the suite's active set that do not apply to spill, with the words of the
+# specification (revision 2025-11-25) that make them optional. Most call the suite's own fixture
+# tools, resources and prompts by name (its reference "everything" server's `test_simple_text`,
+# `test://static-text`, ...): the specification defines no tool, resource or prompt that every
+# server must offer, and spill's are its own (`cat`, `search`, ..., `spill://SCOPE/REF`), covered
+# by the SDK checks above.
+_FIXTURE_TOOL = ("calls the suite's fixture tool {} by name. Tools: \"Each tool is uniquely identified by a "
+                 "name\" and clients discover them with tools/list; the specification requires no particular "
+                 "tool, and spill lists only its own")
+_FIXTURE_RESOURCE = ("reads the suite's fixture resource {}. Resources: \"Each resource is uniquely identified "
+                     "by a URI\" and servers expose their own; spill's are spill://SCOPE/REF (resources-list passes)")
+_PROMPTS = ("prompts: \"Servers that support prompts MUST declare the prompts capability during "
+            "initialization\"; spill offers no prompts and declares only tools and resources")
+CONFORMANCE_DOES_NOT_APPLY = {
+    "logging-set-level": "logging: \"Servers that emit log message notifications MUST declare the logging "
+                         "capability\"; spill emits none and does not declare it, so logging/setLevel is "
+                         "method-not-found (-32601)",
+    "completion-complete": "completion: \"Servers that support completions MUST declare the completions "
+                           "capability\"; spill has no prompt or template arguments to complete and does not "
+                           "declare it",
+    "tools-call-simple-text": _FIXTURE_TOOL.format("test_simple_text"),
+    "tools-call-image": _FIXTURE_TOOL.format("test_image_content"),
+    "tools-call-audio": _FIXTURE_TOOL.format("test_audio_content"),
+    "tools-call-embedded-resource": _FIXTURE_TOOL.format("test_embedded_resource"),
+    "tools-call-mixed-content": _FIXTURE_TOOL.format("test_multiple_content_types"),
+    "tools-call-with-logging": _FIXTURE_TOOL.format("test_tool_with_logging") + "; and spill declares no logging",
+    "tools-call-error": _FIXTURE_TOOL.format("test_error_handling") + " (spill's own tool errors are isError "
+                        "results: tests/mcp.rs)",
+    "tools-call-with-progress": _FIXTURE_TOOL.format("test_tool_with_progress") + " (spill's wait sends "
+                                "progress: tests/mcp.rs)",
+    "tools-call-sampling": _FIXTURE_TOOL.format("test_sampling") + "; sampling is a client feature a server "
+                           "\"MAY\" request, and spill's tools never need a model",
+    "tools-call-elicitation": _FIXTURE_TOOL.format("test_elicitation") + "; elicitation is a client feature a "
+                              "server MAY request, and spill's tools never ask the user",
+    "elicitation-sep1034-defaults": _FIXTURE_TOOL.format("test_elicitation_sep1034_defaults") + "; spill never "
+                                    "requests elicitation",
+    "elicitation-sep1330-enums": _FIXTURE_TOOL.format("test_elicitation_sep1330_enums") + "; spill never "
+                                 "requests elicitation",
+    "resources-read-text": _FIXTURE_RESOURCE.format("test://static-text"),
+    "resources-read-binary": _FIXTURE_RESOURCE.format("test://static-binary"),
+    "resources-templates-read": _FIXTURE_RESOURCE.format("test://template/{id}/data"),
+    "resources-subscribe": "resources: \"subscribe: whether the client can subscribe to be notified of changes to "
+                           "individual resources\" ... \"Both subscribe and listChanged are optional\"; a stored "
+                           "output never changes once sealed, and spill does not declare subscribe",
+    "resources-unsubscribe": "as resources-subscribe: subscribe is optional and spill does not declare it",
+    "prompts-list": _PROMPTS,
+    "prompts-get-simple": _PROMPTS,
+    "prompts-get-with-args": _PROMPTS,
+    "prompts-get-embedded-resource": _PROMPTS,
+    "prompts-get-with-image": _PROMPTS,
+}
+
+
+def start_http(spill, env):
+    """Starts `spill mcp --http 127.0.0.1:0` and returns (process, URL) from its first stderr line."""
+    server = subprocess.Popen([str(spill), "mcp", "--http", "127.0.0.1:0"], env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    line = server.stderr.readline()
+    if "serving http://" not in line:
+        server.kill()
+        server.wait()
+        sys.exit(f"mcp tests: spill mcp --http did not start (is it built with --features http?): {line.strip()}")
+    return server, line.split("serving ", 1)[1].strip()
+
+
+def conformance_checks(modules, spill, work):
+    """The official conformance suite's server scenarios against `spill mcp --http`."""
+    node = modules / "node" / "bin" / "node"
+    suite = modules / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPILL_")}
+    env.update(SPILL_DIR=str(work / "store"), SPILL_SCOPE="conformance",
+               PATH=f"{node.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    rows = "".join(f"row {i}\n" for i in range(1, 5001))
+    subprocess.run([str(spill), "wrap"], input=rows.encode(), env=env, capture_output=True, check=True)
+    baseline = work / "expected-failures.yml"
+    baseline.write_text("server:\n" + "".join(f"  - {name}\n" for name in CONFORMANCE_DOES_NOT_APPLY))
+    server, url = start_http(spill, env)
+    try:
+        done = subprocess.run([str(node), str(suite), "server", "--url", url, "--expected-failures", str(baseline)],
+                              env=env, cwd=work, capture_output=True, text=True, timeout=900)
+    finally:
+        server.kill()
+        server.wait()
+    table = []
+    for line in done.stdout.splitlines():
+        line = line.strip()
+        if line[:1] in ("✓", "✗") and ":" in line:
+            name, counts = line[1:].strip().split(":", 1)
+            table.append((name.strip(), line[0] == "✓", counts.strip()))
+    print("conformance (@modelcontextprotocol/conformance " + CONFORMANCE[0][1] + ", node " + CONFORMANCE[1][1] + "):")
+    for name, passed, counts in table:
+        verdict = "PASS" if passed else ("n/a " if name in CONFORMANCE_DOES_NOT_APPLY else "FAIL")
+        why = f"  -- does not apply: {CONFORMANCE_DOES_NOT_APPLY[name]}" if not passed and name in CONFORMANCE_DOES_NOT_APPLY else ""
+        print(f"  {verdict}  {name:32} {counts}{why}")
+    passed = sum(p for _, p, _ in table)
+    print(f"  {passed} passed, {len(table) - passed} not applicable or failed, of {len(table)} scenarios")
+    ok = done.returncode == 0 and table
+    print(f"{'PASS' if ok else 'FAIL'}  conformance: every scenario that applies passes, and only those in "
+          f"CONFORMANCE_DOES_NOT_APPLY fail" + ("" if ok else f"  (exit {done.returncode}: {(done.stdout + done.stderr)[-1500:]})"))
+    return 0 if ok else 1
 
 
 def inspector_checks(node_modules, spill, work, downstream):
@@ -103,7 +214,8 @@ def install_npm(cache, packages):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
+    parser.add_argument("--spill", help="the spill binary, built with --features http (default: cargo build "
+                                        "--features http, then debug/spill in cargo's target directory)")
     parser.add_argument("--cache", default=os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "spill-mcp"))
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -112,7 +224,7 @@ def main():
     if args.spill:
         spill = Path(args.spill).resolve()
     else:
-        subprocess.run(["cargo", "build", "--locked", "--quiet"], cwd=repo, check=True)
+        subprocess.run(["cargo", "build", "--locked", "--quiet", "--features", "http"], cwd=repo, check=True)
         meta = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps", "--locked"],
                               cwd=repo, check=True, capture_output=True, text=True).stdout
         spill = Path(json.loads(meta)["target_directory"]) / "debug" / "spill"
@@ -123,6 +235,7 @@ def main():
     node_modules = install_npm(cache, NPM)
     old_node_modules = install_npm(cache, NPM_OLD)
     inspector_modules = install_npm(cache, INSPECTOR)
+    conformance_modules = install_npm(cache, CONFORMANCE)
     runs = []
     for version, modes, pins in PYTHON_SDKS:
         python = install_python(cache, version, pins)
@@ -147,6 +260,14 @@ def main():
         print("== MCP Inspector CLI", flush=True)
         (work / "inspector").mkdir()
         status |= inspector_checks(inspector_modules, spill, work / "inspector", HERE / "downstream.py") != 0
+        print("== Streamable HTTP: the TypeScript SDK against spill mcp --http, proxy --url in front of server-everything", flush=True)
+        (work / "http").mkdir()
+        done = subprocess.run(["node", str(HERE / "http_client.mjs"), str(node_modules), str(spill), str(work / "http")],
+                              timeout=600)
+        status |= done.returncode != 0
+        print("== the official conformance suite against spill mcp --http", flush=True)
+        (work / "conformance").mkdir()
+        status |= conformance_checks(conformance_modules, spill, work / "conformance") != 0
     finally:
         if args.keep:
             print(f"work directory kept: {work}")
