@@ -447,3 +447,303 @@ fn kill_9_of_the_http_server_leaves_nothing_behind() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// `tests/mcp/http_downstream.py LOG`, killed when dropped: its port and the log of what it got.
+struct Downstream {
+    child: Child,
+    url: String,
+    log: std::path::PathBuf,
+}
+
+impl Drop for Downstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Downstream {
+    fn start(sb: &Sandbox) -> Downstream {
+        let log = sb.path().join("downstream.log");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/http_downstream.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .arg(&log)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3");
+        let mut port = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut port)
+            .unwrap();
+        Downstream {
+            child,
+            url: format!("http://127.0.0.1:{}/mcp", port.trim()),
+            log,
+        }
+    }
+
+    /// What the server got, one entry per HTTP request.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+/// A stdio client of `spill mcp proxy --url …`: one line out, its answer back.
+struct Client {
+    child: Child,
+    output: BufReader<std::process::ChildStdout>,
+}
+
+impl Client {
+    fn send(&mut self, message: &Value) {
+        let input = self.child.stdin.as_mut().unwrap();
+        writeln!(input, "{message}").unwrap();
+        input.flush().unwrap();
+    }
+
+    fn ask(&mut self, message: Value) -> Value {
+        self.send(&message);
+        let mut line = String::new();
+        self.output.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    }
+
+    /// Closes the proxy's input and returns its exit status and stderr.
+    fn finish(mut self) -> (Option<i32>, String) {
+        drop(self.child.stdin.take());
+        let mut rest = String::new();
+        let _ = self.output.read_to_string(&mut rest);
+        assert!(
+            crate::common::exits_within(&mut self.child, Duration::from_secs(10)),
+            "the proxy did not exit"
+        );
+        let mut stderr = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        (self.child.wait().unwrap().code(), stderr)
+    }
+}
+
+fn proxy_to(sb: &Sandbox, url: &str, extra: &[&str]) -> Client {
+    let mut args = vec!["mcp", "proxy", "--url", url];
+    args.extend_from_slice(extra);
+    let mut child = sb
+        .cmd(&args)
+        .env("SPILL_SCOPE", "remote")
+        .env("REMOTE_TOKEN", "tok-81c2e")
+        .spawn_piped();
+    let output = BufReader::new(child.stdout.take().unwrap());
+    Client { child, output }
+}
+
+fn rpc(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+#[test]
+fn the_proxy_stands_in_front_of_a_remote_server_with_its_headers_and_stores_large_results() {
+    let sb = Sandbox::new();
+    let downstream = Downstream::start(&sb);
+    let mut client = proxy_to(
+        &sb,
+        &downstream.url,
+        &[
+            "--header",
+            "Authorization: Bearer ${REMOTE_TOKEN}",
+            "--header",
+            "X-Team: blue",
+            "--max-inline",
+            "16K",
+        ],
+    );
+    let init = client.ask(rpc(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    ));
+    assert_eq!(init["result"]["serverInfo"]["name"], "http-downstream");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let listed = client.ask(rpc(1, "tools/list", json!({})));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.starts_with(&["headers", "big", "fail", "progress"]) && names.contains(&"spill_cat"),
+        "{names:?}"
+    );
+    // What the server received: the user's headers, the transport's, nothing else of spill's.
+    let seen = client.ask(rpc(
+        2,
+        "tools/call",
+        json!({"name": "headers", "arguments": {}}),
+    ));
+    let headers: Value =
+        serde_json::from_str(seen["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(headers["authorization"], "Bearer tok-81c2e");
+    assert_eq!(headers["x-team"], "blue");
+    assert_eq!(headers["mcp-session-id"], "session-7f3a");
+    assert_eq!(headers["mcp-protocol-version"], "2025-06-18");
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(headers["accept"], "application/json, text/event-stream");
+    // A large result, sent as a multi-line SSE event: stored and replaced.
+    let big = client.ask(rpc(
+        3,
+        "tools/call",
+        json!({"name": "big", "arguments": {}}),
+    ));
+    let envelope: Value =
+        serde_json::from_str(big["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let reference = envelope["ref"].as_str().expect("an envelope").to_string();
+    let back = client.ask(rpc(
+        4,
+        "tools/call",
+        json!({"name": "spill_cat", "arguments": {"source": reference, "lines": "12500:12500"}}),
+    ));
+    assert!(
+        back["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("big line 012500\n"),
+        "{back}"
+    );
+    // Progress on the request's SSE stream, then its result.
+    client.send(&rpc(
+        5,
+        "tools/call",
+        json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+    ));
+    let mut line = String::new();
+    client.output.read_line(&mut line).unwrap();
+    let note: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(note["method"], "notifications/progress");
+    line.clear();
+    client.output.read_line(&mut line).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&line).unwrap()["id"], 5);
+    // An HTTP error is the request's JSON-RPC error; a JSON-RPC error body passes as it is.
+    let failed = client.ask(rpc(
+        6,
+        "tools/call",
+        json!({"name": "fail", "arguments": {}}),
+    ));
+    assert_eq!(failed["error"]["code"], -32000);
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("HTTP 500") && message.contains("the tool broke"),
+        "{message}"
+    );
+    let unknown = client.ask(rpc(7, "prompts/list", json!({})));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let (status, stderr) = client.finish();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(!stderr.contains("tok-81c2e"), "{stderr}");
+    // The session ended with a DELETE; the server's stream was asked for once (405).
+    let requests = downstream.requests();
+    let last = requests.last().unwrap();
+    assert_eq!(last["method"], "DELETE", "{requests:?}");
+    assert_eq!(last["headers"]["mcp-session-id"], "session-7f3a");
+    assert_eq!(
+        requests.iter().filter(|r| r["method"] == "GET").count(),
+        1,
+        "{requests:?}"
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|r| r["headers"]["authorization"] == "Bearer tok-81c2e"),
+        "every request carries the user's header"
+    );
+}
+
+#[test]
+fn an_unreachable_url_is_a_json_rpc_error_and_exit_status_2_never_a_hang() {
+    let sb = Sandbox::new();
+    // A port nothing listens on: bound, then closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let started = Instant::now();
+    let mut client = proxy_to(
+        &sb,
+        &format!("http://127.0.0.1:{port}/mcp?api_key=k-55"),
+        &["--header", "Authorization: Bearer ${REMOTE_TOKEN}"],
+    );
+    let answer = client.ask(rpc(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    ));
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains(&format!(
+            "cannot reach the MCP server at http://127.0.0.1:{port}/mcp"
+        )),
+        "{message}"
+    );
+    let (status, stderr) = client.finish();
+    assert_eq!(status, Some(2), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    for secret in ["k-55", "tok-81c2e"] {
+        assert!(
+            !message.contains(secret) && !stderr.contains(secret),
+            "{message} {stderr}"
+        );
+    }
+}
+
+#[test]
+fn proxy_url_refuses_bad_urls_and_headers_without_echoing_values() {
+    let sb = Sandbox::new();
+    for (args, says) in [
+        (
+            vec!["--url", "ftp://h/mcp"],
+            "not an http:// or https:// URL",
+        ),
+        (
+            vec![
+                "--url",
+                "http://h/mcp",
+                "--header",
+                "Authorization: Bearer ${NOT_SET_ANYWHERE}",
+            ],
+            "NOT_SET_ANYWHERE is not set",
+        ),
+        (
+            vec!["--url", "http://h/mcp", "--header", "Mcp-Session-Id: x"],
+            "belongs to the transport",
+        ),
+        (
+            vec!["--url", "http://h/mcp", "--header", "no-colon-secret"],
+            "without a colon",
+        ),
+    ] {
+        let mut full = vec!["mcp", "proxy"];
+        full.extend(args);
+        let run = sb.cmd(&full).run();
+        run.status(2);
+        assert!(run.stderr.contains(says), "{full:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("no-colon-secret"), "{}", run.stderr);
+    }
+    // --url and a command are one or the other.
+    let run = sb
+        .cmd(&["mcp", "proxy", "--url", "http://h/mcp", "--", "true"])
+        .run();
+    run.status(2);
+}
