@@ -6,7 +6,8 @@ LOG.
 
 Tools: `headers` (its text is the JSON of the request's headers), `big` (a 200,000-byte text
 result, sent as an SSE event whose data spans several lines, after a priming event and a
-comment), `fail` (HTTP 500 with a text body), `progress` (a progress notification on the SSE
+comment), `huge` (`megabytes` of text, streamed, for measuring memory by hand), `fail` (HTTP 500
+with a text body), `progress` (a progress notification on the SSE
 stream, then the result). GET is 405; DELETE ends the session (200).
 
 Usage: http_downstream.py LOG
@@ -85,6 +86,21 @@ class Handler(BaseHTTPRequestHandler):
                 event = "".join(f"data: {line}\r\n" for line in data.split("\n"))
                 body = (": a comment\n\nid: 0\nretry: 1000\ndata:\n\n" + "event: message\n" + event + "\r\n").encode()
                 self.send(200, "text/event-stream", body)
+            elif name == "huge":
+                # MEGABYTES of text in one SSE event, streamed (the body ends when the connection
+                # closes): for measuring the proxy's memory, not run by the tests.
+                size = int(message["params"]["arguments"].get("megabytes", 100)) << 20
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                line = "x" * 1023 + "\\n"
+                self.wfile.write(f'data: {{"jsonrpc":"2.0","id":{json.dumps(message["id"])},"result":{{"content":[{{"type":"text","text":"'.encode())
+                chunk = (line * 1024).encode()
+                for _ in range(size // len(chunk)):
+                    self.wfile.write(chunk)
+                self.wfile.write(b'"}]}}\n\n')
             elif name == "progress":
                 token = message["params"].get("_meta", {}).get("progressToken", 0)
                 note = {"jsonrpc": "2.0", "method": "notifications/progress",
