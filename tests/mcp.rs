@@ -1032,3 +1032,23 @@ fn a_large_resource_of_the_downstream_is_stored_and_a_small_one_passes() {
             .find(|l| l.starts_with(br#"{"jsonrpc": "2.0", "id": 2"#))
     );
 }
+
+/// Without the `http` feature the HTTP flags exist (one command-line definition, one set of
+/// completions) and say how to get them.
+#[cfg(not(feature = "http"))]
+#[test]
+fn http_flags_without_the_http_feature_say_how_to_build_it() {
+    let sb = Sandbox::new();
+    for args in [
+        vec!["mcp", "--http", "0"],
+        vec!["mcp", "proxy", "--url", "http://127.0.0.1:9/mcp"],
+    ] {
+        let run = sb.cmd(&args).run();
+        run.status(2);
+        assert!(
+            run.stderr.contains("--features http"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
