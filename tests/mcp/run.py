@@ -18,7 +18,8 @@ server-everything's `streamableHttp` mode (http_client.mjs); then the official c
 (`@modelcontextprotocol/conformance`, pinned below, run with the npm registry's `node@22`, which it
 needs) against `spill mcp --http`, its per-scenario table printed. Every scenario must pass except
 those in CONFORMANCE_DOES_NOT_APPLY, each with the specification's words for why; the suite itself
-fails the run when one of those starts passing (a stale entry) or another one fails.
+fails the run when one of those starts passing (a stale entry) or another one fails; each of them is
+then run alone to see that it fails for the reason written down (CONFORMANCE_FAILS_WITH) and no other.
 
 Usage: tests/mcp/run.py [--spill PATH] [--cache DIR] [--keep]
 Needs: python3 (with venv), node and npm. Network: PyPI and the npm registry, for the first
@@ -28,6 +29,7 @@ install only; everything else runs on this machine.
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -76,7 +78,8 @@ CONFORMANCE_DOES_NOT_APPLY = {
     "tools-call-audio": _FIXTURE_TOOL.format("test_audio_content"),
     "tools-call-embedded-resource": _FIXTURE_TOOL.format("test_embedded_resource"),
     "tools-call-mixed-content": _FIXTURE_TOOL.format("test_multiple_content_types"),
-    "tools-call-with-logging": _FIXTURE_TOOL.format("test_tool_with_logging") + "; and spill declares no logging",
+    "tools-call-with-logging": "sets the log level first, which fails as in logging-set-level (spill declares no "
+                               "logging), then " + _FIXTURE_TOOL.format("test_tool_with_logging"),
     "tools-call-error": _FIXTURE_TOOL.format("test_error_handling") + " (spill's own tool errors are isError "
                         "results: tests/mcp.rs)",
     "tools-call-with-progress": _FIXTURE_TOOL.format("test_tool_with_progress") + " (spill's wait sends "
@@ -101,6 +104,18 @@ CONFORMANCE_DOES_NOT_APPLY = {
     "prompts-get-with-args": _PROMPTS,
     "prompts-get-embedded-resource": _PROMPTS,
     "prompts-get-with-image": _PROMPTS,
+}
+
+# How each of them fails, in the suite's own error message: the reason above, and no other.
+_METHOD_NOT_FOUND = {"logging-set-level": "logging/setLevel", "completion-complete": "completion/complete",
+                     "tools-call-with-logging": "logging/setLevel", "resources-subscribe": "resources/subscribe",
+                     "resources-unsubscribe": "resources/subscribe", "prompts-list": "prompts/list"}
+CONFORMANCE_FAILS_WITH = {
+    name: (f"-32601: {_METHOD_NOT_FOUND[name]}" if name in _METHOD_NOT_FOUND
+           else "-32601: prompts/get" if name.startswith("prompts-get")
+           else "not a spill:// URI" if name.startswith("resources-")
+           else 'unknown tool \\"' + re.search(r"fixture tool (\w+) by name", CONFORMANCE_DOES_NOT_APPLY[name])[1] + '\\"')
+    for name in CONFORMANCE_DOES_NOT_APPLY
 }
 
 
@@ -131,6 +146,14 @@ def conformance_checks(modules, spill, work):
     try:
         done = subprocess.run([str(node), str(suite), "server", "--url", url, "--expected-failures", str(baseline)],
                               env=env, cwd=work, capture_output=True, text=True, timeout=900)
+        # Each scenario that does not apply fails for the reason written down, not another one.
+        wrong_reason = []
+        for name, expected in CONFORMANCE_FAILS_WITH.items():
+            alone = subprocess.run([str(node), str(suite), "server", "--url", url, "--scenario", name, "--verbose"],
+                                   env=env, cwd=work, capture_output=True, text=True, timeout=300)
+            messages = [line.strip() for line in alone.stdout.splitlines() if '"errorMessage"' in line]
+            if not messages or not all(expected in m for m in messages):
+                wrong_reason.append(f"{name}: {messages[:2] or alone.stdout[-300:]}")
     finally:
         server.kill()
         server.wait()
@@ -147,7 +170,9 @@ def conformance_checks(modules, spill, work):
         print(f"  {verdict}  {name:32} {counts}{why}")
     passed = sum(p for _, p, _ in table)
     print(f"  {passed} passed, {len(table) - passed} not applicable or failed, of {len(table)} scenarios")
-    ok = done.returncode == 0 and table
+    ok = done.returncode == 0 and table and not wrong_reason
+    for line in wrong_reason:
+        print(f"  FAIL  fails for another reason than the one written down: {line}")
     print(f"{'PASS' if ok else 'FAIL'}  conformance: every scenario that applies passes, and only those in "
           f"CONFORMANCE_DOES_NOT_APPLY fail" + ("" if ok else f"  (exit {done.returncode}: {(done.stdout + done.stderr)[-1500:]})"))
     return 0 if ok else 1
