@@ -647,6 +647,13 @@ fn the_proxy_stands_in_front_of_a_remote_server_with_its_headers_and_stores_larg
     );
     let unknown = client.ask(rpc(7, "prompts/list", json!({})));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    // A redirect is not followed: the headers go to --url only.
+    let moved = client.ask(rpc(
+        8,
+        "tools/call",
+        json!({"name": "moved", "arguments": {}}),
+    ));
+    assert_eq!(moved["error"]["code"], -32000, "{moved}");
     let (status, stderr) = client.finish();
     assert_eq!(status, Some(0), "{stderr}");
     assert!(!stderr.contains("tok-81c2e"), "{stderr}");
@@ -666,6 +673,7 @@ fn the_proxy_stands_in_front_of_a_remote_server_with_its_headers_and_stores_larg
             .all(|r| r["headers"]["authorization"] == "Bearer tok-81c2e"),
         "every request carries the user's header"
     );
+    assert!(requests.iter().all(|r| r["path"] == "/mcp"), "{requests:?}");
 }
 
 #[test]

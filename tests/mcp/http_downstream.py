@@ -7,7 +7,7 @@ LOG.
 Tools: `headers` (its text is the JSON of the request's headers), `big` (a 200,000-byte text
 result, sent as an SSE event whose data spans several lines, after a priming event and a
 comment), `huge` (`megabytes` of text, streamed, for measuring memory by hand), `fail` (HTTP 500
-with a text body), `progress` (a progress notification on the SSE
+with a text body), `moved` (a 303 to /elsewhere), `progress` (a progress notification on the SSE
 stream, then the result). GET is 405; DELETE ends the session (200).
 
 Usage: http_downstream.py LOG
@@ -107,6 +107,8 @@ class Handler(BaseHTTPRequestHandler):
                         "params": {"progressToken": token, "progress": 1, "total": 1}}
                 body = (f"data: {json.dumps(note)}\n\n" f"data: {json.dumps(reply({'content': []}))}\n\n").encode()
                 self.send(200, "text/event-stream", body)
+            elif name == "moved":
+                self.send(303, "text/plain", b"", [("Location", "/elsewhere")])
             else:
                 self.send(500, "text/plain", b"the tool broke\n")
         else:
