@@ -499,12 +499,13 @@ def sandbox_tools(cache):
     return bin_dir
 
 
-def sandbox_checks(claude, work, cache):
+def sandbox_checks(claude, work, cache, version):
     """Claude Code's own sandbox (bubblewrap): the sandboxed shell has Claude Code's TMPDIR, yet
     the shell, the PostToolUse hook and `spill mcp` share one store root, which `spill init`
     grants to the sandbox; without the grant, large output passes through to Claude Code's own
     cut with one line naming the setting."""
-    tag = "claude-code (sandbox)"
+    tag = f"claude-code {version} (sandbox)"
+    slug = f"sandbox-{version}"
     tools = sandbox_tools(cache)
     check(f"{tag}: bubblewrap and socat unpacked from Debian's packages", tools is not None)
     if tools is None:
@@ -513,10 +514,10 @@ def sandbox_checks(claude, work, cache):
     claude.extra_path = [tools]
     # As a user has it: no SPILL_DIR, so every surface resolves the default root from TMPDIR,
     # which Claude Code's sandbox changes for the shell.
-    tmp = work / "sandbox-tmp"
+    tmp = work / f"{slug}-tmp"
     tmp.mkdir()
     claude.overrides = {"SPILL_DIR": None, "TMPDIR": str(tmp)}
-    home, plain_home = work / "home-sandbox", work / "home-sandbox-plain"
+    home, plain_home = work / f"home-{slug}", work / f"home-{slug}-plain"
     original = '{\n  "sandbox": {\n    "enabled": true,\n    "autoAllowBashIfSandboxed": true\n  }\n}\n'
     for h in (home, plain_home):
         (h / ".claude").mkdir(parents=True)
@@ -530,7 +531,7 @@ def sandbox_checks(claude, work, cache):
     doctor = claude.spill(home, "doctor")
     check(f"{tag}: doctor says the sandbox is on and spill stores under it",
           "sandbox:   on" in doctor.stdout and "stores:    yes" in doctor.stdout, doctor.stdout[:600])
-    config = work / "sandbox-mcp.json"
+    config = work / f"{slug}-mcp.json"
     config.write_text(json.dumps({"mcpServers": {
         "fake": {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")]},
         "spill": {"command": str(claude.spill_exe), "args": ["mcp"]}}}))
@@ -539,8 +540,8 @@ def sandbox_checks(claude, work, cache):
     steps = [probe, BIG, "{hint}",
              {"tool": "mcp__spill__search", "input": {"source": "{ref}", "pattern": LAST_LINE, "fixed_strings": True}},
              {"tool": "mcp__fake__big", "input": {}}, "spill cat {ref} --lines 9000:9002"]
-    claude.run(home, "sandbox-spill", steps, *flags)
-    got = results_for(claude.server, "sandbox-spill.json")
+    claude.run(home, f"{slug}-spill", steps, *flags)
+    got = results_for(claude.server, f"{slug}-spill.json")
     check(f"{tag}: the sandboxed conversation completes", len(got) == len(steps), repr(got)[:300])
     if len(got) < len(steps):
         return None
@@ -565,10 +566,10 @@ def sandbox_checks(claude, work, cache):
     data = json.loads(settings.read_text())
     data["sandbox"].pop("filesystem")
     settings.write_text(json.dumps(data, indent=2))
-    claude.run(plain_home, "sandbox-plain", [BIG], "--allowedTools", "Bash")
-    claude.run(home, "sandbox-nogrant", [BIG], "--allowedTools", "Bash")
-    plain = results_for(claude.server, "sandbox-plain.json")
-    ungranted = results_for(claude.server, "sandbox-nogrant.json")
+    claude.run(plain_home, f"{slug}-plain", [BIG], "--allowedTools", "Bash")
+    claude.run(home, f"{slug}-nogrant", [BIG], "--allowedTools", "Bash")
+    plain = results_for(claude.server, f"{slug}-plain.json")
+    ungranted = results_for(claude.server, f"{slug}-nogrant.json")
     check(f"{tag}: both ungranted conversations complete", len(plain) == 1 and len(ungranted) == 1,
           f"{len(plain)} {len(ungranted)}")
     if not plain or not ungranted:
@@ -580,7 +581,7 @@ def sandbox_checks(claude, work, cache):
     check(f"{tag}: and Claude Code's saved output ends with spill's one line naming the setting",
           saved.rstrip("\n").split("\n")[-1].startswith("[spill: ")
           and "sandbox.filesystem.allowWrite" in saved.rstrip("\n").split("\n")[-1], saved[-300:])
-    return {"harness": f"Claude Code {CLAUDE[1]} in its sandbox", "with": measure(big, 0),
+    return {"harness": f"Claude Code {version} in its sandbox", "with": measure(big, 0),
             "withoutGrant": measure(ungranted[0][0], 0), "without": measure(plain[0][0], 0)}
 
 
@@ -1343,11 +1344,15 @@ def main():
             if row:
                 row["permissionMatrix"] = permission_matrix(claude, work)
                 rows.append(row)
-            row = sandbox_checks(claude, work, cache)
+            row = sandbox_checks(claude, work, cache, CLAUDE[1])
             if row:
                 rows.append(row)
         if claude_old_exe:
-            old_checks(Claude(claude_old_exe, spill, work, server), work)
+            old = Claude(claude_old_exe, spill, work, server)
+            old_checks(old, work)
+            row = sandbox_checks(old, work, cache, CLAUDE_OLD[1])
+            if row:
+                rows.append(row)
 
     def other_lane():
         server = Server(work / "requests-others.log")
