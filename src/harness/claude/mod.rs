@@ -283,6 +283,78 @@ mod tests {
         assert_eq!(argv_of(b"claude\0\0\0\0\0\0"), None);
     }
 
+    /// A process whose environment and current directory a test chooses.
+    struct Fake {
+        vars: Vec<(&'static str, String)>,
+        cwd: PathBuf,
+    }
+
+    impl Host for Fake {
+        fn var_os(&self, name: &str) -> Option<std::ffi::OsString> {
+            self.vars
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.into())
+        }
+        fn current_dir(&self) -> std::io::Result<PathBuf> {
+            Ok(self.cwd.clone())
+        }
+        fn spill(&self) -> Result<String> {
+            Ok("/usr/bin/spill".into())
+        }
+    }
+
+    #[test]
+    fn the_sandbox_is_read_from_the_settings_files_in_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        let host = Fake {
+            vars: vec![
+                ("HOME", home.display().to_string()),
+                ("SPILL_DIR", home.join("store").display().to_string()),
+            ],
+            cwd: project.clone(),
+        };
+        let user = home.join(".claude/settings.json");
+        assert!(sandbox(&host).mode.starts_with("off (no settings file"));
+        std::fs::write(&user, r#"{"sandbox": {"enabled": true}}"#).unwrap();
+        let s = sandbox(&host);
+        assert!(s.mode.starts_with("on (sandbox.enabled in"), "{s:?}");
+        assert!(s.stores.is_err(), "{s:?}");
+        assert!(s.allow.contains("sandbox.filesystem.allowWrite"), "{s:?}");
+        // A grant of the root, or of a directory above it, written with `~/`.
+        std::fs::write(
+            &user,
+            r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/store"]}}}"#,
+        )
+        .unwrap();
+        assert!(sandbox(&host).stores.is_ok());
+        std::fs::write(
+            &user,
+            r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/stor"]}}}"#,
+        )
+        .unwrap();
+        assert!(
+            sandbox(&host).stores.is_err(),
+            "a prefix of a name is no grant"
+        );
+        // The project's local file comes after the user's.
+        std::fs::write(
+            project.join(".claude/settings.local.json"),
+            r#"{"sandbox": {"enabled": false}}"#,
+        )
+        .unwrap();
+        let s = sandbox(&host);
+        assert!(
+            s.mode.starts_with("off (sandbox.enabled is false in"),
+            "{s:?}"
+        );
+        assert!(s.stores.is_ok());
+    }
+
     #[test]
     fn claude_code_versions_are_told_apart() {
         assert!(
