@@ -1052,3 +1052,34 @@ fn http_flags_without_the_http_feature_say_how_to_build_it() {
         );
     }
 }
+
+#[test]
+fn the_servers_reading_tools_count_in_the_scopes_tally() {
+    let sb = Sandbox::new();
+    let r = store_text(&sb, "srv", 20_000);
+    let t = server(
+        &sb,
+        &[],
+        &[
+            call(1, "cat", json!({"source": r, "lines": "1:3"})),
+            call(2, "search", json!({"source": r, "pattern": "line 19999 "})),
+            call(3, "ls", json!({})),
+        ],
+    );
+    assert!(
+        t.by_id(1)["result"].is_object() && t.by_id(2)["result"].is_object(),
+        "{:?} {}",
+        t.lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(l))
+            .collect::<Vec<_>>(),
+        t.stderr
+    );
+    let stats = sb.cmd(&["stats", "--json"]).env("SPILL_SCOPE", "srv").run();
+    stats.status(0);
+    let tally = &stats.json()["scopes"][0];
+    // Two reads (ls is a listing, not a read of an output), their answers' JSON bytes.
+    assert_eq!(tally["reads"], 2, "{tally}");
+    let answers = t.by_id(1)["result"].to_string().len() + t.by_id(2)["result"].to_string().len();
+    assert_eq!(tally["readBytes"], answers as u64, "{tally}");
+}

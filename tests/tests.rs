@@ -37,6 +37,7 @@ mod shape;
 mod shape_budget;
 mod shorthand;
 mod signals;
+mod stats;
 mod store;
 mod terminal;
 mod wrap;

@@ -36,10 +36,18 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     let spill = super::Process.spill()?;
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
+    // The root a command the harness runs would store in, for a sandbox that must be told.
+    let root = crate::harness::store_root(&super::Process);
+    let root = root.to_str().ok_or_else(|| {
+        Error::Usage(format!(
+            "the store root {} is not valid UTF-8: settings files cannot name it; set SPILL_DIR",
+            root.display()
+        ))
+    })?;
     let edit = if args.uninstall {
-        harness.entries.uninstall(&text, saved)
+        harness.entries.uninstall_at(&text, saved, root)
     } else {
-        harness.entries.install(&text, &spill, &name)
+        harness.entries.install_at(&text, &spill, &name, root)
     }
     .map_err(bad)?;
     let mut out = output::stdout();
