@@ -540,7 +540,9 @@ fn json_envelopes_name_the_dominant_array_with_exact_counts() {
         )
     );
     // No generic search: no line holds a failure word, so it would find nothing.
-    s.cmd(&["search", reference, "-i", "error|fail"]).run().status(1);
+    s.cmd(&["search", reference, "-i", "error|fail"])
+        .run()
+        .status(1);
     assert_eq!(env["shape"]["items"]["array[1250]"]["id"], "integer");
     let preview = env["preview"].as_array().unwrap();
     assert_eq!(preview.len(), 3);

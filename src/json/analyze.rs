@@ -1562,6 +1562,57 @@ mod record_tests {
     }
 
     #[test]
+    fn a_nested_array_names_its_records_by_prefix_and_its_level_comes_before_its_rule() {
+        let recs: Vec<String> = (0..200)
+            .map(|i| {
+                let (sev, rule) = if i == 42 {
+                    (2, "no-undef")
+                } else {
+                    (1, "semi")
+                };
+                format!(r#"{{"ruleId":"{rule}","severity":{sev}}}"#)
+            })
+            .collect();
+        let doc = format!(r#"{{"errorCount":1,"results":[{}]}}"#, recs.join(","));
+        let at = doc.find('[').unwrap();
+        let v = Value::new(doc.as_bytes(), at);
+        let found = records_standing_out(
+            doc.as_bytes(),
+            "$.results",
+            v.elements().map(|e| e.ok().map(|(_, v)| v.offset())),
+            5,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, "$.results[42]");
+        assert_eq!(
+            found[0].filter.as_deref(),
+            Some("$.results[?@.severity==2]")
+        );
+        assert!(found[0].severity);
+        // The preview's list gets the record first, then the first items in order.
+        let items: Vec<usize> = v
+            .elements()
+            .take(3)
+            .map(|e| e.unwrap().1.offset())
+            .collect();
+        let moved = severity_first(&PreviewSource::List(items.clone()), &found);
+        assert_eq!(
+            moved,
+            Some(PreviewSource::List(vec![
+                found[0].span.0,
+                items[0],
+                items[1]
+            ]))
+        );
+        // A rare value of another field moves nothing.
+        let other = RecordSignal {
+            severity: false,
+            ..found[0].clone()
+        };
+        assert_eq!(severity_first(&PreviewSource::List(items), &[other]), None);
+    }
+
+    #[test]
     fn uniform_records_and_other_documents_give_none() {
         let doc = format!("[{}]", vec![r#"{"level":"info"}"#; 50].join(","));
         assert!(record_signals(doc.as_bytes(), 5).is_empty());
