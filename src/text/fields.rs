@@ -9,7 +9,8 @@
 //!   is a record, each key a field; a value in quotes is not compared.
 //! - aligned columns: a run of consecutive lines with three or more blank-separated fields is a
 //!   table, each column after the first one a field (the first is a row's name or its verb), its
-//!   header the run's first line when that line is all capitals (`NAME  READY  STATUS`). Only
+//!   header the run's first line when that line is all capitals (`NAME  READY  STATUS`), else
+//!   the word every row writes before it (`state UP`), else `column N`. Only
 //!   words compare (no digits: a count or a size is a number, see `rank::extremes`), never the
 //!   last field (a name), and never the rows of a long listing (`ls -l`: owners and link counts).
 //!
@@ -39,7 +40,8 @@ const VALUE_MAX: usize = 48;
 pub struct RareValue {
     /// The index of the record's line in the lines given.
     pub index: usize,
-    /// The field's name: the key, or the column's header word (`STATUS`), or `column 3`.
+    /// The field's name: the key, or the column's header word (`STATUS`), or the label before
+    /// it (`state`), or `column 3`.
     pub field: String,
     /// The rare value as written.
     pub value: String,
@@ -296,9 +298,11 @@ fn table_rare<'a>(lines: &[(u64, &'a [u8])], start: usize, end: usize) -> Vec<Ra
             }
         }
     }
-    // The row must look like the others: with the category columns masked, its fields'
-    // templates are those of a row holding the dominant value (a traceback's `File …, line 8`
-    // among `request 12 served in 5 ms` is another kind of line, not a rare value).
+    // The row must look like the others: with the category columns masked, its fields are
+    // those of a row holding the dominant value but for one at most (its flags may differ
+    // too), a field with digits standing for any other, a word for itself, any other field
+    // for any other such; a traceback's `File …, line 8` among `request 12 served in 5 ms` is
+    // another kind of line, not a rare value.
     let category: Vec<bool> = columns.iter().map(Field::category).collect();
     let signature = |i: usize| -> Vec<Vec<u8>> {
         split(lines[i].1)
@@ -307,8 +311,12 @@ fn table_rare<'a>(lines: &[(u64, &'a [u8])], start: usize, end: usize) -> Vec<Ra
             .map(|(k, f)| {
                 if category.get(k).copied().unwrap_or(false) {
                     b"*".to_vec()
+                } else if f.iter().any(u8::is_ascii_digit) {
+                    b"0".to_vec()
+                } else if f.iter().all(u8::is_ascii_alphabetic) {
+                    f.to_vec()
                 } else {
-                    super::rank::template(f)
+                    b"x".to_vec()
                 }
             })
             .collect()
@@ -319,6 +327,14 @@ fn table_rare<'a>(lines: &[(u64, &'a [u8])], start: usize, end: usize) -> Vec<Ra
         if rare.is_empty() {
             continue;
         }
+        // Without a header, a label every row writes before the value names it (`state UP`).
+        let label = k
+            .checked_sub(1)
+            .map(|p| &columns[p])
+            .filter(|p| head.is_none() && p.holders == col.holders && p.values.len() == 1)
+            .and_then(|p| p.values.keys().next())
+            .map(|w| String::from_utf8_lossy(w).into_owned());
+        let name = label.unwrap_or_else(|| col.name.clone());
         let dominant = col.dominant().0;
         let others: Vec<Vec<Vec<u8>>> = (body..end)
             .filter(|&j| {
@@ -330,13 +346,17 @@ fn table_rare<'a>(lines: &[(u64, &'a [u8])], start: usize, end: usize) -> Vec<Ra
             .map(signature)
             .collect();
         for (v, c, i) in rare {
-            if !others.contains(&signature(i)) {
+            let mine = signature(i);
+            let like = |o: &Vec<Vec<u8>>| {
+                o.len() == mine.len() && o.iter().zip(&mine).filter(|(a, b)| a != b).count() <= 1
+            };
+            if !others.iter().any(like) {
                 continue;
             }
             let value = String::from_utf8_lossy(v).into_owned();
             out.push(RareValue {
                 index: i,
-                field: col.name.clone(),
+                field: name.clone(),
                 search: value.clone(),
                 value,
                 count: c,
@@ -399,6 +419,19 @@ mod tests {
             f[0].note(),
             "STATUS: CrashLoopBackOff in 1 of 300 rows (Running in 299)"
         );
+    }
+
+    #[test]
+    fn without_a_header_the_label_before_a_column_names_it() {
+        let text: String = (0..241)
+            .map(|i| {
+                let st = if i == 116 { "DOWN" } else { "UP" };
+                format!("{i}: veth{i}: <BROADCAST,MULTICAST> mtu 1500 state {st} mode DEFAULT\n")
+            })
+            .collect();
+        let f = found(&text);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].sentence(), "1 of 241 rows has state DOWN");
     }
 
     #[test]

@@ -616,7 +616,8 @@ fn header_of(
 fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
     let mut by_tmpl: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
-        if l.row != 0 {
+        // Numbers in descriptive text (`POSIX 1003.1`, a subject's `873 > 616`) are no table's.
+        if l.row != 0 && !signals::descriptive(&l.clean) {
             by_tmpl.entry(l.row).or_default().push(i);
         }
     }
