@@ -210,7 +210,9 @@ pub fn rare_values(lines: &[(u64, &[u8])]) -> Vec<RareValue> {
     // key=value records.
     let mut fields: Vec<Field<'_>> = Vec::new();
     for (i, (_, line)) in lines.iter().enumerate() {
-        if matches!(line.trim_ascii_start().first(), Some(b'{' | b'[')) {
+        if memchr::memchr(b'=', line).is_none()
+            || matches!(line.trim_ascii_start().first(), Some(b'{' | b'['))
+        {
             continue;
         }
         if pairs(line).nth(1).is_none() {
@@ -248,10 +250,13 @@ pub fn rare_values(lines: &[(u64, &[u8])]) -> Vec<RareValue> {
     while start < lines.len() {
         let row = |k: usize| {
             let (_, l) = lines[k];
-            !super::rank::is_listing(l)
+            l.split(|b| b.is_ascii_whitespace())
+                .filter(|w| !w.is_empty())
+                .nth(2)
+                .is_some()
                 && !matches!(l.trim_ascii_start().first(), Some(b'{' | b'['))
-                && pairs(l).next().is_none()
-                && split(l).len() >= 3
+                && (memchr::memchr(b'=', l).is_none() || pairs(l).next().is_none())
+                && !super::rank::is_listing(l)
         };
         if !row(start) {
             start += 1;

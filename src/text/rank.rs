@@ -616,8 +616,7 @@ fn header_of(
 fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
     let mut by_tmpl: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
-        // Numbers in descriptive text (`POSIX 1003.1`, a subject's `873 > 616`) are no table's.
-        if l.row != 0 && !signals::descriptive(&l.clean) {
+        if l.row != 0 {
             by_tmpl.entry(l.row).or_default().push(i);
         }
     }
@@ -671,6 +670,9 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
         }
         found.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
         found.dedup_by_key(|f| f.1);
+        // Numbers in descriptive text (`POSIX 1003.1`, a subject's `873 > 616`) are no table's
+        // (checked on the few lines found, not on every line compared).
+        found.retain(|&(_, i)| !signals::descriptive(&lines[i].clean));
         for &(_, i) in found.iter().take(2) {
             let l = &lines[i];
             let mut text = String::new();

@@ -232,7 +232,7 @@ pub fn descriptive(line: &[u8]) -> bool {
 /// and a rule, no failure report is written this way.
 static DOCUMENTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"^(?:\s+\|\s{3,}[A-Za-z]",
+        r"(?-u)^(?:\s+\|\s{3,}[A-Za-z]",
         r"|\s+(?:\|\s+)?[A-Za-z_][A-Za-z0-9_.]*\([^()]*\)\s*$",
         r"|\s{2,}[A-Z][a-z]+(?: (?:[A-Z][a-z]+|and|or|of|the|to|in|for|a|an|with|on|from))+\s*$",
         r"|\s+[A-Z][A-Z0-9_]* = \S+\s*$",
