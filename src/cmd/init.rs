@@ -17,12 +17,77 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 /// Runs `spill init`.
 pub fn run(args: InitArgs) -> Result<Outcome> {
     let harness = args.harness;
-    let file = (harness.init_file)(args.project, &super::Process)?;
+    let spill = super::Process.spill()?;
+    // Each file with the entries that change it, in order: spill's routes come out of a file
+    // before its hooks, so each part's backup comparison sees the file as that part left it.
+    let mut plan: Vec<(PathBuf, Vec<&'static dyn init::Entries>)> = vec![(
+        (harness.init_file)(args.project, &super::Process)?,
+        vec![harness.entries],
+    )];
+    let mut unrouted = None;
+    match &harness.mcp_proxy {
+        Some(proxy) if args.proxy_mcp || args.uninstall => {
+            let file = (proxy.file)(args.project, &super::Process)?;
+            match plan.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, list)) if args.uninstall => list.insert(0, proxy.routes),
+                Some((_, list)) => list.push(proxy.routes),
+                None => plan.push((file, vec![proxy.routes])),
+            }
+        }
+        Some(proxy) => unrouted = Some(proxy),
+        None if args.proxy_mcp => {
+            return Err(Error::Usage(format!(
+                "init: --proxy-mcp routes MCP servers where no hook can replace their results \
+                 (Codex, opencode); {}'s hooks replace them already",
+                harness.product
+            )));
+        }
+        None => {}
+    }
+    let mut out = output::stdout();
+    for (file, entries) in &plan {
+        let message = edit_file(file, entries, &args, &spill)?;
+        output::write_all(&mut out, message.as_bytes())?;
+    }
+    // Without --proxy-mcp, say once that the harness cuts the results of servers left unrouted.
+    if let Some(proxy) = unrouted {
+        let file = (proxy.file)(args.project, &super::Process)?;
+        let text = read_optional(&resolve_links(&file)?)?.unwrap_or_default();
+        if let Ok(Some(edit)) = proxy.routes.install(&text, &spill, "")
+            && edit.text != text
+        {
+            let note = format!(
+                "note: {} has stdio MCP servers whose large results {} cuts, with no hook that \
+                 can replace them; `spill init {} --proxy-mcp` routes them through `spill mcp proxy`\n",
+                file.display(),
+                harness.product,
+                harness.name,
+            );
+            output::write_all(&mut out, note.as_bytes())?;
+        }
+    }
+    output::flush(&mut out)?;
+    Ok(Outcome::Found)
+}
+
+/// Applies `entries` to one file (in or out, as `args` says): backs it up, writes it
+/// atomically, or prints the diff. Returns what to tell the user.
+fn edit_file(
+    file: &Path,
+    entries: &[&'static dyn init::Entries],
+    args: &InitArgs,
+    spill: &str,
+) -> Result<String> {
     let name = file.display().to_string();
+    let what = entries
+        .iter()
+        .map(|e| e.what())
+        .collect::<Vec<_>>()
+        .join(" and ");
     let bad = |why: String| Error::Usage(format!("{name}: {why}; nothing changed"));
     let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
     // A symbolic link (a dotfiles checkout) stays a link: spill reads and writes what it names.
-    let real = resolve_links(&file)?;
+    let real = resolve_links(file)?;
     let existing = read_optional(&real)?;
     if existing.is_some() {
         writable(&real).map_err(bad)?;
@@ -33,51 +98,56 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         )));
     }
     let text = existing.clone().unwrap_or_default();
-    let spill = super::Process.spill()?;
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
-    let edit = if args.uninstall {
-        harness.entries.uninstall(&text, saved)
-    } else {
-        harness.entries.install(&text, &spill, &name)
-    }
-    .map_err(bad)?;
-    let mut out = output::stdout();
-    let Some(edit) = edit else {
-        let what = if args.uninstall {
-            "has no spill hooks"
+    let mut new = text.clone();
+    let mut notes = Vec::new();
+    for entries in entries {
+        let edit = if args.uninstall {
+            entries.uninstall(&new, saved)
         } else {
-            "already has spill's hooks"
-        };
-        output::write_all(
-            &mut out,
-            format!("{name} {what}; nothing changed\n").as_bytes(),
-        )?;
-        output::flush(&mut out)?;
-        return Ok(Outcome::Found);
+            entries.install(&new, spill, &name)
+        }
+        .map_err(bad)?;
+        if let Some(edit) = edit {
+            new = edit.text;
+            notes.extend(edit.notes);
+        }
+    }
+    let mut message = String::new();
+    let told = |mut message: String| {
+        for note in &notes {
+            message.push_str(&format!("{note}\n"));
+        }
+        message
     };
-    let new = edit.text;
+    if new == text {
+        let state = if args.uninstall {
+            format!("has no spill {what}")
+        } else {
+            format!("already has spill's {what} (where they apply)")
+        };
+        return Ok(told(format!("{name} {state}; nothing changed\n")));
+    }
     if args.dry_run {
-        output::write_all(&mut out, init::diff(&text, &new, &name, &name).as_bytes())?;
-        output::flush(&mut out)?;
-        return Ok(Outcome::Found);
+        return Ok(told(init::diff(&text, &new, &name, &name)));
     }
     let through = if real == file {
         String::new()
     } else {
         format!(" (through the link, in {})", real.display())
     };
-    let mut message = String::new();
+    let owns_file = entries.iter().all(|e| e.owns_file());
     if args.uninstall {
         // The backup holds the file as it was before the first `init` (empty: there was none).
         let restored = saved.is_some_and(|saved| saved == new);
         // Nothing left: the file was spill's (created by init, or spill's opencode plugin).
-        if new.is_empty() && (restored || harness.entries.owns_file()) {
+        if new.is_empty() && (restored || owns_file) {
             std::fs::remove_file(&real).map_err(|e| Error::io("remove", &real, e))?;
             message.push_str(&format!("removed {name}{through} (spill had created it)\n"));
         } else {
             write_atomic(&real, new.as_bytes())?;
-            message.push_str(&format!("removed spill's hooks from {name}{through}\n"));
+            message.push_str(&format!("removed spill's {what} from {name}{through}\n"));
         }
         if restored {
             std::fs::remove_file(&backup).map_err(|e| Error::io("remove", &backup, e))?;
@@ -93,14 +163,9 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
             message.push_str(&format!("{what} {name} in {}\n", backup.display()));
         }
         write_atomic(&real, new.as_bytes())?;
-        message.push_str(&format!("added spill's hooks to {name}{through}\n"));
+        message.push_str(&format!("added spill's {what} to {name}{through}\n"));
     }
-    for note in &edit.notes {
-        message.push_str(&format!("{note}\n"));
-    }
-    output::write_all(&mut out, message.as_bytes())?;
-    output::flush(&mut out)?;
-    Ok(Outcome::Found)
+    Ok(told(message))
 }
 
 /// The file a path names once its symbolic links are followed (the path itself when it is no

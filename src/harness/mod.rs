@@ -113,6 +113,20 @@ pub struct Harness {
     /// "unknown version"), and what to do when they cannot; `None` when the version does not
     /// matter.
     pub wraps: Option<fn(version: &str) -> Verdict>,
+    /// Where `spill init --proxy-mcp` routes the harness's stdio MCP servers through
+    /// `spill mcp proxy`; `None` where a hook replaces MCP results (or none are configured).
+    pub mcp_proxy: Option<McpProxy>,
+}
+
+/// The file that registers a harness's MCP servers, and how `spill init --proxy-mcp` routes
+/// them through `spill mcp proxy` and back.
+pub struct McpProxy {
+    /// The file: the user's, or with `project` the current directory's (`None`: there is no
+    /// such file for that choice).
+    pub file: fn(project: bool, host: &dyn Host) -> Result<PathBuf>,
+    /// The routes in that file, as `Entries`: `install` routes every stdio server, `uninstall`
+    /// takes spill's routes out again.
+    pub routes: &'static dyn Entries,
 }
 
 /// Whether spill's hooks wrap, as a line of `spill doctor`'s report, and what to do when they

@@ -24,6 +24,7 @@ exported to it; a `SessionEnd` call removes that scope's entries.",
     entries: &init::HOOKS,
     doctor,
     wraps: Some(wraps),
+    mcp_proxy: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.

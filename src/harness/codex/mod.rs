@@ -3,11 +3,12 @@
 
 pub mod hook;
 pub mod init;
+pub mod route;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
 use crate::error::{Error, Result};
 
 /// Codex.
@@ -25,6 +26,10 @@ pub static HARNESS: Harness = Harness {
     entries: &init::Block,
     doctor,
     wraps: None,
+    mcp_proxy: Some(McpProxy {
+        file: init_file,
+        routes: &route::Routes,
+    }),
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.

@@ -24,6 +24,7 @@ hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --pr
     entries: &init::HOOKS,
     doctor,
     wraps: None,
+    mcp_proxy: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
