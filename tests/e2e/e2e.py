@@ -600,10 +600,17 @@ class Harness:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
 
+    # Where set, the store is the default root under this TMPDIR instead of SPILL_DIR: Codex
+    # passes an MCP server TMPDIR but no SPILL_* variable (README, "Codex").
+    tmpdir = None
+
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
         env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
                    PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        if self.tmpdir:
+            del env["SPILL_DIR"]
+            env["TMPDIR"] = str(self.tmpdir)
         env.update(self.extra_env(home))
         return env
 
@@ -664,6 +671,17 @@ class Codex(Harness):
 
     def stable(self, result):
         return codex_stable(result)
+
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a stdio server of config.toml (its tools approved, as a user
+        would for `codex exec`)."""
+        config.write_text(config.read_text() + f"\n# a server of mine\n[mcp_servers.{name}]\n"
+                          f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(HERE / 'fake_mcp.py'))}]\n"
+                          f"default_tools_approval_mode = \"approve\"   # codex exec asks nobody\n")
+
+    def mcp_step(self, server, tool):
+        # Codex offers each server's tools as the namespace `mcp__SERVER`.
+        return {"tool": tool, "namespace": f"mcp__{server}", "input": {}}
 
 
 class Gemini(Harness):
@@ -779,6 +797,16 @@ class Opencode(Harness):
 
     def results(self, marker):
         return chat_results_for(self.server, marker)
+
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a local server of opencode.json."""
+        doc = json.loads(config.read_text())
+        doc["mcp"] = {name: {"type": "local", "command": [sys.executable, str(HERE / "fake_mcp.py")],
+                             "environment": {"FAKE": "1"}}}
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool):
+        return {"tool": f"{server}_{tool}", "input": {}}
 
 
 def harness_init_checks(h, home, changed, first_ok):
@@ -912,6 +940,77 @@ def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$")
           or "timeout" in plain[2][0], plain[2][0][:300])
 
 
+K300_FAILURE = "error[E0300]: the MCP tool failed at the very end"
+
+
+def result_text(text):
+    """A tool result's text: Codex's MCP results arrive as a JSON list of text items."""
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(items, list):
+        return "\n".join(i.get("text", "") for i in items if isinstance(i, dict))
+    return text
+
+
+def proxy_route_checks(h, work):
+    """`spill init NAME --user --proxy-mcp` in a harness with no hook that can replace an MCP
+    result (Codex, opencode): the configured stdio server's 300 KB result, ending in a failure
+    line, reaches the model as spill's envelope with that line (not the harness's cut), the
+    envelope's hinted shell command finds it, and --uninstall gives the file back byte for byte.
+    The first step is a shell command: the hook binds the conversation, which the proxy follows."""
+    n = h.name
+    home, plain_home = work / f"{n}-route-home", work / f"{n}-route-plain"
+    # As a user runs it: the default store root (under TMPDIR, which Codex passes its servers).
+    h.tmpdir = work / f"{n}-route-tmp"
+    h.tmpdir.mkdir(exist_ok=True)
+    for hm in (home, plain_home):
+        h.add_mcp_server(h.setup(hm), "fake")
+    config = (home / ".codex" / "config.toml") if n == "codex" else (home / ".config" / "opencode" / "opencode.json")
+    before = config.read_text()
+    tool = h.mcp_step("fake", "k300")
+    h.run(plain_home, f"{n}-route-plain", ["echo bound", tool])
+    plain = h.results(f"{n}-route-plain.json")
+    dry = h.spill(home, "init", n, "--user", "--proxy-mcp", "--dry-run")
+    check(f"{n}: init --proxy-mcp --dry-run shows the route and writes nothing",
+          dry.returncode == 0 and '"mcp", "proxy", "--"' in dry.stdout and config.read_text() == before,
+          dry.stdout[-500:] + dry.stderr)
+    first = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    routed = config.read_text()
+    again = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    check(f"{n}: init --proxy-mcp routes the server through spill mcp proxy, once",
+          first.returncode == 0 and f'"{h.spill_exe}", "mcp", "proxy", "--"' in routed.replace(
+              f'"{h.spill_exe}"\nargs = [', f'"{h.spill_exe}", ') and "fake_mcp.py" in routed
+          and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
+    h.run(home, f"{n}-route-spill", ["echo bound", tool, "{hint}"])
+    got = h.results(f"{n}-route-spill.json")
+    check(f"{n}: the proxy-route conversations complete", len(plain) == 2 and len(got) == 3,
+          f"{len(plain)} {len(got)}")
+    gone = h.spill(home, "init", n, "--uninstall")
+    h.tmpdir = None
+    check(f"{n}: init --uninstall takes the route out byte for byte",
+          gone.returncode == 0 and config.read_text() == before, gone.stdout + gone.stderr)
+    if len(plain) < 2 or len(got) < 3:
+        return None
+    without, big = result_text(plain[1][0]), result_text(got[1][0])
+    try:  # the envelope, then (Codex) the resource_link rendered as JSON text
+        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
+    except ValueError:
+        envelope = {}
+    check(f"{n}: through the proxy route a 300 KB MCP result reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
+          big[:300])
+    check(f"{n}: the envelope shows the failure line", K300_FAILURE in big, big[-300:])
+    hinted = result_text(got[2][0])
+    check(f"{n}: the envelope's hinted shell command finds the failure line",
+          K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    measured = {"without": {"bytes": len(without.encode()), "failureLine": K300_FAILURE in without},
+                "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
+    print(f"info  {n}: the 300 KB MCP result: {measured}")
+    return measured
+
+
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
@@ -957,7 +1056,9 @@ def codex_checks(codex, work):
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
     codex_read_only_checks(codex, work, home, plain_home, full)
-    return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(codex, work)
+    return row
 
 
 UNSTORED = "[spill: "
@@ -1091,7 +1192,9 @@ def opencode_checks(oc, work):
     check("opencode: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
-    return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(oc, work)
+    return row
 
 
 def qwen_checks(q, work):

@@ -6,7 +6,8 @@ The first user message of a conversation names a script: `SCRIPT:<path to a JSON
 file holds a list of steps; the model makes call k once it has seen k tool results, then answers
 "done". A step is a shell command (a Bash call) or `{"tool": NAME, "input": {...}}` (any other
 tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref seen in the
-conversation's tool results, and `{scope}` by the last `--scope NAME` seen there (Qwen Code's
+conversation's tool results, `{hint}` by the first command of the last envelope hint seen
+there (`spill search REF -F '…' -C 2`), and `{scope}` by the last `--scope NAME` seen there (Qwen Code's
 answers name the scope its shell must read). Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
@@ -23,6 +24,8 @@ LOG_LOCK = threading.Lock()
 REF = re.compile(r"sp_[0-9a-f]{16}")
 SCRIPT = re.compile(r"SCRIPT:(\S+)")
 SCOPE = re.compile(r"--scope ([A-Za-z0-9._-]+)")
+# The first command an envelope's hint names ("Read it with: spill search REF -F '…' -C 2 · …").
+HINT = re.compile(r"Read it with: (spill .+?)(?= \u00b7 |\"|\\n|\n|$)", re.M)
 
 
 def text_of(content):
@@ -67,8 +70,10 @@ def next_step(messages):
         return None
     refs = REF.findall("\n".join(results))
     scopes = SCOPE.findall("\n".join(results))
+    hints = HINT.findall("\n".join(results))
 
     def fill(text):
+        text = text.replace("{hint}", hints[-1] if hints else "false")
         text = text.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
         return text.replace("{scope}", scopes[-1] if scopes else "none")
     step = commands[len(results)]
@@ -215,6 +220,9 @@ def responses_stream(step, call_id):
     else:
         item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
                 "name": step["tool"], "arguments": json.dumps(step["input"])}
+        # An MCP tool: Codex offers each server's tools as a namespace (`mcp__SERVER`).
+        if "namespace" in step:
+            item["namespace"] = step["namespace"]
     yield sse("response.output_item.done", {"type": "response.output_item.done", "item": item})
     yield sse("response.completed", {"type": "response.completed", "response": {
         "id": rid, "usage": {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,
