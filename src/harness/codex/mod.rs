@@ -81,7 +81,7 @@ fn doctor(host: &dyn Host) -> Facts {
         config_dir: home.clone(),
         covered: "shell output (PreToolUse)",
         uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
-                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+                    replaces them): run `spill init codex --proxy-mcp` to route each stdio MCP server through `spill mcp proxy`",
         sandbox: home.as_ref().map(|d| {
             let file = d.join("config.toml");
             let text = std::fs::read_to_string(&file).ok();

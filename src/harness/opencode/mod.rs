@@ -102,7 +102,7 @@ fn doctor(host: &dyn Host) -> Facts {
         config_dir: dir,
         covered: "bash output (the plugin)",
         uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
-                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+                    replaces them): run `spill init opencode --proxy-mcp` to route each local MCP server through `spill mcp proxy`",
         sandbox: None,
     }
 }
