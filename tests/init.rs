@@ -1018,3 +1018,57 @@ fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
     other.status(2);
     assert!(other.stderr.contains("unknown ref"), "{}", other.stderr);
 }
+
+/// A harness binary as npm installs it, at `version`: a PATH directory holding its link.
+fn npm_harness(sb: &Sandbox, package: &str, version: &str, binary: &str) -> PathBuf {
+    let dir = sb
+        .path()
+        .join(format!("npm-{binary}/node_modules/{package}"));
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::write(
+        dir.join("package.json"),
+        format!(r#"{{"name": "{package}", "version": "{version}"}}"#),
+    )
+    .unwrap();
+    std::fs::write(dir.join("bin/run"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join(format!("npm-{binary}/bin"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(dir.join("bin/run"), bin.join(binary)).unwrap();
+    bin
+}
+
+#[test]
+fn init_and_doctor_say_when_the_harness_is_older_than_spill_can_hook() {
+    for (harness, package, binary, old, first) in [
+        ("codex", "@openai/codex", "codex", "0.130.0", "0.131.0"),
+        ("gemini", "@google/gemini-cli", "gemini", "0.35.3", "0.36.0"),
+    ] {
+        for (version, told) in [(old, true), (first, false)] {
+            let sb = Sandbox::new();
+            let bin = npm_harness(&sb, package, version, binary);
+            let path = format!("{}:/usr/bin:/bin", bin.display());
+            let run = sb.cmd(&["init", harness]).env("PATH", &path).run();
+            run.status(0);
+            assert_eq!(
+                run.stderr.contains(&format!(
+                    "update {} to {first} or later",
+                    if harness == "codex" {
+                        "Codex"
+                    } else {
+                        "Gemini CLI"
+                    }
+                )),
+                told,
+                "{harness} {version}: {}",
+                run.stderr
+            );
+            // The hooks are installed all the same, for when it is updated.
+            assert!(read(&target(&sb, harness)).contains(&format!(" hook {harness}")));
+            let doctor = sb.cmd(&["doctor"]).env("PATH", &path).run();
+            let out = doctor.out();
+            assert!(out.contains(&format!("({package} {version})")), "{out}");
+            assert_eq!(out.contains("wraps:     no: "), told, "{out}");
+            assert_eq!(!told, out.contains("wraps:     yes"), "{out}");
+        }
+    }
+}

@@ -67,7 +67,30 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         }
     }
     output::flush(&mut out)?;
+    if !args.uninstall {
+        warn_if_unhookable(harness);
+    }
     Ok(Outcome::Found)
+}
+
+/// Says so when the harness on PATH is a version whose hooks spill cannot use (the doctor's
+/// verdict): the hooks are installed anyway, for when it is updated.
+fn warn_if_unhookable(harness: &crate::harness::Harness) {
+    let Some(wraps) = harness.wraps else {
+        return;
+    };
+    let binary = (harness.doctor)(&super::Process).binary;
+    let Some(version) = super::doctor::which(binary).and_then(|b| super::doctor::npm_version(&b))
+    else {
+        return;
+    };
+    if let (line, Some(fix)) = wraps(&version)
+        && let Some(why) = line.strip_prefix("no: ")
+    {
+        crate::diag::warning(&format!(
+            "{binary} on PATH is {version}: spill's hooks cannot wrap there ({why}); {fix}"
+        ));
+    }
 }
 
 /// Applies `entries` to one file (in or out, as `args` says): backs it up, writes it

@@ -181,6 +181,39 @@ pub enum McpFormat {
     Toml,
 }
 
+/// The `X.Y.Z` of a version as `spill doctor` reads it (`PACKAGE X.Y.Z`), when it has one.
+pub fn version_numbers(version: &str) -> Option<(u64, u64, u64)> {
+    let numbers: Vec<u64> = version
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        // `0-beta.2`'s digits count: a pre-release is read as its release.
+        .map_while(|n| {
+            let digits = n.len() - n.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            n[..digits].parse().ok()
+        })
+        .collect();
+    match numbers.as_slice() {
+        [major, minor, patch, ..] => Some((*major, *minor, *patch)),
+        _ => None,
+    }
+}
+
+/// The verdict of a harness whose hooks spill can use from version `first` on: before it, `no:`
+/// and `why`, and the update to do.
+pub fn wraps_from(version: &str, first: (u64, u64, u64), product: &str, why: &str) -> Verdict {
+    let (a, b, c) = first;
+    match version_numbers(version) {
+        Some(v) if v < first => (
+            format!("no: {why}"),
+            Some(format!("update {product} to {a}.{b}.{c} or later")),
+        ),
+        Some(_) => ("yes".into(), None),
+        None => ("unknown (no version found)".into(), None),
+    }
+}
+
 /// `$HOME` as a path, or the usage error saying what cannot be found without it.
 fn home(host: &dyn Host, what: &str) -> Result<PathBuf> {
     host.text("HOME")
@@ -204,6 +237,19 @@ mod tests {
             }
         }
         assert!(find("claude").is_none());
+    }
+
+    #[test]
+    fn versions_before_the_first_hookable_one_are_told() {
+        let v = |version| wraps_from(version, (0, 131, 0), "Codex", "why");
+        assert_eq!(v("@openai/codex 0.130.0").0, "no: why");
+        assert_eq!(
+            v("@openai/codex 0.9.5").1.as_deref(),
+            Some("update Codex to 0.131.0 or later")
+        );
+        assert_eq!(v("@openai/codex 0.131.0"), ("yes".into(), None));
+        assert_eq!(v("@openai/codex 1.0.0-beta.2"), ("yes".into(), None));
+        assert!(v("unknown version").0.starts_with("unknown"));
     }
 
     #[test]

@@ -38,6 +38,17 @@ CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
+# The oldest version of each that npm serves and spill's `init` hooks, run through the same
+# conversation checks (README, "Which harnesses spill covers"), found by bisecting `npm view PKG
+# versions` with these checks and reading each version's code. Codex: 0.131.0; 0.129.0 and
+# 0.130.0 read the same config.toml but never run spill's trusted hook (so `spill doctor` and
+# `spill init` say so for them). Gemini CLI: 0.36.0 is the first whose BeforeTool hook can
+# change the tool's input (`hookSpecificOutput.tool_input`; 0.35.3 can only allow or block).
+# opencode: 1.0.152; 1.0.98 and older end every conversation with the fake model in a schema
+# or DecimalError, without spill as with it, so the checks cannot tell.
+CODEX_OLD = ("@openai/codex", "0.131.0", "codex")
+GEMINI_OLD = ("@google/gemini-cli", "0.36.0", "gemini")
+OPENCODE_OLD = ("opencode-ai", "1.0.152", "opencode")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -53,9 +64,12 @@ QUOTING = ("printf '%s\\n' \"a \\\"quoted\\\" 'word'\" \"$(echo sub-shell)\" 'é
            "echo \"second\n  line\" | wc -l")
 
 failures = []
+# A prefix for the checks of the running thread (a lane running an older version names it).
+LABEL = threading.local()
 
 
 def check(name, ok, detail=""):
+    name = getattr(LABEL, "value", "") + name
     print(f"{'PASS' if ok else 'FAIL'}  {name}" + (f"  ({detail})" if detail and not ok else ""))
     if not ok:
         failures.append(name)
@@ -647,6 +661,7 @@ class Codex(Harness):
     """`codex exec`; CODEX_HOME is HOME/.codex."""
 
     name = "codex"
+    product = "Codex"
     drop_env = ("CODEX", "OPENAI")
     merges_streams = True
     # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex");
@@ -688,6 +703,7 @@ class Gemini(Harness):
     """`gemini -p --yolo`."""
 
     name = "gemini"
+    product = "Gemini CLI"
     drop_env = ("GEMINI", "GOOGLE")
     merges_streams = True
 
@@ -707,8 +723,16 @@ class Gemini(Harness):
     def results(self, marker):
         return gemini_results_for(self.server, marker)
 
+    # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
+    # when its shell exits, `Background PIDs: N`; under `wrap` that is wrap's guardian, on its
+    # way out (README, "Gemini CLI"). Such a line is set aside where this is set.
+    lists_background = False
+
     def stable(self, result):
-        return gemini_stable(result)
+        text, error = gemini_stable(result)
+        if self.lists_background:
+            text = "\n".join(l for l in text.split("\n") if not l.startswith("Background PIDs: "))
+        return (text, error)
 
 
 QWEN_SETTINGS = {
@@ -776,6 +800,7 @@ class Opencode(Harness):
     """`opencode run` with an OpenAI-compatible provider."""
 
     name = "opencode"
+    product = "opencode"
     drop_env = ("OPENCODE", "XDG_", "OPENAI")
     merges_streams = True
 
@@ -1114,6 +1139,22 @@ def codex_read_only_checks(codex, work, home, plain_home, full):
           (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
 
 
+def old_version_checks(h, work, version):
+    """A harness at the oldest version spill hooks: `init` installs its hooks (or plugin), then
+    the same conversation checks as at the newest version."""
+    n = h.name
+    home, plain_home = work / f"{n}-home", work / f"{n}-home-plain"
+    h.setup(plain_home)
+    h.setup(home)
+    first = h.spill(home, "init", n)
+    check(f"{n}: init installs spill's hooks", first.returncode == 0, first.stdout + first.stderr)
+    got = conversation_checks(h, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    return table_row(f"{h.product} {version}", plain[0][0], spilled[0][0], full)
+
+
 def gemini_checks(gemini, work):
     home, plain_home = work / "gemini-home", work / "gemini-home-plain"
     gemini.setup(plain_home)
@@ -1305,6 +1346,9 @@ def main():
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    olds = [(install(cache, *old), cls, old[1]) for old, cls, name in [
+        (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
+        if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
@@ -1335,8 +1379,26 @@ def main():
                 if row:
                     rows.append(row)
 
-    # Claude Code's checks and the other three harnesses' are independent (their own HOMEs,
-    # projects and servers): two lanes at once, each timed.
+    def old_lane():
+        # The oldest hookable versions, in a work directory of their own (their files and the
+        # request log's conversations never meet the newest versions').
+        server = Server(work / "requests-old.log")
+        servers.append(server)
+        old_work = work / "old"
+        old_work.mkdir()
+        for exe, cls, version in olds:
+            LABEL.value = f"{cls.name} {version}: "
+            start = time.time()
+            h = cls(exe, spill, old_work, server)
+            h.lists_background = cls is Gemini
+            row = old_version_checks(h, old_work, version)
+            print(f"time  {cls.name} {version}: {time.time() - start:.0f} s")
+            if row:
+                rows.append(row)
+        LABEL.value = ""
+
+    # Claude Code's checks, the other harnesses' and the oldest versions' are independent (their
+    # own HOMEs, projects and servers): three lanes at once, each timed.
     def timed(name, lane):
         start = time.time()
         try:
@@ -1346,7 +1408,8 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane))]
+             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane)),
+             threading.Thread(target=timed, args=("oldest codex, gemini, opencode", old_lane))]
     try:
         for lane in lanes:
             lane.start()

@@ -25,12 +25,24 @@ pub static HARNESS: Harness = Harness {
     init_file,
     entries: &init::Block,
     doctor,
-    wraps: None,
+    wraps: Some(wraps),
     mcp_proxy: Some(McpProxy {
         file: init_file,
         routes: &route::Routes,
     }),
 };
+
+/// Whether spill's hook runs in this Codex version: 0.131.0 is the oldest that runs it (0.129.0
+/// and 0.130.0 read the same config.toml and never run the trusted hook; `tests/e2e/e2e.py`).
+fn wraps(version: &str) -> super::Verdict {
+    super::wraps_from(
+        version,
+        (0, 131, 0),
+        "Codex",
+        "Codex before 0.131.0 does not run the trusted PreToolUse hook spill writes, so shell \
+         output reaches the model as Codex's own cut",
+    )
+}
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
 fn answer(input: &[u8], host: &dyn Host) -> Answer {
