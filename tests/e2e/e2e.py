@@ -724,8 +724,9 @@ class Gemini(Harness):
         return gemini_results_for(self.server, marker)
 
     # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
-    # when its shell exits, `Background PIDs: N`; under `wrap` that is wrap's guardian, on its
-    # way out (README, "Gemini CLI"). Such a line is set aside where this is set.
+    # when its shell exits, `Background PIDs: N`; under `wrap` one of wrap's own processes may
+    # still be there, on its way out (README, "Gemini CLI"). Such a line is set aside where this
+    # is set.
     lists_background = False
 
     def stable(self, result):
