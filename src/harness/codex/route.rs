@@ -44,6 +44,9 @@ struct Server<'d> {
     url: bool,
 }
 
+/// A server table's lookup: where a key starts, and its item.
+type Lookup<'d> = Box<dyn Fn(&str) -> Option<(usize, &'d Item)> + 'd>;
+
 /// Every entry of `[mcp_servers]`, in the file's order.
 fn servers<'d>(doc: &'d toml_edit::Document<&str>) -> Vec<Server<'d>> {
     let Some(all) = doc.as_table().get("mcp_servers") else {
@@ -59,10 +62,7 @@ fn servers<'d>(doc: &'d toml_edit::Document<&str>) -> Vec<Server<'d>> {
     };
     let mut out = Vec::new();
     for (name, item) in entries {
-        let (table, found): (
-            Option<bool>,
-            Box<dyn Fn(&str) -> Option<(usize, &'d Item)> + 'd>,
-        ) = match item {
+        let (table, found): (Option<bool>, Lookup<'d>) = match item {
             Item::Table(t) => (
                 Some(t.is_dotted()),
                 Box::new(move |k: &str| {
