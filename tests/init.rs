@@ -1072,3 +1072,29 @@ fn init_and_doctor_say_when_the_harness_is_older_than_spill_can_hook() {
         }
     }
 }
+
+#[test]
+fn a_broken_mcp_config_stops_proxy_mcp_before_anything_is_written_and_never_uninstall() {
+    let sb = Sandbox::new();
+    let plugin = target(&sb, "opencode");
+    let config = plugin
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("opencode.json");
+    let broken = "{\"mcp\": {\"x\": ";
+    std::fs::write(&config, broken).unwrap();
+    let run = init_with(&sb, "opencode", &["--proxy-mcp"]);
+    run.status(2);
+    assert!(run.stderr.contains("opencode.json"), "{}", run.stderr);
+    // Neither file was written: the plugin waits until both edits can be made.
+    assert!(!plugin.exists());
+    assert_eq!(read(&config), broken);
+    // Without the option the plugin goes in and out, whatever opencode.json holds.
+    init(&sb, "opencode", false).status(0);
+    assert!(plugin.exists());
+    init(&sb, "opencode", true).status(0);
+    assert!(!plugin.exists());
+    assert_eq!(read(&config), broken);
+}

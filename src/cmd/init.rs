@@ -44,9 +44,14 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         }
         None => {}
     }
+    // Every file's edit is made before any is written: a file refused leaves all as they were.
+    let edits = plan
+        .iter()
+        .map(|(file, entries)| prepare(file, entries, &args, &spill))
+        .collect::<Result<Vec<_>>>()?;
     let mut out = output::stdout();
-    for (file, entries) in &plan {
-        let message = edit_file(file, entries, &args, &spill)?;
+    for edit in edits {
+        let message = finish(edit, &args)?;
         output::write_all(&mut out, message.as_bytes())?;
     }
     // Without --proxy-mcp, say once that the harness cuts the results of servers left unrouted.
@@ -93,14 +98,27 @@ fn warn_if_unhookable(harness: &crate::harness::Harness) {
     }
 }
 
-/// Applies `entries` to one file (in or out, as `args` says): backs it up, writes it
-/// atomically, or prints the diff. Returns what to tell the user.
-fn edit_file(
+/// One file's edit, made and not yet written.
+struct Prepared {
+    file: PathBuf,
+    real: PathBuf,
+    name: String,
+    what: String,
+    existed: bool,
+    text: String,
+    saved: Option<String>,
+    new: String,
+    notes: Vec<String>,
+    owns_file: bool,
+}
+
+/// Applies `entries` to one file's text (in or out, as `args` says), writing nothing.
+fn prepare(
     file: &Path,
     entries: &[&'static dyn init::Entries],
     args: &InitArgs,
     spill: &str,
-) -> Result<String> {
+) -> Result<Prepared> {
     let name = file.display().to_string();
     let what = entries
         .iter()
@@ -137,6 +155,38 @@ fn edit_file(
             notes.extend(edit.notes);
         }
     }
+    let owns_file = entries.iter().all(|e| e.owns_file());
+    Ok(Prepared {
+        file: file.to_path_buf(),
+        real,
+        existed: existing.is_some(),
+        text,
+        saved: saved.map(str::to_string),
+        new,
+        notes,
+        owns_file,
+        name,
+        what,
+    })
+}
+
+/// Writes a prepared edit (backing the file up first) or, with `--dry-run`, prints its diff.
+/// Returns what to tell the user.
+fn finish(edit: Prepared, args: &InitArgs) -> Result<String> {
+    let Prepared {
+        file,
+        real,
+        name,
+        what,
+        existed,
+        text,
+        saved,
+        new,
+        notes,
+        owns_file,
+    } = edit;
+    let saved = saved.as_deref();
+    let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
     let mut message = String::new();
     let told = |mut message: String| {
         for note in &notes {
@@ -160,7 +210,6 @@ fn edit_file(
     } else {
         format!(" (through the link, in {})", real.display())
     };
-    let owns_file = entries.iter().all(|e| e.owns_file());
     if args.uninstall {
         // The backup holds the file as it was before the first `init` (empty: there was none).
         let restored = saved.is_some_and(|saved| saved == new);
@@ -178,7 +227,7 @@ fn edit_file(
     } else {
         if !backup.exists() {
             write_atomic(&backup, text.as_bytes())?;
-            let what = if existing.is_some() {
+            let what = if existed {
                 "backed up"
             } else {
                 "recorded the absence of"
