@@ -48,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What spill saved a scope: the bytes its commands printed, the bytes the model was sent for them (small outputs whole, envelopes), and the reads that followed and their bytes.')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report, for each agent harness found, what spill does in it; change nothing.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -362,6 +363,21 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'spill;stats' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]')
+            [CompletionResult]::new('--ttl', '--ttl', [CompletionResultType]::ParameterName, 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]')
+            [CompletionResult]::new('--quota', '--quota', [CompletionResultType]::ParameterName, 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]')
+            [CompletionResult]::new('--max-file', '--max-file', [CompletionResultType]::ParameterName, 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)')
+            [CompletionResult]::new('--paging', '--paging', [CompletionResultType]::ParameterName, 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object instead of text')
+            [CompletionResult]::new('--all-scopes', '--all-scopes', [CompletionResultType]::ParameterName, 'Every scope of the root with a tally, and their total')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'spill;doctor' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]')
             [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]')
@@ -391,6 +407,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.')
             [CompletionResult]::new('wait', 'wait', [CompletionResultType]::ParameterValue, 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.')
             [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'What spill saved a scope: the bytes its commands printed, the bytes the model was sent for them (small outputs whole, envelopes), and the reads that followed and their bytes.')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Report, for each agent harness found, what spill does in it; change nothing.')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -442,6 +459,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             break
         }
         'spill;help;stop' {
+            break
+        }
+        'spill;help;stats' {
             break
         }
         'spill;help;doctor' {

@@ -55,6 +55,9 @@ _spill() {
             spill,shape)
                 cmd="spill__subcmd__shape"
                 ;;
+            spill,stats)
+                cmd="spill__subcmd__stats"
+                ;;
             spill,stop)
                 cmd="spill__subcmd__stop"
                 ;;
@@ -106,6 +109,9 @@ _spill() {
             spill__subcmd__help,shape)
                 cmd="spill__subcmd__help__subcmd__shape"
                 ;;
+            spill__subcmd__help,stats)
+                cmd="spill__subcmd__help__subcmd__stats"
+                ;;
             spill__subcmd__help,stop)
                 cmd="spill__subcmd__help__subcmd__stop"
                 ;;
@@ -140,7 +146,7 @@ _spill() {
 
     case "${cmd}" in
         spill)
-            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
+            opts="-h -V --dir --store --scope --ttl --quota --max-file --color --paging --help --version wrap shape extract search cat ls rm gc schema view hook init mcp wait stop stats doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -426,7 +432,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help)
-            opts="wrap shape extract search cat ls rm gc schema view hook init mcp wait stop doctor help"
+            opts="wrap shape extract search cat ls rm gc schema view hook init mcp wait stop stats doctor help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -622,6 +628,20 @@ _spill() {
             return 0
             ;;
         spill__subcmd__help__subcmd__shape)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1022,7 +1042,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__schema)
-            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help envelope shape extract search ls rm gc"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help envelope shape extract search ls rm gc stats"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1192,6 +1212,52 @@ _spill() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scope)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --quota)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --paging)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        spill__subcmd__stats)
+            opts="-h --json --all-scopes --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

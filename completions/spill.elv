@@ -45,6 +45,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
             cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+            cand stats 'What spill saved a scope: the bytes its commands printed, the bytes the model was sent for them (small outputs whole, envelopes), and the reads that followed and their bytes.'
             cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -339,6 +340,20 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'spill;stats'= {
+            cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
+            cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
+            cand --scope 'Store scope: one conversation or agent [env: SPILL_SCOPE] [default: default]'
+            cand --ttl 'Entries expire this long after their last access [env: SPILL_TTL] [default: 24h]'
+            cand --quota 'The most bytes the store root holds [env: SPILL_QUOTA] [default: 1GiB]'
+            cand --max-file 'Payloads larger than this are stored as head + tail [env: SPILL_MAX_FILE] [default: 256MiB]'
+            cand --color 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)'
+            cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
+            cand --json 'Print one JSON object instead of text'
+            cand --all-scopes 'Every scope of the root with a tally, and their total'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'spill;doctor'= {
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'
@@ -367,6 +382,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand mcp 'Serve stored outputs to an MCP client over stdio, or stand in front of an MCP server.'
             cand wait 'Wait for a running command (`wrap --detach-after`) to end, and print its envelope.'
             cand stop 'Stop a running command (`wrap --detach-after`): end its process group and seal its output.'
+            cand stats 'What spill saved a scope: the bytes its commands printed, the bytes the model was sent for them (small outputs whole, envelopes), and the reads that followed and their bytes.'
             cand doctor 'Report, for each agent harness found, what spill does in it; change nothing.'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -402,6 +418,8 @@ set edit:completion:arg-completer[spill] = {|@words|
         &'spill;help;wait'= {
         }
         &'spill;help;stop'= {
+        }
+        &'spill;help;stats'= {
         }
         &'spill;help;doctor'= {
         }

@@ -67,7 +67,7 @@ envelopes, --json output and schemas are written without colour.";
 /// Which commands page, stated once (as [`COLOUR_STATEMENT`]); `cmd::dispatch` starts the pager.
 pub const PAGING_STATEMENT: &str = "cat, shape, extract, search, ls and schema show their \
 output through a pager when stdout is a terminal (--paging auto|always|never; SPILL_PAGER, \
-then PAGER, else less -FRX); view opens one itself; wrap, wait, stop, rm, gc and the harness \
+then PAGER, else less -FRX); view opens one itself; wrap, wait, stop, stats, rm, gc and the harness \
 commands never page, and nothing is paged in restricted mode.";
 
 /// The short forms of a ref, stated once (as [`COLOUR_STATEMENT`]); `store::shorthand` parses
@@ -254,6 +254,7 @@ pub enum Command {
     Mcp(McpArgs),
     Wait(WaitArgs),
     Stop(StopArgs),
+    Stats(StatsArgs),
     Doctor(DoctorArgs),
 }
 
@@ -827,6 +828,30 @@ pub struct LsArgs {
     pub complete: bool,
 }
 
+/// What spill saved a scope: the bytes its commands printed, the bytes the model was sent for
+/// them (small outputs whole, envelopes), and the reads that followed and their bytes.
+///
+/// Counted by every `wrap` and every reading command (cat, search, extract, shape, wait, and the
+/// MCP server's tools) whose answer did not go to a terminal, in a ledger in the scope
+/// directory; it outlives the scope's entries and expires with --ttl like them.
+#[derive(Debug, Args)]
+#[command(
+    verbatim_doc_comment,
+    after_long_help = "\
+Examples:
+  spill stats
+  spill --scope claude-9c248b37 stats
+  spill stats --all-scopes --json"
+)]
+pub struct StatsArgs {
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Every scope of the root with a tally, and their total.
+    #[arg(long)]
+    pub all_scopes: bool,
+}
+
 /// Remove stored outputs by ref, or all outputs of the current scope.
 #[derive(Debug, Args)]
 #[command(
@@ -1109,6 +1134,7 @@ pub fn parse_one_command(args: &[std::ffi::OsString]) -> Option<Cli> {
         "mcp" => ("mcp", McpArgs::augment_args),
         "wait" => ("wait", WaitArgs::augment_args),
         "stop" => ("stop", StopArgs::augment_args),
+        "stats" => ("stats", StatsArgs::augment_args),
         "doctor" => ("doctor", DoctorArgs::augment_args),
         _ => return None,
     };

@@ -176,6 +176,7 @@ static HELD: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
 
 /// Writes to stderr, or holds the bytes back while a pager runs.
 fn write_stderr(bytes: &[u8]) {
+    crate::output::count_stderr(bytes.len());
     if crate::output::paging()
         && let Ok(mut held) = HELD.lock()
     {

@@ -12,7 +12,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
@@ -24,18 +24,44 @@ pub enum Sink {
     Pager(File),
 }
 
+/// The bytes every [`Sink`] of this process has written: what a reading command answered with,
+/// for its scope's tally (`spill stats`).
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// ... and those `diag` has written to stderr (footers, notes, warnings).
+static WRITTEN_ERR: AtomicU64 = AtomicU64::new(0);
+
+/// The bytes this process has written to stdout (or the pager) so far.
+pub fn written() -> u64 {
+    WRITTEN.load(Ordering::Relaxed)
+}
+
+/// The bytes this process has written to stderr through `diag` so far.
+pub fn written_stderr() -> u64 {
+    WRITTEN_ERR.load(Ordering::Relaxed)
+}
+
+/// Counts bytes `diag` wrote to stderr.
+pub fn count_stderr(n: usize) {
+    WRITTEN_ERR.fetch_add(n as u64, Ordering::Relaxed);
+}
+
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
+        let n = match self {
             Sink::Direct(out) => out.write(buf),
             Sink::Pager(pipe) => pipe.write(buf),
-        }
+        }?;
+        WRITTEN.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self {
             Sink::Direct(out) => out.write_all(buf),
             Sink::Pager(pipe) => pipe.write_all(buf),
-        }
+        }?;
+        WRITTEN.fetch_add(buf.len() as u64, Ordering::Relaxed);
+        Ok(())
     }
     fn flush(&mut self) -> io::Result<()> {
         match self {

@@ -177,7 +177,7 @@ fn the_paging_statement_names_the_commands_that_page() {
             "cat" | "shape" => vec![name, file],
             "extract" => vec![name, file, "$"],
             "search" => vec![name, file, "a"],
-            "ls" | "schema" | "gc" | "wrap" => vec![name],
+            "ls" | "schema" | "gc" | "wrap" | "stats" => vec![name],
             "rm" => vec![name, "--all"],
             // wait and stop act on a running entry only (tests/live.rs runs them); here they
             // answer the file's path with exit 2 and must still not start the pager.

@@ -59,7 +59,9 @@ fn the_rewritten_command_spills_big_output_in_the_session_scope_and_keeps_the_st
     let command = rewritten(&run);
     assert!(
         command.contains(&format!(
-            "export SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1\n"
+            "export SPILL_SCOPE=claude-{SESSION} SPILL_TURN=p-1 SPILL_HARNESS=claude-code SPILL_DIR={}/spill-{}\n",
+            sb.path().display(),
+            unsafe { libc::getuid() }
         )),
         "{command}"
     );
@@ -305,7 +307,14 @@ fn init_merges_is_idempotent_and_uninstall_restores_the_file() {
     let once = std::fs::read_to_string(&settings).unwrap();
     let v: serde_json::Value = serde_json::from_str(&once).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["theme", "permissions", "zeta", "hooks"]);
+    assert_eq!(keys, ["theme", "permissions", "zeta", "hooks", "sandbox"]);
+    let root = sb
+        .path()
+        .join(format!("spill-{}", unsafe { libc::getuid() }));
+    assert_eq!(
+        v["sandbox"],
+        serde_json::json!({"filesystem": {"allowWrite": [root.to_str().unwrap()]}})
+    );
     let command = v["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
@@ -1412,5 +1421,103 @@ fn doctor_reports_each_harness_found_and_changes_nothing() {
         run.out().contains("to do:     spill init claude-code"),
         "{}",
         run.out()
+    );
+}
+
+/// Runs a rewritten Claude Code command as Claude Code's sandbox does: bash with the sandbox's
+/// own `TMPDIR` (`claude-UID` under the real one), so the default root a shell would resolve
+/// is not the hooks'.
+fn sandboxed_shell(sb: &Sandbox, command: &str) -> crate::common::Run {
+    let tmp = sb.path().join("claude-sandbox-tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_spill"))
+        .parent()
+        .unwrap();
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "exec 2>&1; eval '{}' < /dev/null",
+                command.replace('\'', r"'\''")
+            ),
+        ])
+        .current_dir(sb.path())
+        .env_clear()
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .env("HOME", sb.path())
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    crate::common::Run {
+        code: out.status.code(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn inside_claude_codes_sandbox_the_shell_stores_in_the_hooks_root() {
+    let sb = Sandbox::new();
+    let command = claude_rewrite(&sb, "seq 1 100000; echo 'error: boom'");
+    let out = sandboxed_shell(&sb, &command);
+    out.status(0);
+    let envelope = out.json();
+    let reference = envelope["ref"].as_str().unwrap().to_string();
+    // Read back as the other hooks and `spill mcp` would, with the hooks' own TMPDIR.
+    let read = sb
+        .cmd(&["cat", &reference, "--lines", "100001:100001"])
+        .env("SPILL_SCOPE", format!("claude-{SESSION}"))
+        .run();
+    read.status(0);
+    assert!(read.out().contains("error: boom"), "{}", read.out());
+    assert!(
+        !sb.path()
+            .join("claude-sandbox-tmp")
+            .join(format!("spill-{}", unsafe { libc::getuid() }))
+            .exists()
+    );
+}
+
+#[test]
+fn where_claude_codes_sandbox_forbids_the_store_the_output_passes_through_with_one_line() {
+    let sb = Sandbox::new();
+    // A root that cannot be made (under a file), as a sandbox that does not grant it.
+    let file = sb.path().join("not-a-dir");
+    std::fs::write(&file, "").unwrap();
+    let root = file.join("root");
+    let dir = sb.path().join(".claude");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"permissions": {"allow": ["Bash"]}, "sandbox": {"enabled": true}}"#,
+    )
+    .unwrap();
+    let run = sb
+        .cmd(&["hook", "claude-code"])
+        .env("CLAUDE_PID", std::process::id().to_string())
+        .env("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")
+        .env("SPILL_DIR", &root)
+        .stdin(pre_tool_use(SESSION, "seq 1 100000"))
+        .run();
+    let command = rewritten(&run);
+    let out = sandboxed_shell(&sb, &command);
+    out.status(0);
+    let text = out.out();
+    let expected: String = (1..=100000).map(|n| format!("{n}\n")).collect();
+    assert!(
+        text.starts_with(&expected),
+        "{}",
+        &text[..200.min(text.len())]
+    );
+    let line = &text[expected.len()..];
+    assert!(
+        line.starts_with("[spill: 588,895 bytes not stored (")
+            && line.contains(&format!(
+                "to store: add {} to sandbox.filesystem.allowWrite in ~/.claude/settings.json",
+                root.display()
+            ))
+            && line.ends_with("]\n")
+            && line.lines().count() == 1,
+        "{line}"
     );
 }

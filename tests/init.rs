@@ -64,7 +64,17 @@ fn init_keeps_the_users_own_hooks_that_run_spill_and_every_byte() {
         once.starts_with(r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"nice spill hook claude-code"}]}],"#),
         "{once}"
     );
-    assert!(once.ends_with(r#"},"n":1e3}"#), "{once}");
+    // The store root (the sandbox's TMPDIR's `spill-UID`) is granted to Claude Code's sandbox.
+    let root = sb
+        .path()
+        .join(format!("spill-{}", unsafe { libc::getuid() }));
+    assert!(
+        once.ends_with(&format!(
+            r#"}},"n":1e3,"sandbox":{{"filesystem":{{"allowWrite":["{}"]}}}}}}"#,
+            root.display()
+        )),
+        "{once}"
+    );
     assert_eq!(
         once.matches(&format!("{SPILL} hook claude-code")).count(),
         3

@@ -1032,3 +1032,34 @@ fn a_large_resource_of_the_downstream_is_stored_and_a_small_one_passes() {
             .find(|l| l.starts_with(br#"{"jsonrpc": "2.0", "id": 2"#))
     );
 }
+
+#[test]
+fn the_servers_reading_tools_count_in_the_scopes_tally() {
+    let sb = Sandbox::new();
+    let r = store_text(&sb, "srv", 20_000);
+    let t = server(
+        &sb,
+        &[],
+        &[
+            call(1, "cat", json!({"source": r, "lines": "1:3"})),
+            call(2, "search", json!({"source": r, "pattern": "line 19999 "})),
+            call(3, "ls", json!({})),
+        ],
+    );
+    assert!(
+        t.by_id(1)["result"].is_object() && t.by_id(2)["result"].is_object(),
+        "{:?} {}",
+        t.lines
+            .iter()
+            .map(|l| String::from_utf8_lossy(l))
+            .collect::<Vec<_>>(),
+        t.stderr
+    );
+    let stats = sb.cmd(&["stats", "--json"]).env("SPILL_SCOPE", "srv").run();
+    stats.status(0);
+    let tally = &stats.json()["scopes"][0];
+    // Two reads (ls is a listing, not a read of an output), their answers' JSON bytes.
+    assert_eq!(tally["reads"], 2, "{tally}");
+    let answers = t.by_id(1)["result"].to_string().len() + t.by_id(2)["result"].to_string().len();
+    assert_eq!(tally["readBytes"], answers as u64, "{tally}");
+}

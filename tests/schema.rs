@@ -393,7 +393,9 @@ fn every_schema_is_listed_and_valid() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
-    for want in ["envelope", "shape", "extract", "search", "ls", "rm", "gc"] {
+    for want in [
+        "envelope", "shape", "extract", "search", "ls", "rm", "gc", "stats",
+    ] {
         assert!(
             names.iter().any(|n| n == want),
             "{want} not listed: {names:?}"
@@ -986,4 +988,28 @@ fn skipped_ndjson_lines_match_the_schemas() {
     assert_eq!(env.mime_type, "application/x-ndjson");
     assert_eq!(env.skipped_lines, Some(6), "{value}");
     assert!(env.hint.unwrap().contains("'$[0:5]' --skip-invalid"));
+}
+
+#[test]
+fn stats_json_matches_its_schema() {
+    let s = Sandbox::new();
+    let stats = schema(&s, "stats");
+    let none = s.run(&["stats", "--json"], "");
+    none.status(1);
+    assert_valid(&stats, &one_json_line(&none.stdout));
+    crate::common::spilled(
+        s.cmd(&["wrap", "--max-inline", "0"])
+            .stdin(b"entry\n".to_vec()),
+    );
+    s.run(&["--scope", "b", "wrap"], "small\n").status(0);
+    for args in [
+        &["stats", "--json"][..],
+        &["stats", "--json", "--all-scopes"],
+    ] {
+        let r = s.run(args, "");
+        r.status(0);
+        let v = one_json_line(&r.stdout);
+        assert_valid(&stats, &v);
+        assert!(!v["scopes"].as_array().unwrap().is_empty(), "{v}");
+    }
 }

@@ -34,6 +34,7 @@ mod shape;
 mod shape_budget;
 mod shorthand;
 mod signals;
+mod stats;
 mod store;
 mod terminal;
 mod wrap;

@@ -141,13 +141,21 @@ fn prepare(
     let text = existing.clone().unwrap_or_default();
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
+    // The root a command the harness runs would store in, for a sandbox that must be told.
+    let root = crate::harness::store_root(&super::Process);
+    let root = root.to_str().ok_or_else(|| {
+        Error::Usage(format!(
+            "the store root {} is not valid UTF-8: settings files cannot name it; set SPILL_DIR",
+            root.display()
+        ))
+    })?;
     let mut new = text.clone();
     let mut notes = Vec::new();
     for entries in entries {
         let edit = if args.uninstall {
-            entries.uninstall(&new, saved)
+            entries.uninstall_at(&new, saved, root)
         } else {
-            entries.install(&new, spill, &name)
+            entries.install_at(&new, spill, &name, root)
         }
         .map_err(bad)?;
         if let Some(edit) = edit {

@@ -15,6 +15,7 @@ mod s3;
 pub mod schema;
 pub mod search;
 pub mod shape;
+pub mod stats;
 pub mod stop;
 pub mod view;
 pub mod wait;
@@ -50,6 +51,17 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         };
         crate::output::start_pager(paging, restricted());
     }
+    // A reading command's answer counts in its scope's tally (`spill stats`), unless a person
+    // read it at a terminal.
+    let reads = matches!(
+        cli.command,
+        Command::Cat(_)
+            | Command::Shape(_)
+            | Command::Extract(_)
+            | Command::Search(_)
+            | Command::Wait(_)
+    ) && !crate::output::stdout_is_terminal();
+    let tally_in = reads.then(|| store_config(&cli.global).ok()).flatten();
     let outcome = match cli.command {
         Command::Wrap(args) => wrap::run(&cli.global, args),
         Command::Cat(args) => cat::run(&store_config(&cli.global)?, args),
@@ -66,12 +78,18 @@ pub fn dispatch(cli: Cli) -> Result<Outcome> {
         Command::Mcp(args) => mcp::run(&cli.global, args),
         Command::Wait(args) => wait::run(&store_config(&cli.global)?, args),
         Command::Stop(args) => stop::run(&store_config(&cli.global)?, args),
+        Command::Stats(args) => stats::run(&store_config(&cli.global)?, args),
         Command::Doctor(_) => doctor::run(),
     };
     // A reading command served a running entry: say it is still running, how far it has
     // grown and the cursor reading on (after its answer and footer).
     if let Some(seen) = crate::store::running::take_seen() {
         diag::note(&seen.sentence());
+    }
+    if let Some(config) = tally_in {
+        // Best effort, and silent: a message would reach the model with the answer.
+        let bytes = crate::output::written() + crate::output::written_stderr();
+        let _ = crate::store::stats::add_read(&crate::store::Store::new(config), bytes);
     }
     outcome
 }

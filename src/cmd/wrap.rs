@@ -9,6 +9,7 @@ use crate::cli::{Global, WrapArgs, WrapFormat};
 use crate::error::{Error, Result};
 use crate::harness::{self, Harness};
 use crate::store::StoreConfig;
+use crate::store::stats::Tally;
 use crate::text::redact::{Redactor, secrets_from_env};
 use crate::wrap::{self, Capture, CommandSpec, PassThrough, PassedThrough, Ran, WrapOptions};
 use crate::{diag, limits, output};
@@ -150,16 +151,10 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         }
         let (captured, warnings) = wrap::capture_stdin(&opts, &store)?;
         warn(&warnings);
-        // A remote entry's envelope names no local path, as in restricted mode.
-        print(
-            captured,
-            &opts,
-            format,
-            None,
-            store.restricted || store.is_remote(),
-            store.is_remote(),
-            harness,
-        )?;
+        let mut tally = Tally::default();
+        let printed = print(captured, &opts, format, None, &store, harness, &mut tally);
+        count(&store, &opts, &tally);
+        printed?;
         return Ok(Outcome::Found);
     }
     run_command(&args, &opts, format, &store, harness)
@@ -172,28 +167,39 @@ fn warn(warnings: &[wrap::Warning]) {
     }
 }
 
-/// Writes the pass-through bytes or the envelope.
+/// Writes the pass-through bytes or the envelope, counting them in `tally`. A remote entry's
+/// envelope names no local path, as in restricted mode.
 fn print(
     captured: Capture,
     opts: &WrapOptions,
     format: WrapFormat,
     exit_code: Option<i32>,
-    restricted: bool,
-    remote: bool,
+    store: &StoreConfig,
     harness: Option<&'static Harness>,
+    tally: &mut Tally,
 ) -> Result<()> {
+    let remote = store.is_remote();
+    let restricted = store.restricted || remote;
     let mut out = output::stdout();
+    tally.outputs = 1;
     match captured {
-        Capture::Inline(bytes) => output::write_all(&mut out, &bytes)?,
+        Capture::Inline(bytes) => {
+            tally.printed = bytes.len() as u64;
+            tally.sent = tally.printed;
+            output::write_all(&mut out, &bytes)?
+        }
         Capture::Spilled(s) if s.passed_through.is_some() => {
             let passed = s
                 .passed_through
                 .as_ref()
                 .expect("matched as passed through");
+            tally.printed = passed.bytes;
+            tally.sent = passed.bytes;
             // Its reader went away: nobody is left to read the line either.
             if passed.write_error.is_none() {
                 let reason = s.stored.as_ref().err().map_or("", String::as_str);
                 let line = unstored_line(passed, reason, restricted, harness);
+                tally.sent += line.len() as u64;
                 output::write_all(&mut out, line.as_bytes())?;
             }
         }
@@ -203,6 +209,9 @@ fn print(
                 WrapFormat::Json => env.to_json() + "\n",
                 WrapFormat::Text => wrap::render_text(&env),
             };
+            tally.printed = env.size_bytes;
+            tally.sent = text.len() as u64;
+            tally.stored = u64::from(s.stored.is_ok());
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
             match &s.stored {
@@ -252,6 +261,24 @@ fn unstored_line(
     )
 }
 
+/// Adds one output to its scope's tally (`spill stats`), best effort: where the store cannot be
+/// written (unusable, or a sandbox's read-only file system) nothing is counted, and nothing is
+/// said — a message on stderr would reach the model with the output. An output that passed
+/// through never makes a store: before the root exists (the first stored output, or a harness
+/// hook's first call, makes it) it is not counted.
+fn count(store: &StoreConfig, opts: &WrapOptions, tally: &Tally) {
+    let counted =
+        tally.stored > 0 || std::fs::symlink_metadata(&store.root).is_ok_and(|m| m.is_dir());
+    if opts.store_error.is_none() && counted {
+        // Its warnings on stderr reach the model too.
+        let tally = Tally {
+            sent: tally.sent + output::written_stderr(),
+            ..*tally
+        };
+        let _ = crate::store::stats::add(&crate::store::Store::new(store.clone()), &tally);
+    }
+}
+
 /// `spill wrap -- CMD ARGS…`.
 fn run_command(
     args: &WrapArgs,
@@ -275,15 +302,18 @@ fn run_command(
     warn(&ran.warnings);
     let code = ran.code();
     // CMD's status is the result, also when our stdout is a closed pipe.
-    match print(
+    let mut tally = Tally::default();
+    let printed = print(
         ran.capture,
         opts,
         format,
         Some(code),
-        store.restricted || store.is_remote(),
-        store.is_remote(),
+        store,
         harness,
-    ) {
+        &mut tally,
+    );
+    count(store, opts, &tally);
+    match printed {
         Ok(()) => {}
         Err(e) if e.is_broken_pipe() => {}
         Err(e) => diag::error(&e),

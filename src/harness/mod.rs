@@ -214,6 +214,21 @@ pub fn wraps_from(version: &str, first: (u64, u64, u64), product: &str, why: &st
     }
 }
 
+/// The store root a command run by the harness would use as spill resolves it here:
+/// `SPILL_DIR` (a relative one against the current directory), else the default root for
+/// `TMPDIR`.
+pub fn store_root(host: &dyn Host) -> PathBuf {
+    let tmpdir = host.var_os("TMPDIR").filter(|v| !v.is_empty());
+    match host.text("SPILL_DIR").ok().flatten().map(PathBuf::from) {
+        Some(dir) if dir.is_relative() => match host.current_dir() {
+            Ok(cwd) => cwd.join(dir),
+            Err(_) => dir,
+        },
+        Some(dir) => dir,
+        None => crate::store::StoreConfig::default_root(tmpdir.as_deref()),
+    }
+}
+
 /// `$HOME` as a path, or the usage error saying what cannot be found without it.
 fn home(host: &dyn Host, what: &str) -> Result<PathBuf> {
     host.text("HOME")

@@ -341,6 +341,38 @@ pub fn wrapped_command_in(
 /// under `spill wrap -- bash -c` as [`wrapped_command`] does, without the state. A command that
 /// starts with `spill ` is `eval`ed without `wrap`, in the same scope.
 pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &str) -> String {
+    in_shell_command_in(spill, &Exports::new(scope, turn), command)
+}
+
+/// What a rewritten command exports besides its conversation's scope.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Exports<'a> {
+    /// `SPILL_SCOPE`: the conversation's scope.
+    pub scope: &'a str,
+    /// `SPILL_TURN`, when the harness names its turns.
+    pub turn: Option<&'a str>,
+    /// `SPILL_HARNESS`: a `wrap` that cannot store an output at all then passes it through
+    /// unchanged, with one line naming the harness's setting that would let spill store it.
+    pub harness: Option<&'a str>,
+    /// `SPILL_DIR`: the store root the hook itself resolved, for a harness whose sandbox gives
+    /// the shell another `TMPDIR` than the hooks and the MCP server have (Claude Code's), so a
+    /// conversation's root is one root on every surface.
+    pub root: Option<&'a str>,
+}
+
+impl<'a> Exports<'a> {
+    /// The scope and turn only.
+    pub fn new(scope: &'a str, turn: Option<&'a str>) -> Exports<'a> {
+        Exports {
+            scope,
+            turn,
+            ..Exports::default()
+        }
+    }
+}
+
+/// [`in_shell_command`] with every variable of `exports`.
+pub fn in_shell_command_in(spill: &str, exports: &Exports, command: &str) -> String {
     let delimiter = heredoc_delimiter(
         format!(
             "SPILL_CMD_{}",
@@ -356,9 +388,18 @@ pub fn in_shell_command(spill: &str, scope: &str, turn: Option<&str>, command: &
 else __spill_cmd=; while IFS= read -r __spill_x; do __spill_cmd=\"$__spill_cmd$__spill_x\n\"; done; \
 fi <<'{delimiter}'\n{command}\n{delimiter}\n"
     );
-    script.push_str(&format!("export SPILL_SCOPE={}", shell_quote(scope)));
-    if let Some(turn) = turn.filter(|t| !t.is_empty()) {
+    script.push_str(&format!(
+        "export SPILL_SCOPE={}",
+        shell_quote(exports.scope)
+    ));
+    if let Some(turn) = exports.turn.filter(|t| !t.is_empty()) {
         script.push_str(&format!(" SPILL_TURN={}", shell_quote(turn)));
+    }
+    if let Some(harness) = exports.harness {
+        script.push_str(&format!(" SPILL_HARNESS={}", shell_quote(harness)));
+    }
+    if let Some(root) = exports.root {
+        script.push_str(&format!(" SPILL_DIR={}", shell_quote(root)));
     }
     script.push('\n');
     if command.trim_start().starts_with("spill ") {

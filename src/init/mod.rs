@@ -83,6 +83,133 @@ pub trait Entries: Sync {
     fn what(&self) -> &'static str {
         "hooks"
     }
+    /// [`install`](Self::install) for a store at `root`, for a harness whose sandbox must be
+    /// told where spill writes (Claude Code's); the others ignore the root.
+    fn install_at(&self, text: &str, spill: &str, file: &str, root: &str) -> Change {
+        let _ = root;
+        self.install(text, spill, file)
+    }
+    /// [`uninstall`](Self::uninstall) of what [`install_at`](Self::install_at) added for
+    /// `root`.
+    fn uninstall_at(&self, text: &str, backup: Option<&str>, root: &str) -> Change {
+        let _ = root;
+        self.uninstall(text, backup)
+    }
+}
+
+/// The text with the string `value` in the array at `path` (its objects and the array made as
+/// needed, laid out as the file is), or `None` when the array holds it already. `Err` when a
+/// value on the way is not an object, or the array is not one.
+pub fn grant(
+    text: &str,
+    comments: bool,
+    path: &[&str],
+    value: &str,
+) -> std::result::Result<Option<String>, String> {
+    let root = splice::parse(text, comments)?
+        .ok_or_else(|| "the settings file holds no JSON object".to_string())?;
+    if !is_object(&root) {
+        return Err("the settings file is not a JSON object".into());
+    }
+    let style = Style::of(text, &root);
+    let mut node = &root;
+    for (depth, key) in path.iter().enumerate() {
+        let last = depth + 1 == path.len();
+        let Some(member) = node.get(key) else {
+            let mut new = Value::Array(vec![Value::from(value)]);
+            for k in path[depth + 1..].iter().rev() {
+                let mut object = Map::new();
+                object.insert((*k).into(), new);
+                new = Value::Object(object);
+            }
+            return Ok(Some(splice::insert(text, node, &style, Some(key), &new)));
+        };
+        let name = path[..=depth].join(".");
+        node = &member.value;
+        if last {
+            if !matches!(node.kind, Kind::Array(_)) {
+                return Err(format!("\"{name}\" in the settings file is not an array"));
+            }
+            if node
+                .elements()
+                .iter()
+                .any(|e| string_at(text, e).as_deref() == Some(value))
+            {
+                return Ok(None);
+            }
+            return Ok(Some(splice::insert(
+                text,
+                node,
+                &style,
+                None,
+                &Value::from(value),
+            )));
+        }
+        if !is_object(node) {
+            return Err(format!("\"{name}\" in the settings file is not an object"));
+        }
+    }
+    Ok(None)
+}
+
+/// The text without the string `value` in the array at `path`, and without the containers on
+/// the way that held only it, unless `backup` (the file before the first `init`) had them:
+/// what [`grant`] added, no more. `None` when the array does not hold it, or when the backup's
+/// array held it already (it was the user's).
+pub fn revoke(
+    text: &str,
+    comments: bool,
+    path: &[&str],
+    value: &str,
+    backup: Option<&str>,
+) -> std::result::Result<Option<String>, String> {
+    let Some(root) = splice::parse(text, comments)? else {
+        return Ok(None);
+    };
+    let old = backup.and_then(|b| splice::parse(b, comments).ok().flatten());
+    fn at<'n>(node: &'n Node, path: &[&str]) -> Option<&'n Node> {
+        let mut node = Some(node);
+        for key in path {
+            node = node.and_then(|n| n.get(key)).map(|m| &m.value);
+        }
+        node
+    }
+    let had = |depth: usize| old.as_ref().and_then(|o| at(o, &path[..depth])).is_some();
+    let mut chain = vec![&root];
+    for key in path {
+        match chain.last().and_then(|n| n.get(key)) {
+            Some(member) => chain.push(&member.value),
+            None => return Ok(None),
+        }
+    }
+    let list = chain[path.len()];
+    let holds = |node: &Node, text: &str| {
+        node.elements()
+            .iter()
+            .position(|e| string_at(text, e).as_deref() == Some(value))
+    };
+    let Some(i) = holds(list, text) else {
+        return Ok(None);
+    };
+    if let Some(b) = backup
+        && old
+            .as_ref()
+            .and_then(|o| at(o, path))
+            .is_some_and(|l| holds(l, b).is_some())
+    {
+        return Ok(None);
+    }
+    if list.len() > 1 || had(path.len()) {
+        return Ok(Some(splice::remove(text, list, i)));
+    }
+    for depth in (0..path.len()).rev() {
+        let container = chain[depth];
+        if depth == 0 || container.len() > 1 || had(depth) {
+            let index = container.index(path[depth]).expect("on the chain");
+            return Ok(Some(splice::remove(text, container, index)));
+        }
+    }
+    unreachable!("the loop ends at the root")
 }
 
 impl Entries for HookSet {

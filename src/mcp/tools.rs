@@ -458,7 +458,18 @@ pub fn call(store: &StoreConfig, name: &str, arguments: &Value) -> Option<Value>
         "ls" => ls(store, arguments),
         _ => return None,
     };
-    Some(answer.unwrap_or_else(|e| failure(&e)))
+    let answer = answer.unwrap_or_else(|e| failure(&e));
+    if name != "ls" {
+        count_read(store, &answer);
+    }
+    Some(answer)
+}
+
+/// Adds a reading tool's answer (its JSON, as the client gets it) to the scope's tally (`spill
+/// stats`), best effort and silent.
+fn count_read(store: &StoreConfig, answer: &Value) {
+    let bytes = answer.to_string().len() as u64;
+    let _ = crate::store::stats::add_read(&crate::store::Store::new(store.clone()), bytes);
 }
 
 /// A `wait` call's arguments.
@@ -493,6 +504,14 @@ impl WaitCall {
     /// page since the cursor with its footer; an interrupted entry is an error, as `spill wait`
     /// exits 2 for it.
     pub fn answer(&self, store: &StoreConfig, waited: Waited) -> Result<Value> {
+        let answer = self.answer_of(store, waited);
+        if let Ok(answer) = &answer {
+            count_read(store, answer);
+        }
+        answer
+    }
+
+    fn answer_of(&self, store: &StoreConfig, waited: Waited) -> Result<Value> {
         let id = self.id.to_string();
         match waited {
             Waited::Ended(record) => ended(store, &self.id, &record),

@@ -21,6 +21,8 @@ pub enum Schema {
     Rm,
     /// `spill gc --json`.
     Gc,
+    /// `spill stats --json`.
+    Stats,
 }
 
 /// Every schema, in the order `spill schema` lists them.
@@ -32,6 +34,7 @@ pub const ALL: &[Schema] = &[
     Schema::Ls,
     Schema::Rm,
     Schema::Gc,
+    Schema::Stats,
 ];
 
 impl Schema {
@@ -45,6 +48,7 @@ impl Schema {
             Schema::Ls => "ls",
             Schema::Rm => "rm",
             Schema::Gc => "gc",
+            Schema::Stats => "stats",
         }
     }
 
@@ -63,6 +67,7 @@ impl Schema {
             Schema::Ls => "`spill ls --json`",
             Schema::Rm => "`spill rm --json`",
             Schema::Gc => "`spill gc --json`",
+            Schema::Stats => "`spill stats --json`",
         }
     }
 
@@ -76,6 +81,7 @@ impl Schema {
             Schema::Ls => "`spill ls --json`",
             Schema::Rm => "`spill rm --json`",
             Schema::Gc => "`spill gc --json`",
+            Schema::Stats => "`spill stats --json` (a scope's tally)",
         }
     }
 }
@@ -98,6 +104,7 @@ pub fn schema(which: Schema) -> &'static str {
         Schema::Ls => include_str!("../../schemas/ls.json"),
         Schema::Rm => include_str!("../../schemas/rm.json"),
         Schema::Gc => include_str!("../../schemas/gc.json"),
+        Schema::Stats => include_str!("../../schemas/stats.json"),
     }
 }
 

@@ -366,6 +366,7 @@ impl Store {
         for scope in scopes {
             expire_ledgers(&self.root().join(scope), self.config().ttl, dry_run);
         }
+        super::stats::expire(self.root(), self.config().ttl, dry_run);
         Ok(out)
     }
 

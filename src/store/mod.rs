@@ -8,6 +8,7 @@
 //! <root>/<scope>/<hex16>.meta    its metadata record (JSON); its mtime is the last access
 //! <root>/<scope>/<hex16>.gone    a tombstone: why a ref is no longer there
 //! <root>/<scope>/.tmp-*          a payload being written (locked by its writer)
+//! <root>/@stats/<scope>          the scope's tally for `spill stats` (`store::stats`)
 //! ```
 //!
 //! The root and scope directories are `0700` and must be owned by the current user, not be
@@ -25,6 +26,7 @@ mod reference;
 pub mod remote;
 pub mod running;
 pub mod shorthand;
+pub mod stats;
 pub mod turn;
 mod write;
 

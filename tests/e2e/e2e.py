@@ -150,6 +150,10 @@ class Claude:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
         self.shell = shutil.which("bash") or "/bin/bash"
+        # Directories put on Claude Code's PATH only (the sandbox's bwrap and socat), and
+        # variables set (or, with None, unset) over the usual ones.
+        self.extra_path = []
+        self.overrides = {}
 
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", "ANTHROPIC_", "CLAUDE"))}
@@ -160,7 +164,13 @@ class Claude:
                    ANTHROPIC_API_KEY="sk-test", SPILL_DIR=str(self.work / "store"),
                    DISABLE_AUTOUPDATER="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
                    # spill on PATH, as installed: the model's own `spill cat` calls need it.
-                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+                   PATH=os.pathsep.join([str(self.spill_exe.parent), *map(str, self.extra_path),
+                                         os.environ.get("PATH", "")]))
+        for k, v in self.overrides.items():
+            if v is None:
+                env.pop(k, None)
+            else:
+                env[k] = v
         return env
 
     def start(self, home, name, commands, *flags):
@@ -473,6 +483,122 @@ print(json.dumps({"hookSpecificOutput": out}))
 """
 
 
+def sandbox_tools(cache):
+    """bubblewrap and socat, which Claude Code's sandbox needs on Linux: Debian's packages,
+    unpacked into the cache, in a directory that goes on Claude Code's PATH only. (With bwrap on
+    PATH, Codex 0.171 sandboxes through it and runs no command at all, so it is not installed on
+    the machine.) None when they cannot be had."""
+    d = cache / "claude-sandbox"
+    bin_dir = d / "bin"
+    if (bin_dir / "bwrap").exists() and (bin_dir / "socat").exists():
+        return bin_dir
+    debs, root = d / "debs", d / "root"
+    debs.mkdir(parents=True, exist_ok=True)
+    packages = ["bubblewrap", "socat", "libwrap0"]
+    got = subprocess.run(["apt-get", "download", *packages], cwd=debs, capture_output=True, text=True)
+    if got.returncode != 0:
+        subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+        got = subprocess.run(["apt-get", "download", *packages], cwd=debs, capture_output=True, text=True)
+    if got.returncode != 0:
+        print(got.stderr, file=sys.stderr)
+        return None
+    for deb in debs.glob("*.deb"):
+        subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+    libwrap = next(root.glob("usr/lib/*/libwrap.so.0"), None) or next(root.glob("lib/*/libwrap.so.0"), None)
+    bin_dir.mkdir(exist_ok=True)
+    shutil.copy(root / "usr" / "bin" / "bwrap", bin_dir / "bwrap")
+    wrapper = bin_dir / "socat"
+    wrapper.write_text(f'#!/bin/sh\nLD_LIBRARY_PATH={libwrap.parent if libwrap else ""} exec {root / "usr/bin/socat"} "$@"\n')
+    wrapper.chmod(0o755)
+    return bin_dir
+
+
+def sandbox_checks(claude, work, cache, version):
+    """Claude Code's own sandbox (bubblewrap): the sandboxed shell has Claude Code's TMPDIR, yet
+    the shell, the PostToolUse hook and `spill mcp` share one store root, which `spill init`
+    grants to the sandbox; without the grant, large output passes through to Claude Code's own
+    cut with one line naming the setting."""
+    tag = f"claude-code {version} (sandbox)"
+    slug = f"sandbox-{version}"
+    tools = sandbox_tools(cache)
+    check(f"{tag}: bubblewrap and socat unpacked from Debian's packages", tools is not None)
+    if tools is None:
+        return None
+    claude = Claude(claude.exe, claude.spill_exe, work, claude.server)
+    claude.extra_path = [tools]
+    # As a user has it: no SPILL_DIR, so every surface resolves the default root from TMPDIR,
+    # which Claude Code's sandbox changes for the shell.
+    tmp = work / f"{slug}-tmp"
+    tmp.mkdir()
+    claude.overrides = {"SPILL_DIR": None, "TMPDIR": str(tmp)}
+    home, plain_home = work / f"home-{slug}", work / f"home-{slug}-plain"
+    original = '{\n  "sandbox": {\n    "enabled": true,\n    "autoAllowBashIfSandboxed": true\n  }\n}\n'
+    for h in (home, plain_home):
+        (h / ".claude").mkdir(parents=True)
+        (h / ".claude" / "settings.json").write_text(original)
+    settings = home / ".claude" / "settings.json"
+    init = claude.spill(home, "init", "claude-code")
+    root = str(tmp / f"spill-{os.getuid()}")
+    grants = json.loads(settings.read_text())["sandbox"].get("filesystem", {}).get("allowWrite", [])
+    check(f"{tag}: init grants the store root to the sandbox", init.returncode == 0 and grants == [root],
+          f"{grants} {init.stderr}")
+    doctor = claude.spill(home, "doctor")
+    check(f"{tag}: doctor says the sandbox is on and spill stores under it",
+          "sandbox:   on" in doctor.stdout and "stores:    yes" in doctor.stdout, doctor.stdout[:600])
+    config = work / f"{slug}-mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "fake": {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")]},
+        "spill": {"command": str(claude.spill_exe), "args": ["mcp"]}}}))
+    flags = ["--mcp-config", str(config), "--allowedTools", "Bash,mcp__fake__big,mcp__spill__search"]
+    probe = "touch \"$HOME/sandbox-probe\" 2>&1 || echo write-refused; echo TMPDIR=$TMPDIR"
+    steps = [probe, BIG, "{hint}",
+             {"tool": "mcp__spill__search", "input": {"source": "{ref}", "pattern": LAST_LINE, "fixed_strings": True}},
+             {"tool": "mcp__fake__big", "input": {}}, "spill cat {ref} --lines 9000:9002"]
+    claude.run(home, f"{slug}-spill", steps, *flags)
+    got = results_for(claude.server, f"{slug}-spill.json")
+    check(f"{tag}: the sandboxed conversation completes", len(got) == len(steps), repr(got)[:300])
+    if len(got) < len(steps):
+        return None
+    check(f"{tag}: the command ran in the sandbox (HOME not writable, Claude Code's TMPDIR)",
+          "write-refused" in got[0][0] and "TMPDIR=" in got[0][0]
+          and not got[0][0].strip().endswith("TMPDIR=") and not (home / "sandbox-probe").exists(), got[0][0][:300])
+    big = got[1][0]
+    check(f"{tag}: a 500 KB output reaches the model as spill's envelope, the error line visible",
+          '"spilled":true' in big and ERROR_LINE in big and len(big) < 4096 and root in big, big[:300])
+    check(f"{tag}: the envelope's hinted command runs in the sandbox and finds the error line",
+          ERROR_LINE in got[2][0] and not got[2][1], got[2][0][:300])
+    check(f"{tag}: spill mcp (outside the sandbox) reads the sandboxed shell's ref",
+          LAST_LINE in got[3][0] and "unknown ref" not in got[3][0], got[3][0][:300])
+    check(f"{tag}: an MCP result stored by the PostToolUse hook is read by the sandboxed shell",
+          '"spilled":true' in got[4][0] and MCP_ERROR in got[5][0] and not got[5][1], got[5][0][:300])
+
+    # The grant taken away: the output passes through unstored, and Claude Code cuts it as
+    # without spill (saving it to its own file), with spill's one line at its end.
+    claude.spill(home, "init", "claude-code", "--uninstall")
+    check(f"{tag}: init --uninstall restores the settings byte for byte", settings.read_text() == original)
+    claude.spill(home, "init", "claude-code")
+    data = json.loads(settings.read_text())
+    data["sandbox"].pop("filesystem")
+    settings.write_text(json.dumps(data, indent=2))
+    claude.run(plain_home, f"{slug}-plain", [BIG], "--allowedTools", "Bash")
+    claude.run(home, f"{slug}-nogrant", [BIG], "--allowedTools", "Bash")
+    plain = results_for(claude.server, f"{slug}-plain.json")
+    ungranted = results_for(claude.server, f"{slug}-nogrant.json")
+    check(f"{tag}: both ungranted conversations complete", len(plain) == 1 and len(ungranted) == 1,
+          f"{len(plain)} {len(ungranted)}")
+    if not plain or not ungranted:
+        return None
+    shown = lambda t: re.sub(r"\S*tool-results/\S+|\d+(\.\d+)?\s?KB", "X", t)
+    check(f"{tag}: without the grant the model gets what it gets without spill (Claude Code's own cut)",
+          shown(ungranted[0][0]) == shown(plain[0][0]), f"{ungranted[0][0][:300]!r} vs {plain[0][0][:300]!r}")
+    saved = (saved_file(ungranted[0][0]) or b"").decode(errors="replace")
+    check(f"{tag}: and Claude Code's saved output ends with spill's one line naming the setting",
+          saved.rstrip("\n").split("\n")[-1].startswith("[spill: ")
+          and "sandbox.filesystem.allowWrite" in saved.rstrip("\n").split("\n")[-1], saved[-300:])
+    return {"harness": f"Claude Code {version} in its sandbox", "with": measure(big, 0),
+            "withoutGrant": measure(ungranted[0][0], 0), "without": measure(plain[0][0], 0)}
+
+
 def old_checks(claude, work):
     """Claude Code at the oldest pinned version: no CLAUDE_PID, and still wrapped."""
     tag = f"claude-code {CLAUDE_OLD[1]}"
@@ -621,7 +747,8 @@ class Harness:
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
         env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
-                   PATH=f"{self.spill_exe.parent}{os.pathsep}{os.environ.get('PATH', '')}")
+                   PATH=os.pathsep.join([str(self.spill_exe.parent), *map(str, self.extra_path),
+                                         os.environ.get("PATH", "")]))
         if self.tmpdir:
             del env["SPILL_DIR"]
             env["TMPDIR"] = str(self.tmpdir)
@@ -1365,8 +1492,15 @@ def main():
             if row:
                 row["permissionMatrix"] = permission_matrix(claude, work)
                 rows.append(row)
+            row = sandbox_checks(claude, work, cache, CLAUDE[1])
+            if row:
+                rows.append(row)
         if claude_old_exe:
-            old_checks(Claude(claude_old_exe, spill, work, server), work)
+            old = Claude(claude_old_exe, spill, work, server)
+            old_checks(old, work)
+            row = sandbox_checks(old, work, cache, CLAUDE_OLD[1])
+            if row:
+                rows.append(row)
 
     def other_lane():
         server = Server(work / "requests-others.log")

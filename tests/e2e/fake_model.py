@@ -6,9 +6,9 @@ The first user message of a conversation names a script: `SCRIPT:<path to a JSON
 file holds a list of steps; the model makes call k once it has seen k tool results, then answers
 "done". A step is a shell command (a Bash call) or `{"tool": NAME, "input": {...}}` (any other
 tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref seen in the
-conversation's tool results, `{hint}` by the first command of the last envelope hint seen
-there (`spill search REF -F '…' -C 2`), and `{scope}` by the last `--scope NAME` seen there (Qwen Code's
-answers name the scope its shell must read). Every request body is appended to the log
+conversation's tool results, `{scope}` by the last `--scope NAME` seen there (Qwen Code's
+answers name the scope its shell must read), and `{hint}` by the first command of the last
+envelope's hint ("Read it with: CMD · …"), as a model that follows the envelope would run it. Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
 Usage: fake_model.py LOG_FILE PORT_FILE   (writes the chosen port to PORT_FILE)
@@ -24,8 +24,7 @@ LOG_LOCK = threading.Lock()
 REF = re.compile(r"sp_[0-9a-f]{16}")
 SCRIPT = re.compile(r"SCRIPT:(\S+)")
 SCOPE = re.compile(r"--scope ([A-Za-z0-9._-]+)")
-# The first command an envelope's hint names ("Read it with: spill search REF -F '…' -C 2 · …").
-HINT = re.compile(r"Read it with: (spill .+?)(?= \u00b7 |\"|\\n|\n|$)", re.M)
+HINT = re.compile(r"Read it with: (spill .*?)(?: · |\"|$)", re.M)
 
 
 def text_of(content):
@@ -73,8 +72,8 @@ def next_step(messages):
     hints = HINT.findall("\n".join(results))
 
     def fill(text):
-        text = text.replace("{hint}", hints[-1] if hints else "false")
         text = text.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+        text = text.replace("{hint}", hints[-1] if hints else "echo no hint")
         return text.replace("{scope}", scopes[-1] if scopes else "none")
     step = commands[len(results)]
     if isinstance(step, dict):

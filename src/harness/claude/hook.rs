@@ -30,7 +30,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Reply, Response, SpillRequest, in_shell_command, normalise, open_call, shell_command, through,
+    Exports, Reply, Response, SpillRequest, in_shell_command_in, normalise, open_call,
+    shell_command, through,
 };
 
 /// The scope prefix of Claude Code conversations.
@@ -55,6 +56,10 @@ pub struct Context<'a> {
     pub headless: bool,
     /// The rules for a session working in this directory, or why they cannot be read.
     pub rules: &'a dyn Fn(&Path) -> std::result::Result<Rules, String>,
+    /// The store root the hook resolved, exported to the command as `SPILL_DIR`: inside Claude
+    /// Code's sandbox the shell has Claude Code's own `TMPDIR`, so the root it would resolve
+    /// is not the one the other hooks and `spill mcp` use (README, "Claude Code": its sandbox).
+    pub root: Option<&'a str>,
 }
 
 /// Answers one Claude Code hook call (any event; the input says which).
@@ -131,7 +136,15 @@ fn pre_tool_use(
     let mut updated: Map<String, Value> = tool_input.clone();
     updated.insert(
         "command".into(),
-        Value::String(in_shell_command(ctx.spill, scope, turn, command)),
+        Value::String(in_shell_command_in(
+            ctx.spill,
+            &Exports {
+                harness: Some(super::HARNESS.name),
+                root: ctx.root,
+                ..Exports::new(scope, turn)
+            },
+            command,
+        )),
     );
     let reply = serde_json::json!({
         "hookSpecificOutput": {
@@ -408,6 +421,7 @@ mod tests {
             spill: "/usr/bin/spill",
             headless,
             rules,
+            root: Some("/tmp/spill-1000"),
         }
     }
 
@@ -451,10 +465,16 @@ mod tests {
         assert_eq!(out["updatedInput"]["timeout"], 5000);
         assert_eq!(
             out["updatedInput"]["command"],
-            in_shell_command(
+            in_shell_command_in(
                 "/usr/bin/spill",
-                "claude-9c248b37-6480-4724-8b4a-4b4f84959f63",
-                Some("774c2c40"),
+                &Exports {
+                    harness: Some("claude-code"),
+                    root: Some("/tmp/spill-1000"),
+                    ..Exports::new(
+                        "claude-9c248b37-6480-4724-8b4a-4b4f84959f63",
+                        Some("774c2c40")
+                    )
+                },
                 "echo hi"
             )
         );

@@ -1,7 +1,53 @@
 //! Claude Code's `settings.json`: spill's `PreToolUse` (Bash), `PostToolUse` (MCP tools) and
-//! `SessionEnd` hooks, spliced in and cut out by the shared [`HookSet`].
+//! `SessionEnd` hooks, spliced in and cut out by the shared [`HookSet`], and the store root in
+//! `sandbox.filesystem.allowWrite` ([`SETTINGS`]).
 
-use crate::init::HookSet;
+use crate::init::{self, Change, Edit, Entries, HookSet};
+
+/// Where Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS) reads the paths a
+/// sandboxed command may write besides the project and Claude Code's own temporary directory.
+pub const ALLOW_WRITE: &[&str] = &["sandbox", "filesystem", "allowWrite"];
+
+/// What `spill init claude-code` writes: the [`HOOKS`], and the store root as one
+/// `sandbox.filesystem.allowWrite` path, so a command the sandbox runs can store its output in
+/// the root the hooks and `spill mcp` read (the hook exports that root to the command as
+/// `SPILL_DIR`: the sandboxed shell's own `TMPDIR` is Claude Code's). The grant is that one
+/// directory; it does nothing while the sandbox is off. `--uninstall` takes out the path it
+/// added (the one equal to the store root spill resolves then) with the hooks.
+pub static SETTINGS: Settings = Settings;
+
+/// See [`SETTINGS`].
+pub struct Settings;
+
+impl Entries for Settings {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        HOOKS.install(text, spill)
+    }
+
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        HOOKS.uninstall(text, backup)
+    }
+
+    fn install_at(&self, text: &str, spill: &str, _file: &str, root: &str) -> Change {
+        let hooked = HOOKS.install(text, spill)?;
+        let base = hooked.as_ref().map_or(text, |e| e.text.as_str());
+        match init::grant(base, HOOKS.comments, ALLOW_WRITE, root)? {
+            Some(granted) => Ok(Some(Edit::plain(granted))),
+            None => Ok(hooked),
+        }
+    }
+
+    fn uninstall_at(&self, text: &str, backup: Option<&str>, root: &str) -> Change {
+        // The grant first: what is left is then what `HookSet::install` made of the backup,
+        // which `uninstall` recognises and answers with the backup's bytes.
+        let revoked = init::revoke(text, HOOKS.comments, ALLOW_WRITE, root, backup)?;
+        let base = revoked.as_deref().unwrap_or(text);
+        match HOOKS.uninstall(base, backup)? {
+            Some(edit) => Ok(Some(edit)),
+            None => Ok(revoked.map(Edit::plain)),
+        }
+    }
+}
 
 /// Claude Code's events: spill's hooks in its settings, or `None` from `install` when the text
 /// already has exactly them (nothing to write), from `uninstall` when it has none.
@@ -103,5 +149,93 @@ mod tests {
                 .unwrap_err()
                 .contains("SessionEnd")
         );
+    }
+
+    const ROOT: &str = "/tmp/spill-1000";
+
+    #[test]
+    fn the_store_root_is_granted_to_the_sandbox_and_taken_back_byte_for_byte() {
+        let originals = [
+            "",
+            "{}\n",
+            "{\n  \"theme\": \"dark\"\n}\n",
+            // A sandbox section of the user's own, with other grants, in another layout.
+            "{\n    \"sandbox\": {\n        \"enabled\": true,\n        \"filesystem\": {\n            \"allowWrite\": [\"~/.cache\"]\n        }\n    }\n}\n",
+            "{\"sandbox\":{\"enabled\":true},\"model\":\"opus\"}",
+            "{\n  \"sandbox\": {\n    \"filesystem\": {\n      \"denyRead\": [\"/secret\"]\n    }\n  }\n}\n",
+        ];
+        for original in originals {
+            let once = SETTINGS
+                .install_at(original, SPILL, "f", ROOT)
+                .unwrap()
+                .unwrap()
+                .text;
+            let v: Value = serde_json::from_str(&once).unwrap();
+            let grants = v["sandbox"]["filesystem"]["allowWrite"].as_array().unwrap();
+            assert_eq!(grants.last().unwrap(), ROOT, "{once}");
+            assert_eq!(
+                grants.iter().filter(|g| *g == ROOT).count(),
+                1,
+                "{original:?}"
+            );
+            // Idempotent, and the hooks are there too.
+            assert_eq!(SETTINGS.install_at(&once, SPILL, "f", ROOT).unwrap(), None);
+            assert_eq!(once.matches("hook claude-code").count(), 3);
+            // With the backup: the original bytes; without it: only spill's entries cut out.
+            let back = SETTINGS
+                .uninstall_at(&once, Some(original), ROOT)
+                .unwrap()
+                .unwrap()
+                .text;
+            assert_eq!(back, original, "{once}");
+            let cut = SETTINGS
+                .uninstall_at(&once, None, ROOT)
+                .unwrap()
+                .unwrap()
+                .text;
+            assert!(
+                !cut.contains(ROOT) && !cut.contains("hook claude-code"),
+                "{cut}"
+            );
+            let was: Value =
+                serde_json::from_str(if original.is_empty() { "{}" } else { original }).unwrap();
+            assert_eq!(serde_json::from_str::<Value>(&cut).unwrap(), was, "{cut}");
+        }
+    }
+
+    #[test]
+    fn a_grant_the_user_had_stays_and_odd_shapes_are_refused() {
+        let mine = "{\"sandbox\": {\"filesystem\": {\"allowWrite\": [\"/tmp/spill-1000\"]}}}\n";
+        let once = SETTINGS
+            .install_at(mine, SPILL, "f", ROOT)
+            .unwrap()
+            .unwrap()
+            .text;
+        assert_eq!(once.matches(ROOT).count(), 1);
+        let back = SETTINGS
+            .uninstall_at(&once, Some(mine), ROOT)
+            .unwrap()
+            .unwrap()
+            .text;
+        assert_eq!(back, mine);
+        // The file changed since `init` (a key added): the user's grant is still kept.
+        let edited = once.replacen('{', "{\"theme\": \"dark\", ", 1);
+        let cut = SETTINGS
+            .uninstall_at(&edited, Some(mine), ROOT)
+            .unwrap()
+            .unwrap()
+            .text;
+        assert!(
+            cut.contains(ROOT) && !cut.contains("hook claude-code"),
+            "{cut}"
+        );
+        for bad in [
+            r#"{"sandbox": true}"#,
+            r#"{"sandbox": {"filesystem": []}}"#,
+            r#"{"sandbox": {"filesystem": {"allowWrite": "/tmp"}}}"#,
+        ] {
+            let why = SETTINGS.install_at(bad, SPILL, "f", ROOT).unwrap_err();
+            assert!(why.contains("sandbox"), "{bad}: {why}");
+        }
     }
 }

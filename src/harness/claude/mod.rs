@@ -5,7 +5,7 @@ pub mod init;
 
 use std::path::PathBuf;
 
-use super::{Answer, Facts, Harness, Host, McpFormat, Verdict};
+use super::{Answer, Facts, Harness, Host, McpFormat, Sandbox, Verdict};
 use crate::error::Result;
 use crate::store::binding;
 
@@ -17,11 +17,12 @@ pub static HARNESS: Harness = Harness {
     hook_help: "a `PreToolUse` call for Bash answers with the command rewritten to run under\n\
 `spill wrap` in the conversation's scope (`claude-SESSION`), with SPILL_SCOPE and SPILL_TURN\n\
 exported to it; a `SessionEnd` call removes that scope's entries.",
-    init_help: "PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks.",
+    init_help: "PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks, and the store\n\
+root in sandbox.filesystem.allowWrite (for Claude Code's sandbox).",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,
-    entries: &init::HOOKS,
+    entries: &init::SETTINGS,
     doctor,
     wraps: Some(wraps),
     mcp_proxy: None,
@@ -54,10 +55,12 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
             .ok()
             .flatten()
             .is_some_and(|a| a == "0");
+    let root = super::store_root(host);
     let ctx = hook::Context {
         spill: &spill,
         headless,
         rules: &|cwd| sources.gather(cwd),
+        root: root.to_str(),
     };
     Ok(hook::respond(input, &ctx))
 }
@@ -91,7 +94,89 @@ fn doctor(host: &dyn Host) -> Facts {
         mcp_files,
         covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
         uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
-        sandbox: None,
+        sandbox: Some(sandbox(host)),
+    }
+}
+
+/// Claude Code's sandbox as its settings files choose it (`sandbox.enabled`, the last file in
+/// Claude Code's order of precedence that sets it: user, project, local, managed), and whether a
+/// sandboxed command can write the store root: when the root is under one of the files'
+/// `sandbox.filesystem.allowWrite` paths (what `spill init claude-code` adds) or the project.
+fn sandbox(host: &dyn Host) -> Sandbox {
+    let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+    let cwd = host.current_dir().ok();
+    let mut files: Vec<PathBuf> = config_dir(host)
+        .ok()
+        .map(|d| d.join("settings.json"))
+        .into_iter()
+        .collect();
+    if let Some(cwd) = &cwd {
+        files.push(cwd.join(".claude/settings.json"));
+        files.push(cwd.join(".claude/settings.local.json"));
+    }
+    files.push(PathBuf::from("/etc/claude-code/managed-settings.json"));
+    let mut enabled: Option<(bool, PathBuf)> = None;
+    let mut grants: Vec<PathBuf> = cwd.iter().cloned().collect();
+    for file in &files {
+        let Ok(bytes) = std::fs::read(file) else {
+            continue;
+        };
+        let Ok(settings) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
+        let box_ = &settings["sandbox"];
+        if let Some(on) = box_["enabled"].as_bool() {
+            enabled = Some((on, file.clone()));
+        }
+        for path in box_["filesystem"]["allowWrite"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.as_str())
+        {
+            let path = match (path.strip_prefix("~/"), &home) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => PathBuf::from(
+                    path.strip_prefix('/')
+                        .filter(|p| p.starts_with('/'))
+                        .unwrap_or(path),
+                ),
+            };
+            if path.is_absolute() {
+                grants.push(path);
+            }
+        }
+    }
+    let root = super::store_root(host);
+    let shown = root.display();
+    let allow = format!(
+        "add {shown} to sandbox.filesystem.allowWrite in ~/.claude/settings.json (`spill init claude-code` does)"
+    );
+    let Some((true, file)) = enabled else {
+        let mode = match enabled {
+            Some((_, file)) => format!("off (sandbox.enabled is false in {})", file.display()),
+            None => "off (no settings file sets sandbox.enabled)".into(),
+        };
+        return Sandbox {
+            mode,
+            stores: Ok("commands run unsandboxed: spill stores as anywhere".into()),
+            allow,
+        };
+    };
+    let mode = format!("on (sandbox.enabled in {})", file.display());
+    let stores = match grants.iter().find(|g| root.starts_with(g)) {
+        Some(grant) => Ok(format!(
+            "sandboxed commands may write {} (sandbox.filesystem.allowWrite or the project), which holds the store {shown}",
+            grant.display()
+        )),
+        None => Err(format!(
+            "sandboxed commands may write only the project, Claude Code's temporary directory and sandbox.filesystem.allowWrite, not the store {shown}: large outputs pass through unstored"
+        )),
+    };
+    Sandbox {
+        mode,
+        stores,
+        allow,
     }
 }
 
@@ -197,6 +282,78 @@ mod tests {
         assert_eq!(argv_of(b"claude\0").unwrap(), ["claude"]);
         assert_eq!(argv_of(b"claude").unwrap(), ["claude"]);
         assert_eq!(argv_of(b"claude\0\0\0\0\0\0"), None);
+    }
+
+    /// A process whose environment and current directory a test chooses.
+    struct Fake {
+        vars: Vec<(&'static str, String)>,
+        cwd: PathBuf,
+    }
+
+    impl Host for Fake {
+        fn var_os(&self, name: &str) -> Option<std::ffi::OsString> {
+            self.vars
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.into())
+        }
+        fn current_dir(&self) -> std::io::Result<PathBuf> {
+            Ok(self.cwd.clone())
+        }
+        fn spill(&self) -> Result<String> {
+            Ok("/usr/bin/spill".into())
+        }
+    }
+
+    #[test]
+    fn the_sandbox_is_read_from_the_settings_files_in_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        let host = Fake {
+            vars: vec![
+                ("HOME", home.display().to_string()),
+                ("SPILL_DIR", home.join("store").display().to_string()),
+            ],
+            cwd: project.clone(),
+        };
+        let user = home.join(".claude/settings.json");
+        assert!(sandbox(&host).mode.starts_with("off (no settings file"));
+        std::fs::write(&user, r#"{"sandbox": {"enabled": true}}"#).unwrap();
+        let s = sandbox(&host);
+        assert!(s.mode.starts_with("on (sandbox.enabled in"), "{s:?}");
+        assert!(s.stores.is_err(), "{s:?}");
+        assert!(s.allow.contains("sandbox.filesystem.allowWrite"), "{s:?}");
+        // A grant of the root, or of a directory above it, written with `~/`.
+        std::fs::write(
+            &user,
+            r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/store"]}}}"#,
+        )
+        .unwrap();
+        assert!(sandbox(&host).stores.is_ok());
+        std::fs::write(
+            &user,
+            r#"{"sandbox": {"enabled": true, "filesystem": {"allowWrite": ["~/stor"]}}}"#,
+        )
+        .unwrap();
+        assert!(
+            sandbox(&host).stores.is_err(),
+            "a prefix of a name is no grant"
+        );
+        // The project's local file comes after the user's.
+        std::fs::write(
+            project.join(".claude/settings.local.json"),
+            r#"{"sandbox": {"enabled": false}}"#,
+        )
+        .unwrap();
+        let s = sandbox(&host);
+        assert!(
+            s.mode.starts_with("off (sandbox.enabled is false in"),
+            "{s:?}"
+        );
+        assert!(s.stores.is_ok());
     }
 
     #[test]

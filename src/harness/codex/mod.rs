@@ -99,12 +99,7 @@ fn doctor(host: &dyn Host) -> Facts {
             let text = std::fs::read_to_string(&file).ok();
             let tmpdir = host.var_os("TMPDIR").filter(|v| !v.is_empty());
             // The root spill would use in a command Codex runs: SPILL_DIR, else the default one.
-            let root = host
-                .text("SPILL_DIR")
-                .ok()
-                .flatten()
-                .map(PathBuf::from)
-                .unwrap_or_else(|| crate::store::StoreConfig::default_root(tmpdir.as_deref()));
+            let root = super::store_root(host);
             // `~/.codex/config.toml` where it is (the line `wrap` prints is kept short).
             let home = host.text("HOME").ok().flatten().map(PathBuf::from);
             let shown = match home.as_deref().and_then(|h| file.strip_prefix(h).ok()) {
