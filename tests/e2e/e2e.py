@@ -740,6 +740,8 @@ class Harness:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
 
+    # Directories put on PATH after spill's (Claude's sandbox lane sets its own; none here).
+    extra_path = ()
     # Where set, the store is the default root under this TMPDIR instead of SPILL_DIR: Codex
     # passes an MCP server TMPDIR but no SPILL_* variable (README, "Codex").
     tmpdir = None
