@@ -249,7 +249,7 @@ fn spill_mcp(words: &[String], scoped_env: bool) -> Option<bool> {
 }
 
 /// The first `binary` on PATH.
-fn which(binary: &str) -> Option<PathBuf> {
+pub(super) fn which(binary: &str) -> Option<PathBuf> {
     let path = super::env_text("PATH").ok().flatten()?;
     path.split(':')
         .filter(|d| !d.is_empty())
@@ -259,7 +259,7 @@ fn which(binary: &str) -> Option<PathBuf> {
 
 /// The version of the npm package a binary belongs to: the nearest `package.json` above the
 /// file its PATH entry resolves to.
-fn npm_version(binary: &Path) -> Option<String> {
+pub(super) fn npm_version(binary: &Path) -> Option<String> {
     let real = std::fs::canonicalize(binary).ok()?;
     for dir in real.ancestors().skip(1).take(6) {
         let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {

@@ -38,6 +38,17 @@ CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
+# The oldest version of each that npm serves and spill's `init` hooks, run through the same
+# conversation checks (README, "Which harnesses spill covers"), found by bisecting `npm view PKG
+# versions` with these checks and reading each version's code. Codex: 0.131.0; 0.129.0 and
+# 0.130.0 read the same config.toml but never run spill's trusted hook (so `spill doctor` and
+# `spill init` say so for them). Gemini CLI: 0.36.0 is the first whose BeforeTool hook can
+# change the tool's input (`hookSpecificOutput.tool_input`; 0.35.3 can only allow or block).
+# opencode: 1.0.152; 1.0.98 and older end every conversation with the fake model in a schema
+# or DecimalError, without spill as with it, so the checks cannot tell.
+CODEX_OLD = ("@openai/codex", "0.131.0", "codex")
+GEMINI_OLD = ("@google/gemini-cli", "0.36.0", "gemini")
+OPENCODE_OLD = ("opencode-ai", "1.0.152", "opencode")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -53,9 +64,12 @@ QUOTING = ("printf '%s\\n' \"a \\\"quoted\\\" 'word'\" \"$(echo sub-shell)\" 'é
            "echo \"second\n  line\" | wc -l")
 
 failures = []
+# A prefix for the checks of the running thread (a lane running an older version names it).
+LABEL = threading.local()
 
 
 def check(name, ok, detail=""):
+    name = getattr(LABEL, "value", "") + name
     print(f"{'PASS' if ok else 'FAIL'}  {name}" + (f"  ({detail})" if detail and not ok else ""))
     if not ok:
         failures.append(name)
@@ -726,11 +740,20 @@ class Harness:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
 
+    # Directories put on PATH after spill's (Claude's sandbox lane sets its own; none here).
+    extra_path = ()
+    # Where set, the store is the default root under this TMPDIR instead of SPILL_DIR: Codex
+    # passes an MCP server TMPDIR but no SPILL_* variable (README, "Codex").
+    tmpdir = None
+
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
         env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
                    PATH=os.pathsep.join([str(self.spill_exe.parent), *map(str, self.extra_path),
                                          os.environ.get("PATH", "")]))
+        if self.tmpdir:
+            del env["SPILL_DIR"]
+            env["TMPDIR"] = str(self.tmpdir)
         env.update(self.extra_env(home))
         return env
 
@@ -767,6 +790,7 @@ class Codex(Harness):
     """`codex exec`; CODEX_HOME is HOME/.codex."""
 
     name = "codex"
+    product = "Codex"
     drop_env = ("CODEX", "OPENAI")
     merges_streams = True
     # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex");
@@ -792,11 +816,23 @@ class Codex(Harness):
     def stable(self, result):
         return codex_stable(result)
 
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a stdio server of config.toml (its tools approved, as a user
+        would for `codex exec`)."""
+        config.write_text(config.read_text() + f"\n# a server of mine\n[mcp_servers.{name}]\n"
+                          f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(HERE / 'fake_mcp.py'))}]\n"
+                          f"default_tools_approval_mode = \"approve\"   # codex exec asks nobody\n")
+
+    def mcp_step(self, server, tool):
+        # Codex offers each server's tools as the namespace `mcp__SERVER`.
+        return {"tool": tool, "namespace": f"mcp__{server}", "input": {}}
+
 
 class Gemini(Harness):
     """`gemini -p --yolo`."""
 
     name = "gemini"
+    product = "Gemini CLI"
     drop_env = ("GEMINI", "GOOGLE")
     merges_streams = True
 
@@ -816,8 +852,17 @@ class Gemini(Harness):
     def results(self, marker):
         return gemini_results_for(self.server, marker)
 
+    # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
+    # when its shell exits, `Background PIDs: N`; under `wrap` one of wrap's own processes may
+    # still be there, on its way out (README, "Gemini CLI"). Such a line is set aside where this
+    # is set.
+    lists_background = False
+
     def stable(self, result):
-        return gemini_stable(result)
+        text, error = gemini_stable(result)
+        if self.lists_background:
+            text = "\n".join(l for l in text.split("\n") if not l.startswith("Background PIDs: "))
+        return (text, error)
 
 
 QWEN_SETTINGS = {
@@ -885,6 +930,7 @@ class Opencode(Harness):
     """`opencode run` with an OpenAI-compatible provider."""
 
     name = "opencode"
+    product = "opencode"
     drop_env = ("OPENCODE", "XDG_", "OPENAI")
     merges_streams = True
 
@@ -906,6 +952,16 @@ class Opencode(Harness):
 
     def results(self, marker):
         return chat_results_for(self.server, marker)
+
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a local server of opencode.json."""
+        doc = json.loads(config.read_text())
+        doc["mcp"] = {name: {"type": "local", "command": [sys.executable, str(HERE / "fake_mcp.py")],
+                             "environment": {"FAKE": "1"}}}
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool):
+        return {"tool": f"{server}_{tool}", "input": {}}
 
 
 def harness_init_checks(h, home, changed, first_ok):
@@ -1039,6 +1095,77 @@ def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$")
           or "timeout" in plain[2][0], plain[2][0][:300])
 
 
+K300_FAILURE = "error[E0300]: the MCP tool failed at the very end"
+
+
+def result_text(text):
+    """A tool result's text: Codex's MCP results arrive as a JSON list of text items."""
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(items, list):
+        return "\n".join(i.get("text", "") for i in items if isinstance(i, dict))
+    return text
+
+
+def proxy_route_checks(h, work):
+    """`spill init NAME --user --proxy-mcp` in a harness with no hook that can replace an MCP
+    result (Codex, opencode): the configured stdio server's 300 KB result, ending in a failure
+    line, reaches the model as spill's envelope with that line (not the harness's cut), the
+    envelope's hinted shell command finds it, and --uninstall gives the file back byte for byte.
+    The first step is a shell command: the hook binds the conversation, which the proxy follows."""
+    n = h.name
+    home, plain_home = work / f"{n}-route-home", work / f"{n}-route-plain"
+    # As a user runs it: the default store root (under TMPDIR, which Codex passes its servers).
+    h.tmpdir = work / f"{n}-route-tmp"
+    h.tmpdir.mkdir(exist_ok=True)
+    for hm in (home, plain_home):
+        h.add_mcp_server(h.setup(hm), "fake")
+    config = (home / ".codex" / "config.toml") if n == "codex" else (home / ".config" / "opencode" / "opencode.json")
+    before = config.read_text()
+    tool = h.mcp_step("fake", "k300")
+    h.run(plain_home, f"{n}-route-plain", ["echo bound", tool])
+    plain = h.results(f"{n}-route-plain.json")
+    dry = h.spill(home, "init", n, "--user", "--proxy-mcp", "--dry-run")
+    check(f"{n}: init --proxy-mcp --dry-run shows the route and writes nothing",
+          dry.returncode == 0 and '"mcp", "proxy", "--"' in dry.stdout and config.read_text() == before,
+          dry.stdout[-500:] + dry.stderr)
+    first = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    routed = config.read_text()
+    again = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    check(f"{n}: init --proxy-mcp routes the server through spill mcp proxy, once",
+          first.returncode == 0 and f'"{h.spill_exe}", "mcp", "proxy", "--"' in routed.replace(
+              f'"{h.spill_exe}"\nargs = [', f'"{h.spill_exe}", ') and "fake_mcp.py" in routed
+          and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
+    h.run(home, f"{n}-route-spill", ["echo bound", tool, "{hint}"])
+    got = h.results(f"{n}-route-spill.json")
+    check(f"{n}: the proxy-route conversations complete", len(plain) == 2 and len(got) == 3,
+          f"{len(plain)} {len(got)}")
+    gone = h.spill(home, "init", n, "--uninstall")
+    h.tmpdir = None
+    check(f"{n}: init --uninstall takes the route out byte for byte",
+          gone.returncode == 0 and config.read_text() == before, gone.stdout + gone.stderr)
+    if len(plain) < 2 or len(got) < 3:
+        return None
+    without, big = result_text(plain[1][0]), result_text(got[1][0])
+    try:  # the envelope, then (Codex) the resource_link rendered as JSON text
+        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
+    except ValueError:
+        envelope = {}
+    check(f"{n}: through the proxy route a 300 KB MCP result reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
+          big[:300])
+    check(f"{n}: the envelope shows the failure line", K300_FAILURE in big, big[-300:])
+    hinted = result_text(got[2][0])
+    check(f"{n}: the envelope's hinted shell command finds the failure line",
+          K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    measured = {"without": {"bytes": len(without.encode()), "failureLine": K300_FAILURE in without},
+                "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
+    print(f"info  {n}: the 300 KB MCP result: {measured}")
+    return measured
+
+
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
@@ -1084,7 +1211,9 @@ def codex_checks(codex, work):
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
     codex_read_only_checks(codex, work, home, plain_home, full)
-    return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(codex, work)
+    return row
 
 
 UNSTORED = "[spill: "
@@ -1138,6 +1267,22 @@ def codex_read_only_checks(codex, work, home, plain_home, full):
           base > 0 and got >= base - line - max(len(l) + 1 for l in full.decode().split("\n")), f"{got} vs {base} - {line}")
     check("codex read-only: Codex's cut keeps the output's last line, as without spill",
           (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
+
+
+def old_version_checks(h, work, version):
+    """A harness at the oldest version spill hooks: `init` installs its hooks (or plugin), then
+    the same conversation checks as at the newest version."""
+    n = h.name
+    home, plain_home = work / f"{n}-home", work / f"{n}-home-plain"
+    h.setup(plain_home)
+    h.setup(home)
+    first = h.spill(home, "init", n)
+    check(f"{n}: init installs spill's hooks", first.returncode == 0, first.stdout + first.stderr)
+    got = conversation_checks(h, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    return table_row(f"{h.product} {version}", plain[0][0], spilled[0][0], full)
 
 
 def gemini_checks(gemini, work):
@@ -1218,7 +1363,9 @@ def opencode_checks(oc, work):
     check("opencode: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
-    return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(oc, work)
+    return row
 
 
 def qwen_checks(q, work):
@@ -1329,6 +1476,9 @@ def main():
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    olds = [(install(cache, *old), cls, old[1]) for old, cls, name in [
+        (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
+        if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
@@ -1366,8 +1516,26 @@ def main():
                 if row:
                     rows.append(row)
 
-    # Claude Code's checks and the other three harnesses' are independent (their own HOMEs,
-    # projects and servers): two lanes at once, each timed.
+    def old_lane():
+        # The oldest hookable versions, in a work directory of their own (their files and the
+        # request log's conversations never meet the newest versions').
+        server = Server(work / "requests-old.log")
+        servers.append(server)
+        old_work = work / "old"
+        old_work.mkdir()
+        for exe, cls, version in olds:
+            LABEL.value = f"{cls.name} {version}: "
+            start = time.time()
+            h = cls(exe, spill, old_work, server)
+            h.lists_background = cls is Gemini
+            row = old_version_checks(h, old_work, version)
+            print(f"time  {cls.name} {version}: {time.time() - start:.0f} s")
+            if row:
+                rows.append(row)
+        LABEL.value = ""
+
+    # Claude Code's checks, the other harnesses' and the oldest versions' are independent (their
+    # own HOMEs, projects and servers): three lanes at once, each timed.
     def timed(name, lane):
         start = time.time()
         try:
@@ -1377,7 +1545,8 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane))]
+             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane)),
+             threading.Thread(target=timed, args=("oldest codex, gemini, opencode", old_lane))]
     try:
         for lane in lanes:
             lane.start()
