@@ -23,6 +23,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+pub mod pi;
 pub mod qwen;
 
 /// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
@@ -32,6 +33,7 @@ pub static ALL: &[&Harness] = &[
     &codex::HARNESS,
     &gemini::HARNESS,
     &opencode::HARNESS,
+    &pi::HARNESS,
     &qwen::HARNESS,
 ];
 
