@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,qwen-code]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,pi,qwen-code]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -38,6 +38,7 @@ CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
+PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -719,6 +720,8 @@ class Harness:
 
     name = ""
     drop_env = ()
+    # Directories put on PATH after spill's (Claude's sandbox tools; none here).
+    extra_path = ()
     # True where the harness shows stdout and stderr merged in arrival order: under wrap the
     # stderr lines can come first, so a failing command's lines are compared as a multiset.
     merges_streams = False
@@ -908,6 +911,37 @@ class Opencode(Harness):
         return chat_results_for(self.server, marker)
 
 
+class Pi(Harness):
+    """`pi -p --offline` with an OpenAI chat completions provider in its models.json."""
+
+    name = "pi"
+    drop_env = ("PI_", "OPENAI", "ANTHROPIC")
+    merges_streams = True
+
+    def extra_env(self, home):
+        return {"PI_TELEMETRY": "0"}
+
+    def argv(self, script):
+        return [str(self.exe), "-p", "--offline", "--model", "fake/m", f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        models = home / ".pi" / "agent" / "models.json"
+        models.parent.mkdir(parents=True, exist_ok=True)
+        models.write_text(json.dumps({"providers": {"fake": {
+            "baseUrl": f"http://127.0.0.1:{self.server.port}/v1", "api": "openai-completions",
+            "apiKey": "sk-test", "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+            "models": [{"id": "m"}]}}}, indent=2) + "\n")
+        return models
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def stable(self, result):
+        """With the file Pi saved a cut output to (a new random name each call) masked."""
+        text, error = result
+        return (re.sub(r"/\S*/pi-bash-[0-9a-f]+\.log", "PI_TMP.log", text), error)
+
+
 def harness_init_checks(h, home, changed, first_ok):
     """`spill init NAME` in a HOME set up by `h.setup`: --dry-run writes nothing, the first run
     changes `changed` (and passes `first_ok(before, after)`), a second changes nothing, and
@@ -1020,11 +1054,13 @@ def without_and_with(h, home, plain_home, what, steps):
     return plain, spilled
 
 
-def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$"):
+def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$", reports_kill=True):
     """The harness behaves as without spill for the way a command ends and what it leaves: its
     exit status, its own `wait`, its shell's death by a signal, and whether a `cd` carries
     over. `kill_step` is the step that kills the shell (opencode's takes a short timeout: it
-    waits for its tool timeout after a killed shell, with spill as without)."""
+    waits for its tool timeout after a killed shell, with spill as without). A harness that
+    reports no status for a killed shell (`reports_kill=False`: Pi) shows the kill by what
+    its shell no longer printed after it."""
     n = h.name
     steps = ["echo out; exit 3", "sleep 0.2 & wait; echo waited", kill_step, "mkdir -p sub && cd sub", "pwd"]
     got = without_and_with(h, home, plain_home, "state", steps)
@@ -1035,15 +1071,20 @@ def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$")
                     ("cd, then pwd", 4)]:
         check(f"{n}: {name} reaches the model as without spill",
               h.stable(spilled[i]) == h.stable(plain[i]), f"{spilled[i]!r} vs {plain[i]!r}")
-    check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0] or "137" in plain[2][0]
-          or "timeout" in plain[2][0], plain[2][0][:300])
+    if reports_kill:
+        check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0]
+              or "137" in plain[2][0] or "timeout" in plain[2][0], plain[2][0][:300])
+    else:
+        check(f"{n}: the killed shell printed nothing after the kill, with spill as without",
+              all("before" in r[2][0] and "after the kill" not in r[2][0] for r in (plain, spilled)),
+              f"{plain[2]!r} {spilled[2]!r}")
 
 
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
     for word in text.replace("\n", " ").split():
-        candidate = Path(word.strip(".,:()"))
+        candidate = Path(word.strip(".,:()[]"))
         if word.startswith("/") and candidate.is_file():
             saved = candidate.read_bytes()
     return saved
@@ -1221,6 +1262,45 @@ def opencode_checks(oc, work):
     return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
 
 
+def pi_checks(p, work):
+    home, plain_home = work / "pi-home", work / "pi-home-plain"
+    p.setup(plain_home)
+    extension = home / ".pi" / "agent" / "extensions" / "spill.js"
+
+    def first_ok(before, after, config_now, config_before):
+        return str(p.spill_exe) in after and config_now == config_before
+    harness_init_checks(p, home, extension, first_ok)
+    got = conversation_checks(p, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    check("pi: a small output reaches the model byte for byte", spilled[1] == plain[1],
+          f"{spilled[1]!r} vs {plain[1]!r}")
+    check("pi: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    # Pi reports a shell killed by a signal as its output alone, with no status (0.73.1: its
+    # exit code is null, which it does not report), with spill as without.
+    shell_state_checks(p, home, plain_home, "echo before; kill -9 $$; echo after the kill", reports_kill=False)
+    # With a shellCommandPrefix the command runs inside Pi's own shell, after the prefix: an
+    # alias the prefix defines works as without spill, and a large output is still spilled.
+    prefix = {"shellCommandPrefix": "shopt -s expand_aliases\nalias greet='echo hello from the prefix'"}
+    settings = [d / ".pi" / "agent" / "settings.json" for d in (home, plain_home)]
+    for f in settings:
+        f.write_text(json.dumps(prefix))
+    got = without_and_with(p, home, plain_home, "prefix", ["greet", "echo out; exit 3", BIG])
+    for f in settings:
+        f.unlink()
+    if got:
+        plain_p, spilled_p = got
+        check("pi: an alias of shellCommandPrefix reaches the command as without spill",
+              "hello from the prefix" in plain_p[0][0] and spilled_p[0] == plain_p[0], f"{spilled_p[0]!r} vs {plain_p[0]!r}")
+        check("pi: with shellCommandPrefix, exit 3 reaches the model as without spill",
+              spilled_p[1] == plain_p[1], f"{spilled_p[1]!r} vs {plain_p[1]!r}")
+        check("pi: with shellCommandPrefix, a 500 KB output reaches the model as spill's envelope",
+              '"spilled":true' in spilled_p[2][0].replace(" ", "") and len(spilled_p[2][0]) < 4096,
+              spilled_p[2][0][:300])
+    return table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full)
+
+
 def qwen_checks(q, work):
     """Qwen Code: spill's hooks leave its shell as it is (it cannot change a command) and
     replace another tool's large result, which Qwen Code cut, by the envelope of the whole."""
@@ -1330,6 +1410,7 @@ def main():
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
+    pi_exe = install(cache, *PI) if "pi" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -1358,7 +1439,8 @@ def main():
         server = Server(work / "requests-others.log")
         servers.append(server)
         for exe, cls, checks in [(codex_exe, Codex, codex_checks), (gemini_exe, Gemini, gemini_checks),
-                                 (opencode_exe, Opencode, opencode_checks), (qwen_exe, Qwen, qwen_checks)]:
+                                 (opencode_exe, Opencode, opencode_checks), (pi_exe, Pi, pi_checks),
+                                 (qwen_exe, Qwen, qwen_checks)]:
             if exe:
                 start = time.time()
                 row = checks(cls(exe, spill, work, server), work)
