@@ -200,7 +200,14 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
 fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
     let sb = Sandbox::new();
     // Exit 2 is "block this call" to Claude Code and Gemini CLI: never that for bad input.
-    for harness in ["claude-code", "codex", "gemini", "opencode", "qwen-code"] {
+    for harness in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "opencode",
+        "pi",
+        "qwen-code",
+    ] {
         for input in ["{not json", "", "\u{feff}\u{0}"] {
             let run = sb.run(&["hook", harness], input);
             run.status(0);
@@ -1073,6 +1080,98 @@ fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
     )
     .status(0);
     sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+fn pi_call(session: &str, cwd: &std::path::Path, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "tool_call", "session_id": session, "tool": "bash",
+        "call_id": "call_1", "cwd": cwd, "input": {"command": command, "timeout": 5}
+    })
+    .to_string()
+}
+
+#[test]
+fn pi_bash_calls_run_under_wrap_and_in_pis_own_shell_after_its_prefix() {
+    let sb = Sandbox::new();
+    let session = "01a23515-426c-7470-bf37-e2a830f7d970";
+    let project = sb.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let run = sb.run(
+        &["hook", "pi"],
+        pi_call(session, &project, "seq 1 100000; exit 5"),
+    );
+    run.status(0);
+    let v = run.json();
+    assert_eq!(v["input"]["timeout"], 5);
+    let command = v["input"]["command"].as_str().unwrap();
+    assert!(command.contains(" wrap --label "), "{command}");
+    let out = sb.shell(command);
+    out.status(5);
+    let reference = out.json()["ref"].as_str().unwrap().to_string();
+    let scope = format!("pi-{session}");
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    // A shellCommandPrefix in the project's settings: the command runs in Pi's shell, after the
+    // prefix, so the prefix's alias reaches it (as Pi runs it: `bash -c "PREFIX\nCOMMAND"`).
+    let settings = project.join(".pi/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let prefix = "shopt -s expand_aliases\nalias greet='echo hello from the prefix'";
+    std::fs::write(
+        &settings,
+        serde_json::json!({ "shellCommandPrefix": prefix }).to_string(),
+    )
+    .unwrap();
+    let run = sb.run(&["hook", "pi"], pi_call(session, &project, "greet; exit 4"));
+    let command = run.json()["input"]["command"].as_str().unwrap().to_string();
+    let script = sb.path().join("pi-command");
+    std::fs::write(&script, format!("{prefix}\n{command}")).unwrap();
+    let out = sb.shell(&format!("bash -c \"$(cat '{}')\"", script.display()));
+    out.status(4);
+    assert_eq!(out.out(), "hello from the prefix\n");
+    // The session's end: `reload` keeps the scope, `quit` removes it.
+    let end = |reason: &str| {
+        format!(
+            r#"{{"hook_event_name":"session_shutdown","session_id":"{session}","reason":"{reason}"}}"#
+        )
+    };
+    sb.run(&["hook", "pi"], end("reload")).status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    sb.run(&["hook", "pi"], end("quit")).status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(2);
+}
+
+#[test]
+fn pi_init_installs_the_extension_once_and_uninstall_removes_it() {
+    let sb = Sandbox::new();
+    let extension = sb.path().join(".pi/agent/extensions/spill.js");
+    sb.run(&["init", "pi"], "").status(0);
+    let text = std::fs::read_to_string(&extension).unwrap();
+    assert!(text.contains(&format!(
+        "const SPILL = {};",
+        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
+    )));
+    assert!(text.contains("pi.on(\"tool_call\""));
+    assert!(
+        sb.run(&["init", "pi"], "")
+            .out()
+            .contains("nothing changed")
+    );
+    sb.run(&["init", "pi", "--uninstall"], "").status(0);
+    assert!(!extension.exists());
+    std::fs::write(&extension, "export default function () {}\n").unwrap();
+    let run = sb.run(&["init", "pi"], "");
+    run.status(2);
+    assert!(
+        run.stderr.contains("not spill's extension"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(&extension).unwrap(),
+        "export default function () {}\n"
+    );
 }
 
 #[test]

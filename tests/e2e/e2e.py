@@ -1403,7 +1403,7 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "pi"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
@@ -1448,7 +1448,7 @@ def main():
                 if row:
                     rows.append(row)
 
-    # Claude Code's checks and the other three harnesses' are independent (their own HOMEs,
+    # Claude Code's checks and the other harnesses' are independent (their own HOMEs,
     # projects and servers): two lanes at once, each timed.
     def timed(name, lane):
         start = time.time()
@@ -1459,7 +1459,7 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane))]
+             threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane))]
     try:
         for lane in lanes:
             lane.start()
