@@ -1229,21 +1229,31 @@ def gemini_checks(gemini, work):
     return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
 
 
-def opencode_checks(oc, work):
-    home, plain_home = work / "opencode-home", work / "opencode-home-plain"
-    oc.setup(plain_home)
-    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+def own_file_checks(h, work, own_file):
+    """The shared checks of a harness spill hooks through a file of its own (opencode's plugin,
+    Pi's extension, `own_file` under HOME): init writes that file and leaves the settings alone,
+    and the conversation, whose small output is byte for byte. Returns (home, plain_home,
+    conversation_checks' result or None)."""
+    home, plain_home = work / f"{h.name}-home", work / f"{h.name}-home-plain"
+    h.setup(plain_home)
 
     def first_ok(before, after, config_now, config_before):
-        return str(oc.spill_exe) in after and config_now == config_before
-    harness_init_checks(oc, home, plugin, first_ok)
-    got = conversation_checks(oc, work, home, plain_home)
+        return str(h.spill_exe) in after and config_now == config_before
+    harness_init_checks(h, home, home / own_file, first_ok)
+    got = conversation_checks(h, work, home, plain_home)
+    if got:
+        plain, spilled, _ = got
+        check(f"{h.name}: a small output reaches the model byte for byte", spilled[1] == plain[1],
+              f"{spilled[1]!r} vs {plain[1]!r}")
+        check(f"{h.name}: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    return home, plain_home, got
+
+
+def opencode_checks(oc, work):
+    home, plain_home, got = own_file_checks(oc, work, ".config/opencode/plugin/spill.js")
     if not got:
         return None
     plain, spilled, full = got
-    check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
-          f"{spilled[1]!r} vs {plain[1]!r}")
-    check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
     # opencode waits for its tool's timeout after a killed shell (without spill too): 3 s here.
     shell_state_checks(oc, home, plain_home, {"tool": "bash", "input": {
         "command": "echo before; kill -9 $$", "timeout": 3000, "description": "scripted command"}})
@@ -1263,20 +1273,10 @@ def opencode_checks(oc, work):
 
 
 def pi_checks(p, work):
-    home, plain_home = work / "pi-home", work / "pi-home-plain"
-    p.setup(plain_home)
-    extension = home / ".pi" / "agent" / "extensions" / "spill.js"
-
-    def first_ok(before, after, config_now, config_before):
-        return str(p.spill_exe) in after and config_now == config_before
-    harness_init_checks(p, home, extension, first_ok)
-    got = conversation_checks(p, work, home, plain_home)
+    home, plain_home, got = own_file_checks(p, work, ".pi/agent/extensions/spill.js")
     if not got:
         return None
     plain, spilled, full = got
-    check("pi: a small output reaches the model byte for byte", spilled[1] == plain[1],
-          f"{spilled[1]!r} vs {plain[1]!r}")
-    check("pi: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
     # Pi reports a shell killed by a signal as its output alone, with no status (0.73.1: its
     # exit code is null, which it does not report), with spill as without.
     shell_state_checks(p, home, plain_home, "echo before; kill -9 $$; echo after the kill", reports_kill=False)
