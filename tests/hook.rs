@@ -1091,7 +1091,7 @@ fn pi_call(session: &str, cwd: &std::path::Path, command: &str) -> String {
 }
 
 #[test]
-fn pi_bash_calls_run_under_wrap_and_in_pis_own_shell_after_its_prefix() {
+fn pi_bash_calls_run_under_wrap_in_pis_shell_after_its_prefix_and_results_are_spilled() {
     let sb = Sandbox::new();
     let session = "01a23515-426c-7470-bf37-e2a830f7d970";
     let project = sb.path().join("project");
@@ -1128,6 +1128,30 @@ fn pi_bash_calls_run_under_wrap_and_in_pis_own_shell_after_its_prefix() {
     let out = sb.shell(&format!("bash -c \"$(cat '{}')\"", script.display()));
     out.status(4);
     assert_eq!(out.out(), "hello from the prefix\n");
+    // Another tool's result: over --max-inline, the envelope replaces it; a small one stays.
+    let result = |text: &str| {
+        serde_json::json!({
+            "hook_event_name": "tool_result", "session_id": session, "tool": "mcp_big",
+            "call_id": "c", "cwd": project, "content": [{"type": "text", "text": text}],
+            "is_error": false
+        })
+        .to_string()
+    };
+    let big = "mcp row of a big result\n".repeat(5000);
+    let run = sb.run(&["hook", "pi"], result(&big));
+    run.status(0);
+    let content = run.json()["content"].clone();
+    let envelope: serde_json::Value =
+        serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    let stored = envelope["ref"].as_str().unwrap();
+    let cat = sb.run(&["cat", "--scope", &scope, stored, "--lines", "1:1"], "");
+    assert!(
+        cat.out().contains("mcp row of a big result"),
+        "{}",
+        cat.out()
+    );
+    assert_eq!(sb.run(&["hook", "pi"], result("small\n")).out(), "");
     // The session's end: `reload` keeps the scope, `quit` removes it.
     let end = |reason: &str| {
         format!(

@@ -26,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import fake_mcp  # noqa: E402
 import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
@@ -1298,7 +1299,61 @@ def pi_checks(p, work):
         check("pi: with shellCommandPrefix, a 500 KB output reaches the model as spill's envelope",
               '"spilled":true' in spilled_p[2][0].replace(" ", "") and len(spilled_p[2][0]) < 4096,
               spilled_p[2][0][:300])
-    return table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full)
+    tool_row = pi_tool_checks(p, work, home, plain_home, full)
+    return [table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full), *tool_row]
+
+
+# An extension tool of the e2e's own (in both HOMEs), standing for an MCP adapter or any tool an
+# extension adds: it returns the file it is given, whole.
+PI_TOOL = """import { readFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerTool({
+    name: "big_file", label: "big_file", description: "returns a file whole",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    async execute(id, params) {
+      return { content: [{ type: "text", text: readFileSync(params.path, "utf8") }], details: {} };
+    },
+  });
+}
+"""
+
+
+def pi_tool_checks(p, work, home, plain_home, full):
+    """Other tools' results through the extension's `tool_result`: an extension tool's 564,962-
+    byte result reaches the model as the envelope and `spill cat REF` reads it; `read` of the
+    big file reaches it as the envelope of the lines Pi kept, saying so. Returns the table rows."""
+    big = work / "pi-big-result.txt"
+    big.write_text(fake_mcp.big_text())
+    log = work / "pi-big-output.log"
+    log.write_bytes(full)
+    tools = [d / ".pi" / "agent" / "extensions" / "e2e-tool.js" for d in (home, plain_home)]
+    for f in tools:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(PI_TOOL)
+    steps = [{"tool": "big_file", "input": {"path": str(big)}}, "spill cat {ref} --lines 9000:9002",
+             {"tool": "read", "input": {"path": str(log)}}]
+    got = without_and_with(p, home, plain_home, "tools", steps)
+    for f in tools:
+        f.unlink()
+    if not got:
+        return []
+    plain, spilled = got
+    text = spilled[0][0]
+    check("pi: an extension tool's 564,962-byte result reaches the model as spill's envelope",
+          '"spilled":true' in text.replace(" ", "") and len(text) < 4096 and MCP_LAST in text
+          and MCP_ERROR in text, text[:300])
+    check("pi: the plain run saw the whole tool result", len(plain[0][0].encode()) == big.stat().st_size,
+          str(len(plain[0][0])))
+    check("pi: next turn, spill cat REF reads the tool's result", MCP_ERROR in spilled[1][0], spilled[1][0][:300])
+    read = spilled[2][0]
+    check("pi: a read Pi cut reaches the model as the envelope of what Pi kept, saying so",
+          '"spilled":true' in read.replace(" ", "") and "Pi cut the rest" in read and len(read) < 4096,
+          read[:400])
+    return [{"harness": f"Pi {PI[1]}, an extension tool's 564,962-byte result",
+             "without": {**measure_mcp(plain[0][0]), "retrievable": True},
+             "with": {**measure_mcp(text), "retrievable": True}},
+            {"harness": f"Pi {PI[1]}, read of the 492,965-byte file",
+             "without": measure(plain[2][0], len(full)), "with": measure(read, len(full))}]
 
 
 def qwen_checks(q, work):
@@ -1445,7 +1500,9 @@ def main():
                 start = time.time()
                 row = checks(cls(exe, spill, work, server), work)
                 print(f"time  {cls.name}: {time.time() - start:.0f} s")
-                if row:
+                if isinstance(row, list):
+                    rows.extend(row)
+                elif row:
                     rows.append(row)
 
     # Claude Code's checks and the other harnesses' are independent (their own HOMEs,

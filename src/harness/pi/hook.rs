@@ -5,7 +5,10 @@
 //! "input"}` for a tool call (`tool_call` of Pi's extension API, whose `event.input` the
 //! extension changes in place) and `{"hook_event_name": "session_shutdown", "session_id",
 //! "reason"}` when the extension's session ends; the answer is `{"input": {…}}` (the extension
-//! takes its `command`) or nothing.
+//! takes its `command`) or nothing. Every other tool's result comes as `{"hook_event_name":
+//! "tool_result", "session_id", "tool", "call_id", "cwd", "content", "is_error"}` (`tool_result`,
+//! whose answer patches the result): a text result over `--max-inline` is answered with
+//! `{"content": [{"type": "text", "text": ENVELOPE}]}`, which replaces it.
 //!
 //! Pi's bash tool runs each call as a fresh `bash -c COMMAND` (`createLocalBashOperations` in
 //! 0.73.1), so nothing of a call's shell carries over to the next, and `spill wrap -- bash -c`
@@ -17,7 +20,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::hook::{Response, in_shell_command, open_call, shell_command, through, wrapped_command};
+use crate::hook::{
+    Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through,
+    wrapped_command,
+};
 
 /// The scope prefix of Pi sessions.
 pub const SCOPE_PREFIX: &str = "pi";
@@ -39,6 +45,7 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
     };
     match event.as_str() {
         "tool_call" => Ok(tool_call(&input, &scope, ctx)),
+        "tool_result" => Ok(tool_result(&input, scope)),
         "session_shutdown" => Ok(shutdown(&input, scope)),
         other => Ok(through(format!(
             "{other:?} is not an event spill handles for Pi; nothing done"
@@ -71,6 +78,64 @@ fn tool_call(input: &Value, scope: &str, ctx: &Context) -> Response {
         stdout: format!("{reply}\n"),
         ..Response::default()
     }
+}
+
+/// Another tool's result (bash's own output is `wrap`'s already): its text, for the command
+/// layer to pass through `wrap`; a result with an image, an error or no text is left to Pi.
+fn tool_result(input: &Value, scope: String) -> Response {
+    let tool = input["tool"].as_str().unwrap_or("");
+    if tool == "bash" || input["is_error"] == true {
+        return Response::default();
+    }
+    let Some(parts) = input["content"].as_array() else {
+        return Response::default();
+    };
+    let texts: Option<Vec<&str>> = parts
+        .iter()
+        .map(|p| (p["type"] == "text").then(|| p["text"].as_str()).flatten())
+        .collect();
+    let text = match texts {
+        Some(texts) if !texts.is_empty() => texts.concat(),
+        _ => return Response::default(),
+    };
+    let cut = (tool == "read").then(|| read_cut(&text)).flatten();
+    Response {
+        spill: Some(SpillRequest {
+            scope,
+            bytes: text.into_bytes(),
+            label: tool.to_string(),
+            reply: Reply(tool_result_reply),
+            cut,
+        }),
+        ..Response::default()
+    }
+}
+
+/// What Pi's `read` kept of a file it cut before the hook ran (0.73.1, `tools/read.js`: at
+/// 2,000 lines or 50 KB it ends the text with `[Showing lines S-E of T. Use offset=N to
+/// continue.]`, or with `[N more lines in file. Use offset=…]` when a `limit` stopped it).
+fn read_cut(text: &str) -> Option<String> {
+    let (_, last) = text.trim_end().rsplit_once("\n\n[")?;
+    if !last.ends_with("to continue.]") {
+        return None;
+    }
+    if let Some(status) = last.strip_prefix("Showing lines ") {
+        let (range, rest) = status.split_once(" of ")?;
+        let total: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        return Some(format!(
+            "lines {range} of the file's {total}: Pi cut the rest before spill saw it"
+        ));
+    }
+    let more = last.split_once(" more lines in file.")?.0;
+    more.parse::<u64>().ok().map(|n| {
+        format!("the lines read, with {n} more in the file: Pi cut them before spill saw it")
+    })
+}
+
+/// The `tool_result` answer that replaces a result by the envelope.
+fn tool_result_reply(envelope: &str) -> String {
+    let reply = serde_json::json!({ "content": [{"type": "text", "text": envelope}] });
+    format!("{reply}\n")
 }
 
 /// The end of an extension's session: its scope goes, unless Pi goes on with the same session
@@ -170,6 +235,55 @@ mod tests {
             own_shell: &get,
         };
         assert!(respond(b"{not json", &ctx).is_err());
+    }
+
+    #[test]
+    fn other_tools_text_results_go_to_wrap_and_the_reply_replaces_them() {
+        let result = |tool: &str, content: Value, error: bool| {
+            let input = serde_json::json!({
+                "hook_event_name": "tool_result", "session_id": "s", "tool": tool,
+                "call_id": "c", "cwd": "/tmp/p", "content": content, "is_error": error
+            });
+            answer(input.to_string().as_bytes(), Ok(None))
+        };
+        let two = serde_json::json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]);
+        let reply = result("mcp_big", two.clone(), false);
+        let spill = reply.spill.unwrap();
+        assert_eq!(
+            (spill.scope.as_str(), spill.bytes.as_slice()),
+            ("pi-s", &b"ab"[..])
+        );
+        assert_eq!(spill.label, "mcp_big");
+        assert_eq!(spill.cut, None);
+        let v: Value = serde_json::from_str(&spill.reply.render("{\"ref\":1}")).unwrap();
+        assert_eq!(v["content"][0]["text"], "{\"ref\":1}");
+        assert_eq!(result("bash", two.clone(), false), Response::default());
+        assert_eq!(result("grep", two, true), Response::default());
+        let image =
+            serde_json::json!([{"type": "text", "text": "a"}, {"type": "image", "data": "x"}]);
+        assert_eq!(result("read", image, false), Response::default());
+        assert_eq!(
+            result("read", serde_json::json!([]), false),
+            Response::default()
+        );
+        let cut = serde_json::json!([{"type": "text", "text":
+            "row 1\nrow 2\n\n[Showing lines 1-2000 of 18003 (50.0KB limit). Use offset=2001 to continue.]"}]);
+        assert_eq!(
+            result("read", cut, false).spill.unwrap().cut.as_deref(),
+            Some("lines 1-2000 of the file's 18003: Pi cut the rest before spill saw it")
+        );
+        let limited = serde_json::json!([{"type": "text", "text":
+            "row 1\n\n[17 more lines in file. Use offset=2 to continue.]"}]);
+        assert!(
+            result("read", limited, false)
+                .spill
+                .unwrap()
+                .cut
+                .unwrap()
+                .contains("17 more")
+        );
+        let plain = serde_json::json!([{"type": "text", "text": "x\n\n[not a cut]"}]);
+        assert_eq!(result("read", plain, false).spill.unwrap().cut, None);
     }
 
     #[test]

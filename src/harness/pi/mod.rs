@@ -1,5 +1,6 @@
 //! Pi (`pi`, `@mariozechner/pi-coding-agent`): spill's extension in its extensions directory
-//! (`init.rs`, `extension.js`), which hands each bash call to `hook.rs`.
+//! (`init.rs`, `extension.js`), which hands each bash call and every other tool's result to
+//! `hook.rs`.
 
 pub mod hook;
 pub mod init;
@@ -15,7 +16,8 @@ pub static HARNESS: Harness = Harness {
     product: "Pi",
     about: "Pi (`pi`): an extension in its extensions directory",
     hook_help: "spill's extension hands each bash call to this command and runs the command it\n\
-answers with, in `pi-SESSION`; the session's end removes the scope's entries.",
+answers with, in `pi-SESSION`; another tool's result over --max-inline is replaced by the\n\
+envelope, and the session's end removes the scope's entries.",
     init_help: "spill's extension as ~/.pi/agent/extensions/spill.js (.pi/extensions/spill.js\n\
 with --project), which Pi loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
@@ -83,9 +85,11 @@ fn doctor(host: &dyn Host) -> Facts {
         hook_file: dir.as_ref().map(|d| d.join("extensions/spill.js")),
         mcp_files: Vec::new(),
         config_dir: dir,
-        covered: "bash output (the extension)",
-        uncovered: "other tools' results: Pi's read, grep, find and ls cut theirs at 50 KB or \
-                    2000 lines themselves; Pi has no MCP client of its own",
+        covered: "bash output and other tools' text results over --max-inline (the extension; \
+                  a read Pi cut is stored as it cut it)",
+        uncovered: "results with images, and errors, which stay as Pi has them; Pi has no MCP \
+                    client of its own: an MCP server an extension connects to can run as \
+                    `spill mcp proxy -- CMD ARGS`",
         sandbox: None,
     }
 }
