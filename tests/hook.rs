@@ -1167,61 +1167,45 @@ fn pi_bash_calls_run_under_wrap_in_pis_shell_after_its_prefix_and_results_are_sp
 }
 
 #[test]
-fn pi_init_installs_the_extension_once_and_uninstall_removes_it() {
-    let sb = Sandbox::new();
-    let extension = sb.path().join(".pi/agent/extensions/spill.js");
-    sb.run(&["init", "pi"], "").status(0);
-    let text = std::fs::read_to_string(&extension).unwrap();
-    assert!(text.contains(&format!(
-        "const SPILL = {};",
-        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
-    )));
-    assert!(text.contains("pi.on(\"tool_call\""));
-    assert!(
-        sb.run(&["init", "pi"], "")
-            .out()
-            .contains("nothing changed")
-    );
-    sb.run(&["init", "pi", "--uninstall"], "").status(0);
-    assert!(!extension.exists());
-    std::fs::write(&extension, "export default function () {}\n").unwrap();
-    let run = sb.run(&["init", "pi"], "");
-    run.status(2);
-    assert!(
-        run.stderr.contains("not spill's extension"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(
-        std::fs::read_to_string(&extension).unwrap(),
-        "export default function () {}\n"
-    );
-}
-
-#[test]
-fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
-    let sb = Sandbox::new();
-    let plugin = sb.path().join(".config/opencode/plugin/spill.js");
-    sb.run(&["init", "opencode"], "").status(0);
-    let text = std::fs::read_to_string(&plugin).unwrap();
-    assert!(text.contains(&format!(
-        "const SPILL = {};",
-        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
-    )));
-    assert!(text.contains("\"tool.execute.before\""));
-    let again = sb.run(&["init", "opencode"], "");
-    assert!(again.out().contains("nothing changed"));
-    sb.run(&["init", "opencode", "--uninstall"], "").status(0);
-    assert!(!plugin.exists());
-    // Someone else's file at that path is left alone.
-    std::fs::write(&plugin, "export const Mine = 1;\n").unwrap();
-    let run = sb.run(&["init", "opencode"], "");
-    run.status(2);
-    assert!(run.stderr.contains("not spill's plugin"), "{}", run.stderr);
-    assert_eq!(
-        std::fs::read_to_string(&plugin).unwrap(),
-        "export const Mine = 1;\n"
-    );
+fn opencode_and_pi_init_install_spills_file_once_and_uninstall_removes_it() {
+    for (harness, rel, handler, what) in [
+        (
+            "opencode",
+            ".config/opencode/plugin/spill.js",
+            "\"tool.execute.before\"",
+            "plugin",
+        ),
+        (
+            "pi",
+            ".pi/agent/extensions/spill.js",
+            "pi.on(\"tool_call\"",
+            "extension",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let file = sb.path().join(rel);
+        sb.run(&["init", harness], "").status(0);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(&format!(
+            "const SPILL = {};",
+            serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
+        )));
+        assert!(text.contains(handler), "{harness}");
+        let again = sb.run(&["init", harness], "");
+        assert!(again.out().contains("nothing changed"), "{harness}");
+        sb.run(&["init", harness, "--uninstall"], "").status(0);
+        assert!(!file.exists(), "{harness}");
+        // Someone else's file at that path is left alone.
+        std::fs::write(&file, "export const Mine = 1;\n").unwrap();
+        let run = sb.run(&["init", harness], "");
+        run.status(2);
+        let refusal = format!("not spill's {what}");
+        assert!(run.stderr.contains(&refusal), "{}", run.stderr);
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "export const Mine = 1;\n"
+        );
+    }
 }
 
 /// Runs `command` the way Claude Code runs a Bash call, in bash: see [`harness_shell_in`].

@@ -12,6 +12,16 @@ use crate::common::{Run, Sandbox};
 
 const SPILL: &str = env!("CARGO_BIN_EXE_spill");
 
+/// Every harness `spill init` takes.
+const HARNESSES: [&str; 6] = [
+    "claude-code",
+    "gemini",
+    "codex",
+    "opencode",
+    "pi",
+    "qwen-code",
+];
+
 /// Where `spill init HARNESS` writes, in a sandbox's HOME.
 fn target(sb: &Sandbox, harness: &str) -> PathBuf {
     let rel = match harness {
@@ -162,14 +172,7 @@ fn codex_init_never_writes_a_second_trust_record_or_into_a_broken_file() {
 
 #[test]
 fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
-    for harness in [
-        "claude-code",
-        "gemini",
-        "codex",
-        "opencode",
-        "pi",
-        "qwen-code",
-    ] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let dotfiles = sb.path().join("dotfiles");
@@ -304,14 +307,7 @@ fn opencode_and_pi_leave_a_plugin_the_user_changed() {
 
 #[test]
 fn init_refuses_a_read_only_file_and_leaves_it_alone() {
-    for harness in [
-        "claude-code",
-        "gemini",
-        "codex",
-        "opencode",
-        "pi",
-        "qwen-code",
-    ] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let original = match harness {
