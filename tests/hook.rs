@@ -1531,6 +1531,39 @@ fn doctor_reports_each_harness_found_and_changes_nothing() {
     );
 }
 
+#[test]
+fn doctor_reports_pi_with_its_extension_and_no_mcp_to_do() {
+    let sb = Sandbox::new();
+    let package = sb
+        .path()
+        .join("npm/node_modules/@mariozechner/pi-coding-agent");
+    std::fs::create_dir_all(package.join("dist")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@mariozechner/pi-coding-agent", "version": "0.73.1"}"#,
+    )
+    .unwrap();
+    std::fs::write(package.join("dist/cli.js"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join("npm/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(package.join("dist/cli.js"), bin.join("pi")).unwrap();
+    sb.run(&["init", "pi"], "").status(0);
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    run.status(0);
+    let out = run.out();
+    assert!(out.contains("pi:\n"), "{out}");
+    assert!(
+        out.contains("(@mariozechner/pi-coding-agent 0.73.1)"),
+        "{out}"
+    );
+    assert!(out.contains(".pi/agent/extensions/spill.js"), "{out}");
+    assert!(out.contains("spill mcp: pi has no MCP client"), "{out}");
+    assert!(!out.contains("to do:"), "{out}");
+}
+
 /// Runs a rewritten Claude Code command as Claude Code's sandbox does: bash with the sandbox's
 /// own `TMPDIR` (`claude-UID` under the real one), so the default root a shell would resolve
 /// is not the hooks'.

@@ -135,7 +135,8 @@ pub struct Facts {
     pub config_dir: Option<PathBuf>,
     /// The file `spill init` writes its hooks to.
     pub hook_file: Option<PathBuf>,
-    /// The files that may register MCP servers, and how they are read.
+    /// The files that may register MCP servers, and how they are read; none for a harness
+    /// with no MCP client (Pi), of which the report says so instead of a to-do.
     pub mcp_files: Vec<(PathBuf, McpFormat)>,
     /// What spill covers there (README, per harness).
     pub covered: &'static str,
