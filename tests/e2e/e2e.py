@@ -920,7 +920,11 @@ class Pi(Harness):
     merges_streams = True
 
     def extra_env(self, home):
-        return {"PI_TELEMETRY": "0"}
+        # TMPDIR: Pi saves a cut output's whole text there (pi-bash-*.log), inside the work
+        # directory rather than left behind in /tmp.
+        tmp = self.work / "pi-tmp"
+        tmp.mkdir(exist_ok=True)
+        return {"PI_TELEMETRY": "0", "TMPDIR": str(tmp)}
 
     def argv(self, script):
         return [str(self.exe), "-p", "--offline", "--model", "fake/m", f"SCRIPT:{script}"]
