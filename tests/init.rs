@@ -12,6 +12,16 @@ use crate::common::{Run, Sandbox};
 
 const SPILL: &str = env!("CARGO_BIN_EXE_spill");
 
+/// Every harness `spill init` takes.
+const HARNESSES: [&str; 6] = [
+    "claude-code",
+    "gemini",
+    "codex",
+    "opencode",
+    "pi",
+    "qwen-code",
+];
+
 /// Where `spill init HARNESS` writes, in a sandbox's HOME.
 fn target(sb: &Sandbox, harness: &str) -> PathBuf {
     let rel = match harness {
@@ -19,6 +29,7 @@ fn target(sb: &Sandbox, harness: &str) -> PathBuf {
         "gemini" => ".gemini/settings.json",
         "codex" => ".codex/config.toml",
         "opencode" => ".config/opencode/plugin/spill.js",
+        "pi" => ".pi/agent/extensions/spill.js",
         "qwen-code" => ".qwen/settings.json",
         _ => unreachable!("{harness}"),
     };
@@ -161,7 +172,7 @@ fn codex_init_never_writes_a_second_trust_record_or_into_a_broken_file() {
 
 #[test]
 fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
-    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let dotfiles = sb.path().join("dotfiles");
@@ -175,7 +186,7 @@ fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
         init(&sb, harness, true).status(0);
         assert!(is_link(&path), "{harness}: the link was removed");
         assert!(!real.exists(), "{harness}: the file init created stays");
-        if harness == "opencode" {
+        if harness == "opencode" || harness == "pi" {
             continue;
         }
         // A link to a file of the user's (a relative one): the file comes back, the link stays.
@@ -274,32 +285,34 @@ fn gemini_settings_with_comments_are_set_up_and_given_back() {
 }
 
 #[test]
-fn opencode_leaves_a_plugin_the_user_changed() {
-    let sb = Sandbox::new();
-    let path = target(&sb, "opencode");
-    init(&sb, "opencode", false).status(0);
-    let changed = format!("{}// my own addition\n", read(&path));
-    std::fs::write(&path, &changed).unwrap();
-    for uninstall in [true, false] {
-        let run = init(&sb, "opencode", uninstall);
-        run.status(2);
-        assert!(
-            run.stderr.contains("changed since") && run.stderr.contains("nothing changed"),
-            "{}",
-            run.stderr
-        );
-        assert_eq!(read(&path), changed);
+fn opencode_and_pi_leave_a_plugin_the_user_changed() {
+    for harness in ["opencode", "pi"] {
+        let sb = Sandbox::new();
+        let path = target(&sb, harness);
+        init(&sb, harness, false).status(0);
+        let changed = format!("{}// my own addition\n", read(&path));
+        std::fs::write(&path, &changed).unwrap();
+        for uninstall in [true, false] {
+            let run = init(&sb, harness, uninstall);
+            run.status(2);
+            assert!(
+                run.stderr.contains("changed since") && run.stderr.contains("nothing changed"),
+                "{harness}: {}",
+                run.stderr
+            );
+            assert_eq!(read(&path), changed, "{harness}");
+        }
     }
 }
 
 #[test]
 fn init_refuses_a_read_only_file_and_leaves_it_alone() {
-    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let original = match harness {
             "codex" => "model = \"o3\"\n".to_string(),
-            "opencode" => {
+            "opencode" | "pi" => {
                 init(&sb, harness, false).status(0);
                 std::fs::remove_file(backup(&path)).unwrap();
                 read(&path)
@@ -308,7 +321,7 @@ fn init_refuses_a_read_only_file_and_leaves_it_alone() {
         };
         std::fs::write(&path, &original).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let run = init(&sb, harness, harness == "opencode");
+        let run = init(&sb, harness, harness == "opencode" || harness == "pi");
         run.status(2);
         assert!(
             run.stderr.contains("read-only") && run.stderr.contains("nothing changed"),
@@ -692,14 +705,16 @@ proptest! {
     }
 
     #[test]
-    fn opencode_never_takes_a_file_that_is_not_exactly_its_plugin(
+    fn opencode_and_pi_never_take_a_file_that_is_not_exactly_their_plugin(
+        pi in any::<bool>(),
         link in any::<bool>(),
         theirs in "[a-z ;=(){}\n]{1,80}",
         line in "// [a-z ]{0,20}\n",
         at in any::<prop::sample::Index>(),
     ) {
+        let harness = if pi { "pi" } else { "opencode" };
         let sb = Sandbox::new();
-        let path = target(&sb, "opencode");
+        let path = target(&sb, harness);
         // Absent (or a dangling link): init, uninstall, absent again.
         let real = if link {
             let real = sb.path().join("dotfiles-plugin.js");
@@ -708,23 +723,23 @@ proptest! {
         } else {
             path.clone()
         };
-        init(&sb, "opencode", false).status(0);
+        init(&sb, harness, false).status(0);
         let plugin = read(&real);
-        init(&sb, "opencode", true).status(0);
+        init(&sb, harness, true).status(0);
         prop_assert!(!real.exists() && is_link(&path) == link);
         // Someone else's file: refused, unchanged.
         std::fs::write(&real, &theirs).unwrap();
-        init(&sb, "opencode", false).status(2);
+        init(&sb, harness, false).status(2);
         prop_assert_eq!(read(&real), theirs.clone());
-        init(&sb, "opencode", true).status(0);
+        init(&sb, harness, true).status(0);
         prop_assert_eq!(read(&real), theirs);
         // spill's plugin with a line of the user's anywhere after the first: kept, both ways.
         let starts: Vec<usize> = plugin.match_indices('\n').map(|(i, _)| i + 1).collect();
         let cut = starts[at.index(starts.len())];
         let changed = format!("{}{line}{}", &plugin[..cut], &plugin[cut..]);
         std::fs::write(&real, &changed).unwrap();
-        init(&sb, "opencode", true).status(2);
-        init(&sb, "opencode", false).status(2);
+        init(&sb, harness, true).status(2);
+        init(&sb, harness, false).status(2);
         prop_assert_eq!(read(&real), changed);
     }
 }

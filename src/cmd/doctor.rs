@@ -73,7 +73,9 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         }
     }
     let servers = mcp_servers(&h.mcp_files);
-    if servers.is_empty() {
+    if h.mcp_files.is_empty() {
+        out.push_str(&format!("  spill mcp: {name} has no MCP client\n"));
+    } else if servers.is_empty() {
         out.push_str("  spill mcp: not registered\n");
         todo.push(format!(
             "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"

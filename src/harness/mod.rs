@@ -23,6 +23,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+pub mod pi;
 pub mod qwen;
 
 /// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
@@ -32,6 +33,7 @@ pub static ALL: &[&Harness] = &[
     &codex::HARNESS,
     &gemini::HARNESS,
     &opencode::HARNESS,
+    &pi::HARNESS,
     &qwen::HARNESS,
 ];
 
@@ -147,7 +149,8 @@ pub struct Facts {
     pub config_dir: Option<PathBuf>,
     /// The file `spill init` writes its hooks to.
     pub hook_file: Option<PathBuf>,
-    /// The files that may register MCP servers, and how they are read.
+    /// The files that may register MCP servers, and how they are read; none for a harness
+    /// with no MCP client (Pi), of which the report says so instead of a to-do.
     pub mcp_files: Vec<(PathBuf, McpFormat)>,
     /// What spill covers there (README, per harness).
     pub covered: &'static str,

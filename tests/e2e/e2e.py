@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,qwen-code]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,pi,qwen-code]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import fake_mcp  # noqa: E402
 import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
@@ -49,6 +50,7 @@ OPENCODE = ("opencode-ai", "1.18.33", "opencode")
 CODEX_OLD = ("@openai/codex", "0.131.0", "codex")
 GEMINI_OLD = ("@google/gemini-cli", "0.36.0", "gemini")
 OPENCODE_OLD = ("opencode-ai", "1.0.152", "opencode")
+PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -964,6 +966,41 @@ class Opencode(Harness):
         return {"tool": f"{server}_{tool}", "input": {}}
 
 
+class Pi(Harness):
+    """`pi -p --offline` with an OpenAI chat completions provider in its models.json."""
+
+    name = "pi"
+    drop_env = ("PI_", "OPENAI", "ANTHROPIC")
+    merges_streams = True
+
+    def extra_env(self, home):
+        # TMPDIR: Pi saves a cut output's whole text there (pi-bash-*.log), inside the work
+        # directory rather than left behind in /tmp.
+        tmp = self.work / "pi-tmp"
+        tmp.mkdir(exist_ok=True)
+        return {"PI_TELEMETRY": "0", "TMPDIR": str(tmp)}
+
+    def argv(self, script):
+        return [str(self.exe), "-p", "--offline", "--model", "fake/m", f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        models = home / ".pi" / "agent" / "models.json"
+        models.parent.mkdir(parents=True, exist_ok=True)
+        models.write_text(json.dumps({"providers": {"fake": {
+            "baseUrl": f"http://127.0.0.1:{self.server.port}/v1", "api": "openai-completions",
+            "apiKey": "sk-test", "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+            "models": [{"id": "m"}]}}}, indent=2) + "\n")
+        return models
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def stable(self, result):
+        """With the file Pi saved a cut output to (a new random name each call) masked."""
+        text, error = result
+        return (re.sub(r"/\S*/pi-bash-[0-9a-f]+\.log", "PI_TMP.log", text), error)
+
+
 def harness_init_checks(h, home, changed, first_ok):
     """`spill init NAME` in a HOME set up by `h.setup`: --dry-run writes nothing, the first run
     changes `changed` (and passes `first_ok(before, after)`), a second changes nothing, and
@@ -1076,11 +1113,13 @@ def without_and_with(h, home, plain_home, what, steps):
     return plain, spilled
 
 
-def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$"):
+def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$", reports_kill=True):
     """The harness behaves as without spill for the way a command ends and what it leaves: its
     exit status, its own `wait`, its shell's death by a signal, and whether a `cd` carries
     over. `kill_step` is the step that kills the shell (opencode's takes a short timeout: it
-    waits for its tool timeout after a killed shell, with spill as without)."""
+    waits for its tool timeout after a killed shell, with spill as without). A harness that
+    reports no status for a killed shell (`reports_kill=False`: Pi) shows the kill by what
+    its shell no longer printed after it."""
     n = h.name
     steps = ["echo out; exit 3", "sleep 0.2 & wait; echo waited", kill_step, "mkdir -p sub && cd sub", "pwd"]
     got = without_and_with(h, home, plain_home, "state", steps)
@@ -1091,8 +1130,13 @@ def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$")
                     ("cd, then pwd", 4)]:
         check(f"{n}: {name} reaches the model as without spill",
               h.stable(spilled[i]) == h.stable(plain[i]), f"{spilled[i]!r} vs {plain[i]!r}")
-    check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0] or "137" in plain[2][0]
-          or "timeout" in plain[2][0], plain[2][0][:300])
+    if reports_kill:
+        check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0]
+              or "137" in plain[2][0] or "timeout" in plain[2][0], plain[2][0][:300])
+    else:
+        check(f"{n}: the killed shell printed nothing after the kill, with spill as without",
+              all("before" in r[2][0] and "after the kill" not in r[2][0] for r in (plain, spilled)),
+              f"{plain[2]!r} {spilled[2]!r}")
 
 
 K300_FAILURE = "error[E0300]: the MCP tool failed at the very end"
@@ -1170,7 +1214,7 @@ def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
     for word in text.replace("\n", " ").split():
-        candidate = Path(word.strip(".,:()"))
+        candidate = Path(word.strip(".,:()[]"))
         if word.startswith("/") and candidate.is_file():
             saved = candidate.read_bytes()
     return saved
@@ -1333,21 +1377,31 @@ def gemini_checks(gemini, work):
     return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
 
 
-def opencode_checks(oc, work):
-    home, plain_home = work / "opencode-home", work / "opencode-home-plain"
-    oc.setup(plain_home)
-    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+def own_file_checks(h, work, own_file):
+    """The shared checks of a harness spill hooks through a file of its own (opencode's plugin,
+    Pi's extension, `own_file` under HOME): init writes that file and leaves the settings alone,
+    and the conversation, whose small output is byte for byte. Returns (home, plain_home,
+    conversation_checks' result or None)."""
+    home, plain_home = work / f"{h.name}-home", work / f"{h.name}-home-plain"
+    h.setup(plain_home)
 
     def first_ok(before, after, config_now, config_before):
-        return str(oc.spill_exe) in after and config_now == config_before
-    harness_init_checks(oc, home, plugin, first_ok)
-    got = conversation_checks(oc, work, home, plain_home)
+        return str(h.spill_exe) in after and config_now == config_before
+    harness_init_checks(h, home, home / own_file, first_ok)
+    got = conversation_checks(h, work, home, plain_home)
+    if got:
+        plain, spilled, _ = got
+        check(f"{h.name}: a small output reaches the model byte for byte", spilled[1] == plain[1],
+              f"{spilled[1]!r} vs {plain[1]!r}")
+        check(f"{h.name}: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    return home, plain_home, got
+
+
+def opencode_checks(oc, work):
+    home, plain_home, got = own_file_checks(oc, work, ".config/opencode/plugin/spill.js")
     if not got:
         return None
     plain, spilled, full = got
-    check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
-          f"{spilled[1]!r} vs {plain[1]!r}")
-    check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
     # opencode waits for its tool's timeout after a killed shell (without spill too): 3 s here.
     shell_state_checks(oc, home, plain_home, {"tool": "bash", "input": {
         "command": "echo before; kill -9 $$", "timeout": 3000, "description": "scripted command"}})
@@ -1366,6 +1420,89 @@ def opencode_checks(oc, work):
     row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(oc, work)
     return row
+
+
+def pi_checks(p, work):
+    home, plain_home, got = own_file_checks(p, work, ".pi/agent/extensions/spill.js")
+    if not got:
+        return None
+    plain, spilled, full = got
+    # Pi reports a shell killed by a signal as its output alone, with no status (0.73.1: its
+    # exit code is null, which it does not report), with spill as without.
+    shell_state_checks(p, home, plain_home, "echo before; kill -9 $$; echo after the kill", reports_kill=False)
+    # With a shellCommandPrefix the command runs inside Pi's own shell, after the prefix: an
+    # alias the prefix defines works as without spill, and a large output is still spilled.
+    prefix = {"shellCommandPrefix": "shopt -s expand_aliases\nalias greet='echo hello from the prefix'"}
+    settings = [d / ".pi" / "agent" / "settings.json" for d in (home, plain_home)]
+    for f in settings:
+        f.write_text(json.dumps(prefix))
+    got = without_and_with(p, home, plain_home, "prefix", ["greet", "echo out; exit 3", BIG])
+    for f in settings:
+        f.unlink()
+    if got:
+        plain_p, spilled_p = got
+        check("pi: an alias of shellCommandPrefix reaches the command as without spill",
+              "hello from the prefix" in plain_p[0][0] and spilled_p[0] == plain_p[0], f"{spilled_p[0]!r} vs {plain_p[0]!r}")
+        check("pi: with shellCommandPrefix, exit 3 reaches the model as without spill",
+              spilled_p[1] == plain_p[1], f"{spilled_p[1]!r} vs {plain_p[1]!r}")
+        check("pi: with shellCommandPrefix, a 500 KB output reaches the model as spill's envelope",
+              '"spilled":true' in spilled_p[2][0].replace(" ", "") and len(spilled_p[2][0]) < 4096,
+              spilled_p[2][0][:300])
+    tool_row = pi_tool_checks(p, work, home, plain_home, full)
+    return [table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full), *tool_row]
+
+
+# An extension tool of the e2e's own (in both HOMEs), standing for an MCP adapter or any tool an
+# extension adds: it returns the file it is given, whole.
+PI_TOOL = """import { readFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerTool({
+    name: "big_file", label: "big_file", description: "returns a file whole",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    async execute(id, params) {
+      return { content: [{ type: "text", text: readFileSync(params.path, "utf8") }], details: {} };
+    },
+  });
+}
+"""
+
+
+def pi_tool_checks(p, work, home, plain_home, full):
+    """Other tools' results through the extension's `tool_result`: an extension tool's 564,962-
+    byte result reaches the model as the envelope and `spill cat REF` reads it; `read` of the
+    big file reaches it as the envelope of the lines Pi kept, saying so. Returns the table rows."""
+    big = work / "pi-big-result.txt"
+    big.write_text(fake_mcp.big_text())
+    log = work / "pi-big-output.log"
+    log.write_bytes(full)
+    tools = [d / ".pi" / "agent" / "extensions" / "e2e-tool.js" for d in (home, plain_home)]
+    for f in tools:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(PI_TOOL)
+    steps = [{"tool": "big_file", "input": {"path": str(big)}}, "spill cat {ref} --lines 9000:9002",
+             {"tool": "read", "input": {"path": str(log)}}]
+    got = without_and_with(p, home, plain_home, "tools", steps)
+    for f in tools:
+        f.unlink()
+    if not got:
+        return []
+    plain, spilled = got
+    text = spilled[0][0]
+    check("pi: an extension tool's 564,962-byte result reaches the model as spill's envelope",
+          '"spilled":true' in text.replace(" ", "") and len(text) < 4096 and MCP_LAST in text
+          and MCP_ERROR in text, text[:300])
+    check("pi: the plain run saw the whole tool result", len(plain[0][0].encode()) == big.stat().st_size,
+          str(len(plain[0][0])))
+    check("pi: next turn, spill cat REF reads the tool's result", MCP_ERROR in spilled[1][0], spilled[1][0][:300])
+    read = spilled[2][0]
+    check("pi: a read Pi cut reaches the model as the envelope of what Pi kept, saying so",
+          '"spilled":true' in read.replace(" ", "") and "Pi cut the rest" in read and len(read) < 4096,
+          read[:400])
+    return [{"harness": f"Pi {PI[1]}, an extension tool's 564,962-byte result",
+             "without": {**measure_mcp(plain[0][0]), "retrievable": True},
+             "with": {**measure_mcp(text), "retrievable": True}},
+            {"harness": f"Pi {PI[1]}, read of the 492,965-byte file",
+             "without": measure(plain[2][0], len(full)), "with": measure(read, len(full))}]
 
 
 def qwen_checks(q, work):
@@ -1470,7 +1607,7 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "pi"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
@@ -1480,6 +1617,7 @@ def main():
         (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
         if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
+    pi_exe = install(cache, *PI) if "pi" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -1508,12 +1646,15 @@ def main():
         server = Server(work / "requests-others.log")
         servers.append(server)
         for exe, cls, checks in [(codex_exe, Codex, codex_checks), (gemini_exe, Gemini, gemini_checks),
-                                 (opencode_exe, Opencode, opencode_checks), (qwen_exe, Qwen, qwen_checks)]:
+                                 (opencode_exe, Opencode, opencode_checks), (pi_exe, Pi, pi_checks),
+                                 (qwen_exe, Qwen, qwen_checks)]:
             if exe:
                 start = time.time()
                 row = checks(cls(exe, spill, work, server), work)
                 print(f"time  {cls.name}: {time.time() - start:.0f} s")
-                if row:
+                if isinstance(row, list):
+                    rows.extend(row)
+                elif row:
                     rows.append(row)
 
     def old_lane():
@@ -1545,7 +1686,7 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane)),
+             threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
              threading.Thread(target=timed, args=("oldest codex, gemini, opencode", old_lane))]
     try:
         for lane in lanes:
