@@ -26,6 +26,7 @@ with --project), which Pi loads by itself.",
     entries: &init::EXTENSION,
     doctor,
     wraps: None,
+    mcp_proxy: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
