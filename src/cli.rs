@@ -321,7 +321,15 @@ Merges the hook entries into the harness's settings file, keeping every other se
 the order of its keys; running it again changes nothing. The file is backed up first, as
 FILE.spill-backup. `--uninstall` removes spill's entries again and, when nothing else
 changed since, restores the file byte for byte from the backup.
-{}",
+{}
+
+--proxy-mcp (off by default: it rewrites the servers you registered) also routes each stdio MCP
+server of Codex's config.toml or opencode's opencode.json through `spill mcp proxy`, where no
+hook can replace a large MCP result: the entry's command becomes `SPILL mcp proxy -- COMMAND
+ARGS...`, its other keys (env, cwd, ...) stay, and the proxy stores in the conversation's scope,
+so the envelope's commands read it from the shell. Remote (URL) servers are not routed, and
+said so. Without it, `init` says when such servers are left unrouted. `--uninstall` takes the
+routes out again, byte for byte.",
         harness_lines(|h| h.init_help).trim_end()
     )
 });
@@ -378,7 +386,8 @@ Examples:
   spill init claude-code --uninstall
   spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)
   spill init gemini                      # ~/.gemini/settings.json
-  spill init opencode                    # ~/.config/opencode/plugin/spill.js"
+  spill init opencode                    # ~/.config/opencode/plugin/spill.js
+  spill init codex --proxy-mcp --dry-run # also route config.toml's MCP servers, as a diff"
 )]
 pub struct InitArgs {
     /// The harness to configure.
@@ -393,9 +402,13 @@ pub struct InitArgs {
     /// Print what would change as a unified diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Remove spill's hooks instead.
+    /// Remove spill's hooks instead (and its MCP proxy routes, with or without --proxy-mcp).
     #[arg(long)]
     pub uninstall: bool,
+    /// Also route each stdio MCP server the harness registers through `spill mcp proxy`
+    /// (Codex, opencode: their MCP results have no hook that can replace them).
+    #[arg(long)]
+    pub proxy_mcp: bool,
 }
 
 /// Report, for each agent harness found, what spill does in it; change nothing.
@@ -478,7 +491,9 @@ pub enum McpAction {
 /// (`spill://SCOPE/REF`); `tools/list` gains spill's reading tools (`spill_cat`, `spill_shape`,
 /// `spill_extract`, `spill_search`, `spill_ls`) and loses the downstream tools' outputSchema
 /// (a replaced structured result would not match it); `resources/read` of a `spill://` URI is
-/// answered by the proxy. The scope is SPILL_SCOPE, or a new `mcp-…` scope named on stderr.
+/// answered by the proxy. The scope is SPILL_SCOPE; without it, the conversation's scope that a
+/// harness's hook bound to the harness process which started the proxy (as `spill mcp`), so
+/// the envelope's shell commands read the refs, else a new `mcp-…` scope named on stderr.
 /// A downstream that exits, hangs past --timeout or writes something that is not JSON-RPC
 /// gives the waiting requests a JSON-RPC error. The proxy exits when its input closes.
 #[derive(Debug, Args)]

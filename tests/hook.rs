@@ -200,7 +200,14 @@ fn a_deny_rule_or_a_missing_session_lets_the_call_through_unchanged() {
 fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
     let sb = Sandbox::new();
     // Exit 2 is "block this call" to Claude Code and Gemini CLI: never that for bad input.
-    for harness in ["claude-code", "codex", "gemini", "opencode", "qwen-code"] {
+    for harness in [
+        "claude-code",
+        "codex",
+        "gemini",
+        "opencode",
+        "pi",
+        "qwen-code",
+    ] {
         for input in ["{not json", "", "\u{feff}\u{0}"] {
             let run = sb.run(&["hook", harness], input);
             run.status(0);
@@ -1075,30 +1082,130 @@ fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
     sb.run(&["cat", "--scope", &scope, reference], "").status(2);
 }
 
+fn pi_call(session: &str, cwd: &std::path::Path, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "tool_call", "session_id": session, "tool": "bash",
+        "call_id": "call_1", "cwd": cwd, "input": {"command": command, "timeout": 5}
+    })
+    .to_string()
+}
+
 #[test]
-fn opencode_init_installs_the_plugin_once_and_uninstall_removes_it() {
+fn pi_bash_calls_run_under_wrap_in_pis_shell_after_its_prefix_and_results_are_spilled() {
     let sb = Sandbox::new();
-    let plugin = sb.path().join(".config/opencode/plugin/spill.js");
-    sb.run(&["init", "opencode"], "").status(0);
-    let text = std::fs::read_to_string(&plugin).unwrap();
-    assert!(text.contains(&format!(
-        "const SPILL = {};",
-        serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
-    )));
-    assert!(text.contains("\"tool.execute.before\""));
-    let again = sb.run(&["init", "opencode"], "");
-    assert!(again.out().contains("nothing changed"));
-    sb.run(&["init", "opencode", "--uninstall"], "").status(0);
-    assert!(!plugin.exists());
-    // Someone else's file at that path is left alone.
-    std::fs::write(&plugin, "export const Mine = 1;\n").unwrap();
-    let run = sb.run(&["init", "opencode"], "");
-    run.status(2);
-    assert!(run.stderr.contains("not spill's plugin"), "{}", run.stderr);
-    assert_eq!(
-        std::fs::read_to_string(&plugin).unwrap(),
-        "export const Mine = 1;\n"
+    let session = "01a23515-426c-7470-bf37-e2a830f7d970";
+    let project = sb.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let run = sb.run(
+        &["hook", "pi"],
+        pi_call(session, &project, "seq 1 100000; exit 5"),
     );
+    run.status(0);
+    let v = run.json();
+    assert_eq!(v["input"]["timeout"], 5);
+    let command = v["input"]["command"].as_str().unwrap();
+    assert!(command.contains(" wrap --label "), "{command}");
+    let out = sb.shell(command);
+    out.status(5);
+    let reference = out.json()["ref"].as_str().unwrap().to_string();
+    let scope = format!("pi-{session}");
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    // A shellCommandPrefix in the project's settings: the command runs in Pi's shell, after the
+    // prefix, so the prefix's alias reaches it (as Pi runs it: `bash -c "PREFIX\nCOMMAND"`).
+    let settings = project.join(".pi/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let prefix = "shopt -s expand_aliases\nalias greet='echo hello from the prefix'";
+    std::fs::write(
+        &settings,
+        serde_json::json!({ "shellCommandPrefix": prefix }).to_string(),
+    )
+    .unwrap();
+    let run = sb.run(&["hook", "pi"], pi_call(session, &project, "greet; exit 4"));
+    let command = run.json()["input"]["command"].as_str().unwrap().to_string();
+    let script = sb.path().join("pi-command");
+    std::fs::write(&script, format!("{prefix}\n{command}")).unwrap();
+    let out = sb.shell(&format!("bash -c \"$(cat '{}')\"", script.display()));
+    out.status(4);
+    assert_eq!(out.out(), "hello from the prefix\n");
+    // Another tool's result: over --max-inline, the envelope replaces it; a small one stays.
+    let result = |text: &str| {
+        serde_json::json!({
+            "hook_event_name": "tool_result", "session_id": session, "tool": "mcp_big",
+            "call_id": "c", "cwd": project, "content": [{"type": "text", "text": text}],
+            "is_error": false
+        })
+        .to_string()
+    };
+    let big = "mcp row of a big result\n".repeat(5000);
+    let run = sb.run(&["hook", "pi"], result(&big));
+    run.status(0);
+    let content = run.json()["content"].clone();
+    let envelope: serde_json::Value =
+        serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    let stored = envelope["ref"].as_str().unwrap();
+    let cat = sb.run(&["cat", "--scope", &scope, stored, "--lines", "1:1"], "");
+    assert!(
+        cat.out().contains("mcp row of a big result"),
+        "{}",
+        cat.out()
+    );
+    assert_eq!(sb.run(&["hook", "pi"], result("small\n")).out(), "");
+    // The session's end: `reload` keeps the scope, `quit` removes it.
+    let end = |reason: &str| {
+        format!(
+            r#"{{"hook_event_name":"session_shutdown","session_id":"{session}","reason":"{reason}"}}"#
+        )
+    };
+    sb.run(&["hook", "pi"], end("reload")).status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    sb.run(&["hook", "pi"], end("quit")).status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(2);
+}
+
+#[test]
+fn opencode_and_pi_init_install_spills_file_once_and_uninstall_removes_it() {
+    for (harness, rel, handler, what) in [
+        (
+            "opencode",
+            ".config/opencode/plugin/spill.js",
+            "\"tool.execute.before\"",
+            "plugin",
+        ),
+        (
+            "pi",
+            ".pi/agent/extensions/spill.js",
+            "pi.on(\"tool_call\"",
+            "extension",
+        ),
+    ] {
+        let sb = Sandbox::new();
+        let file = sb.path().join(rel);
+        sb.run(&["init", harness], "").status(0);
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(&format!(
+            "const SPILL = {};",
+            serde_json::Value::from(env!("CARGO_BIN_EXE_spill"))
+        )));
+        assert!(text.contains(handler), "{harness}");
+        let again = sb.run(&["init", harness], "");
+        assert!(again.out().contains("nothing changed"), "{harness}");
+        sb.run(&["init", harness, "--uninstall"], "").status(0);
+        assert!(!file.exists(), "{harness}");
+        // Someone else's file at that path is left alone.
+        std::fs::write(&file, "export const Mine = 1;\n").unwrap();
+        let run = sb.run(&["init", harness], "");
+        run.status(2);
+        let refusal = format!("not spill's {what}");
+        assert!(run.stderr.contains(&refusal), "{}", run.stderr);
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            "export const Mine = 1;\n"
+        );
+    }
 }
 
 /// Runs `command` the way Claude Code runs a Bash call, in bash: see [`harness_shell_in`].
@@ -1422,6 +1529,39 @@ fn doctor_reports_each_harness_found_and_changes_nothing() {
         "{}",
         run.out()
     );
+}
+
+#[test]
+fn doctor_reports_pi_with_its_extension_and_no_mcp_to_do() {
+    let sb = Sandbox::new();
+    let package = sb
+        .path()
+        .join("npm/node_modules/@mariozechner/pi-coding-agent");
+    std::fs::create_dir_all(package.join("dist")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        r#"{"name": "@mariozechner/pi-coding-agent", "version": "0.73.1"}"#,
+    )
+    .unwrap();
+    std::fs::write(package.join("dist/cli.js"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join("npm/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(package.join("dist/cli.js"), bin.join("pi")).unwrap();
+    sb.run(&["init", "pi"], "").status(0);
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    run.status(0);
+    let out = run.out();
+    assert!(out.contains("pi:\n"), "{out}");
+    assert!(
+        out.contains("(@mariozechner/pi-coding-agent 0.73.1)"),
+        "{out}"
+    );
+    assert!(out.contains(".pi/agent/extensions/spill.js"), "{out}");
+    assert!(out.contains("spill mcp: pi has no MCP client"), "{out}");
+    assert!(!out.contains("to do:"), "{out}");
 }
 
 /// Runs a rewritten Claude Code command as Claude Code's sandbox does: bash with the sandbox's

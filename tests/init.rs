@@ -12,6 +12,16 @@ use crate::common::{Run, Sandbox};
 
 const SPILL: &str = env!("CARGO_BIN_EXE_spill");
 
+/// Every harness `spill init` takes.
+const HARNESSES: [&str; 6] = [
+    "claude-code",
+    "gemini",
+    "codex",
+    "opencode",
+    "pi",
+    "qwen-code",
+];
+
 /// Where `spill init HARNESS` writes, in a sandbox's HOME.
 fn target(sb: &Sandbox, harness: &str) -> PathBuf {
     let rel = match harness {
@@ -19,6 +29,7 @@ fn target(sb: &Sandbox, harness: &str) -> PathBuf {
         "gemini" => ".gemini/settings.json",
         "codex" => ".codex/config.toml",
         "opencode" => ".config/opencode/plugin/spill.js",
+        "pi" => ".pi/agent/extensions/spill.js",
         "qwen-code" => ".qwen/settings.json",
         _ => unreachable!("{harness}"),
     };
@@ -161,7 +172,7 @@ fn codex_init_never_writes_a_second_trust_record_or_into_a_broken_file() {
 
 #[test]
 fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
-    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let dotfiles = sb.path().join("dotfiles");
@@ -175,7 +186,7 @@ fn init_writes_through_a_link_and_uninstall_leaves_the_link() {
         init(&sb, harness, true).status(0);
         assert!(is_link(&path), "{harness}: the link was removed");
         assert!(!real.exists(), "{harness}: the file init created stays");
-        if harness == "opencode" {
+        if harness == "opencode" || harness == "pi" {
             continue;
         }
         // A link to a file of the user's (a relative one): the file comes back, the link stays.
@@ -274,32 +285,34 @@ fn gemini_settings_with_comments_are_set_up_and_given_back() {
 }
 
 #[test]
-fn opencode_leaves_a_plugin_the_user_changed() {
-    let sb = Sandbox::new();
-    let path = target(&sb, "opencode");
-    init(&sb, "opencode", false).status(0);
-    let changed = format!("{}// my own addition\n", read(&path));
-    std::fs::write(&path, &changed).unwrap();
-    for uninstall in [true, false] {
-        let run = init(&sb, "opencode", uninstall);
-        run.status(2);
-        assert!(
-            run.stderr.contains("changed since") && run.stderr.contains("nothing changed"),
-            "{}",
-            run.stderr
-        );
-        assert_eq!(read(&path), changed);
+fn opencode_and_pi_leave_a_plugin_the_user_changed() {
+    for harness in ["opencode", "pi"] {
+        let sb = Sandbox::new();
+        let path = target(&sb, harness);
+        init(&sb, harness, false).status(0);
+        let changed = format!("{}// my own addition\n", read(&path));
+        std::fs::write(&path, &changed).unwrap();
+        for uninstall in [true, false] {
+            let run = init(&sb, harness, uninstall);
+            run.status(2);
+            assert!(
+                run.stderr.contains("changed since") && run.stderr.contains("nothing changed"),
+                "{harness}: {}",
+                run.stderr
+            );
+            assert_eq!(read(&path), changed, "{harness}");
+        }
     }
 }
 
 #[test]
 fn init_refuses_a_read_only_file_and_leaves_it_alone() {
-    for harness in ["claude-code", "gemini", "codex", "opencode", "qwen-code"] {
+    for harness in HARNESSES {
         let sb = Sandbox::new();
         let path = target(&sb, harness);
         let original = match harness {
             "codex" => "model = \"o3\"\n".to_string(),
-            "opencode" => {
+            "opencode" | "pi" => {
                 init(&sb, harness, false).status(0);
                 std::fs::remove_file(backup(&path)).unwrap();
                 read(&path)
@@ -308,7 +321,7 @@ fn init_refuses_a_read_only_file_and_leaves_it_alone() {
         };
         std::fs::write(&path, &original).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
-        let run = init(&sb, harness, harness == "opencode");
+        let run = init(&sb, harness, harness == "opencode" || harness == "pi");
         run.status(2);
         assert!(
             run.stderr.contains("read-only") && run.stderr.contains("nothing changed"),
@@ -692,14 +705,16 @@ proptest! {
     }
 
     #[test]
-    fn opencode_never_takes_a_file_that_is_not_exactly_its_plugin(
+    fn opencode_and_pi_never_take_a_file_that_is_not_exactly_their_plugin(
+        pi in any::<bool>(),
         link in any::<bool>(),
         theirs in "[a-z ;=(){}\n]{1,80}",
         line in "// [a-z ]{0,20}\n",
         at in any::<prop::sample::Index>(),
     ) {
+        let harness = if pi { "pi" } else { "opencode" };
         let sb = Sandbox::new();
-        let path = target(&sb, "opencode");
+        let path = target(&sb, harness);
         // Absent (or a dangling link): init, uninstall, absent again.
         let real = if link {
             let real = sb.path().join("dotfiles-plugin.js");
@@ -708,23 +723,403 @@ proptest! {
         } else {
             path.clone()
         };
-        init(&sb, "opencode", false).status(0);
+        init(&sb, harness, false).status(0);
         let plugin = read(&real);
-        init(&sb, "opencode", true).status(0);
+        init(&sb, harness, true).status(0);
         prop_assert!(!real.exists() && is_link(&path) == link);
         // Someone else's file: refused, unchanged.
         std::fs::write(&real, &theirs).unwrap();
-        init(&sb, "opencode", false).status(2);
+        init(&sb, harness, false).status(2);
         prop_assert_eq!(read(&real), theirs.clone());
-        init(&sb, "opencode", true).status(0);
+        init(&sb, harness, true).status(0);
         prop_assert_eq!(read(&real), theirs);
         // spill's plugin with a line of the user's anywhere after the first: kept, both ways.
         let starts: Vec<usize> = plugin.match_indices('\n').map(|(i, _)| i + 1).collect();
         let cut = starts[at.index(starts.len())];
         let changed = format!("{}{line}{}", &plugin[..cut], &plugin[cut..]);
         std::fs::write(&real, &changed).unwrap();
-        init(&sb, "opencode", true).status(2);
-        init(&sb, "opencode", false).status(2);
+        init(&sb, harness, true).status(2);
+        init(&sb, harness, false).status(2);
         prop_assert_eq!(read(&real), changed);
     }
+}
+
+/// `spill init HARNESS` with more arguments.
+fn init_with(sb: &Sandbox, harness: &str, flags: &[&str]) -> Run {
+    let mut args = vec!["init", harness];
+    args.extend_from_slice(flags);
+    sb.run(&args, "")
+}
+
+/// A Codex config.toml with every form a server entry takes, comments and odd layout: a
+/// table with args and comments, one without args and with an env table, an inline table with
+/// an empty args list, a remote server, the user's own `spill mcp` and the user's own proxy
+/// route through a bare `spill` (both left as they are).
+const CODEX_SERVERS: &str = "# my Codex\nmodel = \"o3\"   # pinned\n\n[mcp_servers.files]\ncommand = 'npx'    # the runner\nargs = [\n  \"-y\", # quiet\n  \"@modelcontextprotocol/server-filesystem\",\n  \"/srv/data\",\n]\ncwd = \"/srv\"\n\n[mcp_servers.db]\ncommand = \"db-mcp\"\n\n[mcp_servers.db.env]\nTOKEN = \"x\"\n\n[mcp_servers]\nquick = {command=\"quick\",args=[]}\n\n[mcp_servers.web]\nurl = \"https://example.com/mcp\"\n\n[mcp_servers.store]\ncommand = \"spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.mine]\ncommand = \"spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"mine\"]\n";
+
+#[test]
+fn codex_proxy_mcp_routes_each_stdio_server_and_uninstall_gives_the_file_back() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "codex");
+    std::fs::write(&path, CODEX_SERVERS).unwrap();
+    // --dry-run: the diff and what is left alone, nothing written.
+    let dry = init_with(&sb, "codex", &["--proxy-mcp", "--dry-run"]);
+    dry.status(0);
+    let diff = dry.out();
+    assert!(
+        diff.contains(&format!("+command = \"{SPILL}\"    # the runner")),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+  \"mcp\", \"proxy\", \"--\", 'npx', \"-y\", # quiet"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("MCP server web is remote (url): not routed"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("MCP server store already runs spill: not routed"),
+        "{diff}"
+    );
+    assert_eq!(read(&path), CODEX_SERVERS);
+    assert!(!backup(&path).exists());
+    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    let routed = read(&path);
+    let doc: toml_edit::DocumentMut = routed.parse().unwrap();
+    let servers = &doc["mcp_servers"];
+    let words = |name: &str| -> Vec<String> {
+        let mut all = vec![servers[name]["command"].as_str().unwrap().to_string()];
+        all.extend(
+            servers[name]["args"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| v.as_str().unwrap().to_string())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        );
+        all
+    };
+    let proxy = |rest: &[&str]| -> Vec<String> {
+        [SPILL, "mcp", "proxy", "--"]
+            .iter()
+            .chain(rest)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    assert_eq!(
+        words("files"),
+        proxy(&[
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-filesystem",
+            "/srv/data"
+        ])
+    );
+    assert_eq!(words("db"), proxy(&["db-mcp"]));
+    assert_eq!(words("quick"), proxy(&["quick"]));
+    // Every other key stays as it was.
+    assert_eq!(servers["files"]["cwd"].as_str(), Some("/srv"));
+    assert_eq!(servers["db"]["env"]["TOKEN"].as_str(), Some("x"));
+    assert_eq!(
+        servers["web"]["url"].as_str(),
+        Some("https://example.com/mcp")
+    );
+    assert_eq!(words("store"), ["spill", "mcp"]);
+    assert_eq!(words("mine"), ["spill", "mcp", "proxy", "--", "mine"]);
+    assert!(routed.contains(" hook codex\"\n"), "{routed}");
+    // Idempotent, and the hook alone changes nothing either.
+    for flags in [&["--proxy-mcp"][..], &[]] {
+        let again = init_with(&sb, "codex", flags);
+        again.status(0);
+        assert!(again.out().contains("nothing changed"), "{}", again.out());
+        assert_eq!(read(&path), routed);
+    }
+    // Byte for byte back, with the backup and without it.
+    init(&sb, "codex", true).status(0);
+    assert_eq!(read(&path), CODEX_SERVERS);
+    assert!(!backup(&path).exists());
+    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    std::fs::remove_file(backup(&path)).unwrap();
+    init(&sb, "codex", true).status(0);
+    assert_eq!(read(&path), CODEX_SERVERS);
+}
+
+#[test]
+fn a_route_another_spill_binary_wrote_runs_this_one_and_still_comes_out() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "codex");
+    // A route another spill binary wrote (an absolute path) is spill's: it runs this one now.
+    let other = "[mcp_servers.f]\ncommand = \"/opt/old/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"srv\", \"-v\"]\n";
+    std::fs::write(&path, other).unwrap();
+    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    let moved = read(&path);
+    assert!(moved.starts_with(&format!("[mcp_servers.f]\ncommand = \"{SPILL}\"\nargs = [\"mcp\", \"proxy\", \"--\", \"srv\", \"-v\"]\n")), "{moved}");
+    // The backup names the old binary, so --uninstall takes the route out by its words.
+    init(&sb, "codex", true).status(0);
+    assert_eq!(
+        read(&path),
+        "[mcp_servers.f]\ncommand = \"srv\"\nargs = [\"-v\"]\n"
+    );
+}
+
+/// opencode's config with comments and odd layout: a local server over several lines, one on
+/// one line, a remote one.
+const OPENCODE_SERVERS: &str = "{\n  // my opencode\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"files\": {\n      \"type\": \"local\",\n      \"command\": [\n        \"npx\", /* quiet */ \"-y\",\n        \"@modelcontextprotocol/server-filesystem\"\n      ],\n      \"environment\": {\"A\": \"1\"},\n      \"enabled\": true\n    },\n    \"quick\": {\"type\":\"local\",\"command\":[\"quick\"]},\n    \"web\": {\"type\": \"remote\", \"url\": \"https://example.com/mcp\"}\n  }\n}\n";
+
+#[test]
+fn opencode_proxy_mcp_routes_local_servers_and_uninstall_gives_both_files_back() {
+    let sb = Sandbox::new();
+    let plugin = target(&sb, "opencode");
+    let config = plugin
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("opencode.json");
+    std::fs::write(&config, OPENCODE_SERVERS).unwrap();
+    let plain = init(&sb, "opencode", false);
+    plain.status(0);
+    assert!(
+        plain.out().contains("opencode --proxy-mcp` routes them"),
+        "{}",
+        plain.out()
+    );
+    assert_eq!(read(&config), OPENCODE_SERVERS);
+    let dry = init_with(&sb, "opencode", &["--proxy-mcp", "--dry-run"]);
+    dry.status(0);
+    assert!(
+        dry.out().contains(&format!(
+            "+        \"{SPILL}\", \"mcp\", \"proxy\", \"--\", \"npx\", /* quiet */ \"-y\","
+        )),
+        "{}",
+        dry.out()
+    );
+    assert!(
+        dry.out()
+            .contains("MCP server web is remote (url): not routed")
+    );
+    assert_eq!(read(&config), OPENCODE_SERVERS);
+    init_with(&sb, "opencode", &["--proxy-mcp"]).status(0);
+    let routed = read(&config);
+    let v: serde_json::Value = serde_json::from_str(
+        &routed
+            .replace("// my opencode", "")
+            .replace("/* quiet */", ""),
+    )
+    .unwrap();
+    assert_eq!(
+        v["mcp"]["files"]["command"],
+        serde_json::json!([
+            SPILL,
+            "mcp",
+            "proxy",
+            "--",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-filesystem"
+        ])
+    );
+    assert_eq!(
+        v["mcp"]["quick"]["command"],
+        serde_json::json!([SPILL, "mcp", "proxy", "--", "quick"])
+    );
+    assert_eq!(v["mcp"]["files"]["environment"]["A"], "1");
+    assert_eq!(v["mcp"]["web"]["url"], "https://example.com/mcp");
+    let again = init_with(&sb, "opencode", &["--proxy-mcp"]);
+    again.status(0);
+    assert_eq!(read(&config), routed);
+    assert!(
+        again.out().matches("nothing changed").count() == 2,
+        "{}",
+        again.out()
+    );
+    init(&sb, "opencode", true).status(0);
+    assert_eq!(read(&config), OPENCODE_SERVERS);
+    assert!(!plugin.exists());
+    assert!(!backup(&config).exists());
+    // A project's opencode.jsonc is the one routed with --project.
+    let project = sb.path().join("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let jsonc = project.join("opencode.jsonc");
+    std::fs::write(&jsonc, OPENCODE_SERVERS).unwrap();
+    let run = sb
+        .cmd(&["init", "opencode", "--project", "--proxy-mcp"])
+        .current_dir(&project)
+        .run();
+    run.status(0);
+    assert!(read(&jsonc).contains(&format!(
+        "\"{SPILL}\", \"mcp\", \"proxy\", \"--\", \"quick\""
+    )));
+    sb.cmd(&["init", "opencode", "--project", "--uninstall"])
+        .current_dir(&project)
+        .run()
+        .status(0);
+    assert_eq!(read(&jsonc), OPENCODE_SERVERS);
+}
+
+#[test]
+fn proxy_mcp_is_refused_where_hooks_replace_mcp_results() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "claude-code");
+    let run = init_with(&sb, "claude-code", &["--proxy-mcp"]);
+    run.status(2);
+    assert!(run.stderr.contains("--proxy-mcp"), "{}", run.stderr);
+    assert!(!path.exists());
+}
+
+/// The server `init --proxy-mcp` routed, started by a harness process, stores a large result in
+/// the conversation the harness's hook bound, so the envelope's shell commands (which run in
+/// that scope) read it; another conversation's does not see it.
+#[test]
+fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
+    let sb = Sandbox::new();
+    let path = target(&sb, "codex");
+    let downstream = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py");
+    std::fs::write(
+        &path,
+        format!(
+            "[mcp_servers.rows]\ncommand = \"python3\"\nargs = [{}, \"normal\"]\n",
+            serde_json::Value::from(downstream.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    let doc: toml_edit::DocumentMut = read(&path).parse().unwrap();
+    let server = &doc["mcp_servers"]["rows"];
+    let mut argv = vec![server["command"].as_str().unwrap().to_string()];
+    argv.extend(
+        server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string()),
+    );
+    let command = argv
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let rpc = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text","arguments":{"n":5000}}}"#,
+    ];
+    let rpc_file = sb.file("rpc", rpc.join("\n") + "\n");
+    // Each `timeout` is a harness process; its hook call and the server are its descendants.
+    let conversation = |session: &str| -> String {
+        let event = serde_json::json!({"session_id": session, "turn_id": "t", "cwd": "/",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "true"}, "tool_use_id": "c"});
+        let event = sb.file(&format!("event-{session}"), event.to_string());
+        let out = sb.shell(&format!(
+            "timeout 60 sh -c 'spill hook codex < {} > /dev/null && {command} < {}'",
+            event.display(),
+            rpc_file.display()
+        ));
+        out.status(0);
+        let answer = out
+            .out()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["id"] == 1)
+            .unwrap();
+        let envelope: serde_json::Value =
+            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        envelope["ref"].as_str().unwrap().to_string()
+    };
+    let reference = conversation("conversation-one");
+    let read_in = |session: &str| {
+        sb.cmd(&["search", &reference, "-F", "MARKER"])
+            .env("SPILL_SCOPE", format!("codex-{session}"))
+            .run()
+    };
+    let found = read_in("conversation-one");
+    found.status(0);
+    assert!(found.out().contains("MARKER"), "{}", found.out());
+    let other = read_in("conversation-two");
+    other.status(2);
+    assert!(other.stderr.contains("unknown ref"), "{}", other.stderr);
+}
+
+/// A harness binary as npm installs it, at `version`: a PATH directory holding its link.
+fn npm_harness(sb: &Sandbox, package: &str, version: &str, binary: &str) -> PathBuf {
+    let dir = sb
+        .path()
+        .join(format!("npm-{binary}/node_modules/{package}"));
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::write(
+        dir.join("package.json"),
+        format!(r#"{{"name": "{package}", "version": "{version}"}}"#),
+    )
+    .unwrap();
+    std::fs::write(dir.join("bin/run"), "#!/bin/sh\nexit 99\n").unwrap();
+    let bin = sb.path().join(format!("npm-{binary}/bin"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(dir.join("bin/run"), bin.join(binary)).unwrap();
+    bin
+}
+
+#[test]
+fn init_and_doctor_say_when_the_harness_is_older_than_spill_can_hook() {
+    for (harness, package, binary, old, first) in [
+        ("codex", "@openai/codex", "codex", "0.130.0", "0.131.0"),
+        ("gemini", "@google/gemini-cli", "gemini", "0.35.3", "0.36.0"),
+    ] {
+        for (version, told) in [(old, true), (first, false)] {
+            let sb = Sandbox::new();
+            let bin = npm_harness(&sb, package, version, binary);
+            let path = format!("{}:/usr/bin:/bin", bin.display());
+            let run = sb.cmd(&["init", harness]).env("PATH", &path).run();
+            run.status(0);
+            assert_eq!(
+                run.stderr.contains(&format!(
+                    "update {} to {first} or later",
+                    if harness == "codex" {
+                        "Codex"
+                    } else {
+                        "Gemini CLI"
+                    }
+                )),
+                told,
+                "{harness} {version}: {}",
+                run.stderr
+            );
+            // The hooks are installed all the same, for when it is updated.
+            assert!(read(&target(&sb, harness)).contains(&format!(" hook {harness}")));
+            let doctor = sb.cmd(&["doctor"]).env("PATH", &path).run();
+            let out = doctor.out();
+            assert!(out.contains(&format!("({package} {version})")), "{out}");
+            assert_eq!(out.contains("wraps:     no: "), told, "{out}");
+            assert_eq!(!told, out.contains("wraps:     yes"), "{out}");
+        }
+    }
+}
+
+#[test]
+fn a_broken_mcp_config_stops_proxy_mcp_before_anything_is_written_and_never_uninstall() {
+    let sb = Sandbox::new();
+    let plugin = target(&sb, "opencode");
+    let config = plugin
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("opencode.json");
+    let broken = "{\"mcp\": {\"x\": ";
+    std::fs::write(&config, broken).unwrap();
+    let run = init_with(&sb, "opencode", &["--proxy-mcp"]);
+    run.status(2);
+    assert!(run.stderr.contains("opencode.json"), "{}", run.stderr);
+    // Neither file was written: the plugin waits until both edits can be made.
+    assert!(!plugin.exists());
+    assert_eq!(read(&config), broken);
+    // Without the option the plugin goes in and out, whatever opencode.json holds.
+    init(&sb, "opencode", false).status(0);
+    assert!(plugin.exists());
+    init(&sb, "opencode", true).status(0);
+    assert!(!plugin.exists());
+    assert_eq!(read(&config), broken);
 }

@@ -717,7 +717,7 @@ fn every_hinted_command_runs_and_returns_what_it_promises() {
                 let shown = line.split('…').next().unwrap();
                 assert!(out.contains(shown), "{name}: `{c}` does not show {line:?}");
             }
-            if words[1] == "extract" && words[3].starts_with("$[?") {
+            if words[1] == "extract" && words[3].contains("[?@.") {
                 let rec = env["signals"]["matches"]
                     .as_array()
                     .unwrap()
@@ -725,7 +725,9 @@ fn every_hinted_command_runs_and_returns_what_it_promises() {
                     .find(|m| m.get("path").is_some())
                     .expect("a record signal");
                 let (key, value) = words[3]
-                    .trim_start_matches("$[?@.")
+                    .split_once("[?@.")
+                    .unwrap()
+                    .1
                     .trim_end_matches(']')
                     .split_once("==")
                     .unwrap();
@@ -889,4 +891,179 @@ fn words_that_only_look_like_failures_in_descriptive_text_are_not_signals() {
     );
     let env = s.cmd(&["wrap"]).stdin(input).run().json();
     assert_eq!(env.get("signals"), None, "{env}");
+}
+
+/// The commands a hint names, in order.
+fn hinted(env: &Value) -> Vec<String> {
+    env["hint"]
+        .as_str()
+        .unwrap()
+        .split_once("Read it with: ")
+        .unwrap()
+        .1
+        .split(" · ")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_json_report_shows_its_rarest_severity_first_with_its_counts() {
+    let s = Sandbox::new();
+    let records: Vec<String> = (0..1081)
+        .map(|i| {
+            let (severity, rule, message) = if i == 700 {
+                (2, "no-undef", "'total' is not defined.")
+            } else {
+                (1, "no-unused-vars", "'x' is assigned a value but never used.")
+            };
+            format!(
+                r#"{{"filePath":"/src/m{i}.js","ruleId":"{rule}","severity":{severity},"message":"{message}","line":{i}}}"#
+            )
+        })
+        .collect();
+    let input = format!(
+        r#"{{"errorCount":1,"warningCount":1080,"results":[{}]}}"#,
+        records.join(",")
+    );
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.ends_with("; errorCount 1, warningCount 1,080; 1 of 1,081 records has severity 2"),
+        "{summary}"
+    );
+    // The error comes first in the preview, the first warnings follow in order.
+    let preview = env["preview"].as_array().unwrap();
+    assert_eq!(preview[0]["severity"], 2, "{preview:?}");
+    assert_eq!(preview[0]["ruleId"], "no-undef");
+    assert_eq!(preview[1]["line"], 0);
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["path"], "$.results[700]", "{env}");
+    assert_eq!(m["note"], "severity: 2 in 1 of 1,081 records (1 in 1,080)");
+    let r = env["ref"].as_str().unwrap();
+    let cmds = hinted(&env);
+    assert_eq!(
+        cmds[0],
+        format!("spill extract {r} '$.results[?@.severity==2]'")
+    );
+    let out = s.shell(&cmds[0]);
+    assert_eq!(out.code, Some(0));
+    assert!(
+        out.out().contains("'total' is not defined."),
+        "{}",
+        out.out()
+    );
+    assert!(!out.out().contains("never used"), "{}", out.out());
+}
+
+#[test]
+fn a_rare_value_among_ndjson_records_is_named_and_its_filter_hinted() {
+    let s = Sandbox::new();
+    let mut input = String::new();
+    for i in 0..241 {
+        let state = if i == 117 { "DOWN" } else { "UP" };
+        input.push_str(&format!(
+            "{{\"ifindex\":{i},\"ifname\":\"veth{i}\",\"flags\":[\"BROADCAST\",\"MULTICAST\"],\"mtu\":1500,\"qdisc\":\"noqueue\",\"operstate\":\"{state}\",\"address\":\"02:00:00:00:{:02x}:{:02x}\"}}\n",
+            i / 256,
+            i % 256
+        ));
+        // A blank line is no record: the indexes stay extract's.
+        if i == 50 {
+            input.push('\n');
+        }
+    }
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    assert_eq!(env["mimeType"], "application/x-ndjson");
+    assert!(
+        env["summary"]
+            .as_str()
+            .unwrap()
+            .ends_with(r#"; 1 of 241 records has operstate "DOWN""#),
+        "{}",
+        env["summary"]
+    );
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["path"], "$[117]", "{env}");
+    assert_eq!(m["line"], 119);
+    let r = env["ref"].as_str().unwrap();
+    assert_eq!(
+        hinted(&env)[0],
+        format!(r#"spill extract {r} '$[?@.operstate=="DOWN"]'"#)
+    );
+    let ex = s.cmd(&["extract", r, "$[117].ifname", "--compact"]).run();
+    assert_eq!(ex.out(), "\"veth117\"\n");
+    // Nothing holds a failure word: no generic search.
+    assert!(
+        !env["hint"].as_str().unwrap().contains("error|fail"),
+        "{env}"
+    );
+}
+
+#[test]
+fn a_rare_value_in_key_value_records_is_named_and_searched() {
+    let s = Sandbox::new();
+    let input: String = (0..500)
+        .map(|i| {
+            let status = if i == 321 { 503 } else { 200 };
+            format!(
+                "time=2026-12-01T10:{:02}:{:02}Z level=info method=GET path=/api/item/{i} status={status} dur={}ms\n",
+                i / 60,
+                i % 60,
+                10 + i % 7
+            )
+        })
+        .collect();
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.ends_with("; 1 of 500 records has status 503 (line 322)"),
+        "{summary}"
+    );
+    assert!(!summary.contains("failure"), "{summary}");
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(m["line"], 322, "{env}");
+    assert_eq!(m["note"], "status: 503 in 1 of 500 records (200 in 499)");
+    let r = env["ref"].as_str().unwrap();
+    let cmds = hinted(&env);
+    assert_eq!(cmds[0], format!("spill search {r} -F 'status=503' -C 2"));
+    for c in &cmds {
+        let run = s.shell(c);
+        assert_eq!(run.code, Some(0), "{c}");
+        assert!(
+            run.out().contains("/api/item/321 status=503"),
+            "{c}: {}",
+            run.out()
+        );
+    }
+}
+
+#[test]
+fn a_rare_word_in_a_table_column_is_named_by_its_header() {
+    let s = Sandbox::new();
+    let mut input = String::from("NAME        READY   STATUS             RESTARTS   AGE\n");
+    for i in 0..400 {
+        let (status, restarts) = if i == 260 {
+            ("CrashLoopBackOff", 41)
+        } else {
+            ("Running", 0)
+        };
+        input.push_str(&format!(
+            "web-{i:04}    1/1     {status:18} {restarts:<10} 5d\n"
+        ));
+    }
+    let env = s.cmd(&["wrap"]).stdin(input).run().json();
+    let summary = env["summary"].as_str().unwrap();
+    assert!(
+        summary.ends_with("; 1 of 400 rows has STATUS CrashLoopBackOff (line 262)"),
+        "{summary}"
+    );
+    let m = &env["signals"]["matches"][0];
+    assert_eq!(
+        m["note"], "STATUS: CrashLoopBackOff in 1 of 400 rows (Running in 399)",
+        "{env}"
+    );
+    for c in hinted(&env) {
+        let run = s.shell(&c);
+        assert_eq!(run.code, Some(0), "{c}");
+        assert!(run.out().contains("web-0260"), "{c}: {}", run.out());
+    }
 }

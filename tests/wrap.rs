@@ -536,9 +536,13 @@ fn json_envelopes_name_the_dominant_array_with_exact_counts() {
     assert_eq!(
         env["hint"],
         format!(
-            "Stored in full as {reference}. Read it with: spill shape {reference} · spill extract {reference} '$.items[0:5]' · spill search {reference} -i 'error|fail' -C 2"
+            "Stored in full as {reference}. Read it with: spill shape {reference} · spill extract {reference} '$.items[0:5]'"
         )
     );
+    // No generic search: no line holds a failure word, so it would find nothing.
+    s.cmd(&["search", reference, "-i", "error|fail"])
+        .run()
+        .status(1);
     assert_eq!(env["shape"]["items"]["array[1250]"]["id"], "integer");
     let preview = env["preview"].as_array().unwrap();
     assert_eq!(preview.len(), 3);

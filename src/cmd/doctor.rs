@@ -73,7 +73,9 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         }
     }
     let servers = mcp_servers(&h.mcp_files);
-    if servers.is_empty() {
+    if h.mcp_files.is_empty() {
+        out.push_str(&format!("  spill mcp: {name} has no MCP client\n"));
+    } else if servers.is_empty() {
         out.push_str("  spill mcp: not registered\n");
         todo.push(format!(
             "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"
@@ -249,7 +251,7 @@ fn spill_mcp(words: &[String], scoped_env: bool) -> Option<bool> {
 }
 
 /// The first `binary` on PATH.
-fn which(binary: &str) -> Option<PathBuf> {
+pub(super) fn which(binary: &str) -> Option<PathBuf> {
     let path = super::env_text("PATH").ok().flatten()?;
     path.split(':')
         .filter(|d| !d.is_empty())
@@ -259,7 +261,7 @@ fn which(binary: &str) -> Option<PathBuf> {
 
 /// The version of the npm package a binary belongs to: the nearest `package.json` above the
 /// file its PATH entry resolves to.
-fn npm_version(binary: &Path) -> Option<String> {
+pub(super) fn npm_version(binary: &Path) -> Option<String> {
     let real = std::fs::canonicalize(binary).ok()?;
     for dir in real.ancestors().skip(1).take(6) {
         let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {

@@ -17,12 +17,118 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 /// Runs `spill init`.
 pub fn run(args: InitArgs) -> Result<Outcome> {
     let harness = args.harness;
-    let file = (harness.init_file)(args.project, &super::Process)?;
+    let spill = super::Process.spill()?;
+    // Each file with the entries that change it, in order: spill's routes come out of a file
+    // before its hooks, so each part's backup comparison sees the file as that part left it.
+    let mut plan: Vec<(PathBuf, Vec<&'static dyn init::Entries>)> = vec![(
+        (harness.init_file)(args.project, &super::Process)?,
+        vec![harness.entries],
+    )];
+    let mut unrouted = None;
+    match &harness.mcp_proxy {
+        Some(proxy) if args.proxy_mcp || args.uninstall => {
+            let file = (proxy.file)(args.project, &super::Process)?;
+            match plan.iter_mut().find(|(f, _)| *f == file) {
+                Some((_, list)) if args.uninstall => list.insert(0, proxy.routes),
+                Some((_, list)) => list.push(proxy.routes),
+                None => plan.push((file, vec![proxy.routes])),
+            }
+        }
+        Some(proxy) => unrouted = Some(proxy),
+        None if args.proxy_mcp => {
+            return Err(Error::Usage(format!(
+                "init: --proxy-mcp routes MCP servers where no hook can replace their results \
+                 (Codex, opencode); {}'s hooks replace them already",
+                harness.product
+            )));
+        }
+        None => {}
+    }
+    // Every file's edit is made before any is written: a file refused leaves all as they were.
+    let edits = plan
+        .iter()
+        .map(|(file, entries)| prepare(file, entries, &args, &spill))
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = output::stdout();
+    for edit in edits {
+        let message = finish(edit, &args)?;
+        output::write_all(&mut out, message.as_bytes())?;
+    }
+    // Without --proxy-mcp, say once that the harness cuts the results of servers left unrouted.
+    if let Some(proxy) = unrouted {
+        let file = (proxy.file)(args.project, &super::Process)?;
+        let text = read_optional(&resolve_links(&file)?)?.unwrap_or_default();
+        if let Ok(Some(edit)) = proxy.routes.install(&text, &spill, "")
+            && edit.text != text
+        {
+            let note = format!(
+                "note: {} has stdio MCP servers whose large results {} cuts, with no hook that \
+                 can replace them; `spill init {} --proxy-mcp` routes them through `spill mcp proxy`\n",
+                file.display(),
+                harness.product,
+                harness.name,
+            );
+            output::write_all(&mut out, note.as_bytes())?;
+        }
+    }
+    output::flush(&mut out)?;
+    if !args.uninstall {
+        warn_if_unhookable(harness);
+    }
+    Ok(Outcome::Found)
+}
+
+/// Says so when the harness on PATH is a version whose hooks spill cannot use (the doctor's
+/// verdict): the hooks are installed anyway, for when it is updated.
+fn warn_if_unhookable(harness: &crate::harness::Harness) {
+    let Some(wraps) = harness.wraps else {
+        return;
+    };
+    let binary = (harness.doctor)(&super::Process).binary;
+    let Some(version) = super::doctor::which(binary).and_then(|b| super::doctor::npm_version(&b))
+    else {
+        return;
+    };
+    if let (line, Some(fix)) = wraps(&version)
+        && let Some(why) = line.strip_prefix("no: ")
+    {
+        crate::diag::warning(&format!(
+            "{binary} on PATH is {version}: spill's hooks cannot wrap there ({why}); {fix}"
+        ));
+    }
+}
+
+/// One file's edit, made and not yet written.
+struct Prepared {
+    file: PathBuf,
+    real: PathBuf,
+    name: String,
+    what: String,
+    existed: bool,
+    text: String,
+    saved: Option<String>,
+    new: String,
+    notes: Vec<String>,
+    owns_file: bool,
+}
+
+/// Applies `entries` to one file's text (in or out, as `args` says), writing nothing.
+fn prepare(
+    file: &Path,
+    entries: &[&'static dyn init::Entries],
+    args: &InitArgs,
+    spill: &str,
+) -> Result<Prepared> {
     let name = file.display().to_string();
+    let what = entries
+        .iter()
+        .map(|e| e.what())
+        .collect::<Vec<_>>()
+        .join(" and ");
     let bad = |why: String| Error::Usage(format!("{name}: {why}; nothing changed"));
     let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
     // A symbolic link (a dotfiles checkout) stays a link: spill reads and writes what it names.
-    let real = resolve_links(&file)?;
+    let real = resolve_links(file)?;
     let existing = read_optional(&real)?;
     if existing.is_some() {
         writable(&real).map_err(bad)?;
@@ -33,7 +139,6 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         )));
     }
     let text = existing.clone().unwrap_or_default();
-    let spill = super::Process.spill()?;
     let saved = read_optional(&backup)?;
     let saved = saved.as_deref();
     // The root a command the harness runs would store in, for a sandbox that must be told.
@@ -44,48 +149,85 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
             root.display()
         ))
     })?;
-    let edit = if args.uninstall {
-        harness.entries.uninstall_at(&text, saved, root)
-    } else {
-        harness.entries.install_at(&text, &spill, &name, root)
-    }
-    .map_err(bad)?;
-    let mut out = output::stdout();
-    let Some(edit) = edit else {
-        let what = if args.uninstall {
-            "has no spill hooks"
+    let mut new = text.clone();
+    let mut notes = Vec::new();
+    for entries in entries {
+        let edit = if args.uninstall {
+            entries.uninstall_at(&new, saved, root)
         } else {
-            "already has spill's hooks"
-        };
-        output::write_all(
-            &mut out,
-            format!("{name} {what}; nothing changed\n").as_bytes(),
-        )?;
-        output::flush(&mut out)?;
-        return Ok(Outcome::Found);
+            entries.install_at(&new, spill, &name, root)
+        }
+        .map_err(bad)?;
+        if let Some(edit) = edit {
+            new = edit.text;
+            notes.extend(edit.notes);
+        }
+    }
+    let owns_file = entries.iter().all(|e| e.owns_file());
+    Ok(Prepared {
+        file: file.to_path_buf(),
+        real,
+        existed: existing.is_some(),
+        text,
+        saved: saved.map(str::to_string),
+        new,
+        notes,
+        owns_file,
+        name,
+        what,
+    })
+}
+
+/// Writes a prepared edit (backing the file up first) or, with `--dry-run`, prints its diff.
+/// Returns what to tell the user.
+fn finish(edit: Prepared, args: &InitArgs) -> Result<String> {
+    let Prepared {
+        file,
+        real,
+        name,
+        what,
+        existed,
+        text,
+        saved,
+        new,
+        notes,
+        owns_file,
+    } = edit;
+    let saved = saved.as_deref();
+    let backup = PathBuf::from(format!("{name}{BACKUP_SUFFIX}"));
+    let mut message = String::new();
+    let told = |mut message: String| {
+        for note in &notes {
+            message.push_str(&format!("{note}\n"));
+        }
+        message
     };
-    let new = edit.text;
+    if new == text {
+        let state = if args.uninstall {
+            format!("has no spill {what}")
+        } else {
+            format!("already has spill's {what} (where they apply)")
+        };
+        return Ok(told(format!("{name} {state}; nothing changed\n")));
+    }
     if args.dry_run {
-        output::write_all(&mut out, init::diff(&text, &new, &name, &name).as_bytes())?;
-        output::flush(&mut out)?;
-        return Ok(Outcome::Found);
+        return Ok(told(init::diff(&text, &new, &name, &name)));
     }
     let through = if real == file {
         String::new()
     } else {
         format!(" (through the link, in {})", real.display())
     };
-    let mut message = String::new();
     if args.uninstall {
         // The backup holds the file as it was before the first `init` (empty: there was none).
         let restored = saved.is_some_and(|saved| saved == new);
         // Nothing left: the file was spill's (created by init, or spill's opencode plugin).
-        if new.is_empty() && (restored || harness.entries.owns_file()) {
+        if new.is_empty() && (restored || owns_file) {
             std::fs::remove_file(&real).map_err(|e| Error::io("remove", &real, e))?;
             message.push_str(&format!("removed {name}{through} (spill had created it)\n"));
         } else {
             write_atomic(&real, new.as_bytes())?;
-            message.push_str(&format!("removed spill's hooks from {name}{through}\n"));
+            message.push_str(&format!("removed spill's {what} from {name}{through}\n"));
         }
         if restored {
             std::fs::remove_file(&backup).map_err(|e| Error::io("remove", &backup, e))?;
@@ -93,7 +235,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     } else {
         if !backup.exists() {
             write_atomic(&backup, text.as_bytes())?;
-            let what = if existing.is_some() {
+            let what = if existed {
                 "backed up"
             } else {
                 "recorded the absence of"
@@ -101,14 +243,9 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
             message.push_str(&format!("{what} {name} in {}\n", backup.display()));
         }
         write_atomic(&real, new.as_bytes())?;
-        message.push_str(&format!("added spill's hooks to {name}{through}\n"));
+        message.push_str(&format!("added spill's {what} to {name}{through}\n"));
     }
-    for note in &edit.notes {
-        message.push_str(&format!("{note}\n"));
-    }
-    output::write_all(&mut out, message.as_bytes())?;
-    output::flush(&mut out)?;
-    Ok(Outcome::Found)
+    Ok(told(message))
 }
 
 /// The file a path names once its symbolic links are followed (the path itself when it is no

@@ -88,10 +88,15 @@ fn token(args: &McpArgs) -> Result<Option<String>> {
 
 fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
     let mut store = super::store_config(global)?;
-    if global.scope.is_none() && super::env_text("SPILL_SCOPE")?.is_none() {
+    // Without a chosen scope the proxy follows the conversation of the harness that started it,
+    // as `spill mcp` does, so the envelope's shell commands read its refs; until a hook has bound
+    // one (or outside a harness) it stores in a scope of its own.
+    let follow = follows_bindings(global)?;
+    if follow {
         store.scope = generated_scope();
         diag::note(&format!(
-            "mcp proxy: storing oversized results in scope {} (set SPILL_SCOPE to choose one)",
+            "mcp proxy: storing oversized results in the scope a harness hook bound to its \
+             conversation, else in scope {} (set SPILL_SCOPE to choose one)",
             store.scope
         ));
     }
@@ -106,6 +111,7 @@ fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
         max_inline,
         timeout: args.timeout,
         command: args.command,
+        follow_bindings: follow,
         #[cfg(feature = "http")]
         remote,
     };
@@ -113,7 +119,11 @@ fn run_proxy(global: &Global, args: ProxyArgs) -> Result<Outcome> {
     if args.url.is_some() {
         return Err(without_http("--url"));
     }
-    let local = Box::new(crate::mcp::server::Reader::new(store.clone(), "spill_"));
+    let mut local = crate::mcp::server::Reader::new(store.clone(), "spill_");
+    if follow {
+        local = local.following_bindings();
+    }
+    let local = Box::new(local);
     let mut input = BufReader::with_capacity(1 << 16, io::stdin());
     let client = proxy::ClientSide {
         input: &mut input,

@@ -23,6 +23,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+pub mod pi;
 pub mod qwen;
 
 /// Every harness, in the order help texts, completions and `spill doctor` list them. Adding a
@@ -32,6 +33,7 @@ pub static ALL: &[&Harness] = &[
     &codex::HARNESS,
     &gemini::HARNESS,
     &opencode::HARNESS,
+    &pi::HARNESS,
     &qwen::HARNESS,
 ];
 
@@ -113,6 +115,20 @@ pub struct Harness {
     /// "unknown version"), and what to do when they cannot; `None` when the version does not
     /// matter.
     pub wraps: Option<fn(version: &str) -> Verdict>,
+    /// Where `spill init --proxy-mcp` routes the harness's stdio MCP servers through
+    /// `spill mcp proxy`; `None` where a hook replaces MCP results (or none are configured).
+    pub mcp_proxy: Option<McpProxy>,
+}
+
+/// The file that registers a harness's MCP servers, and how `spill init --proxy-mcp` routes
+/// them through `spill mcp proxy` and back.
+pub struct McpProxy {
+    /// The file: the user's, or with `project` the current directory's (`None`: there is no
+    /// such file for that choice).
+    pub file: fn(project: bool, host: &dyn Host) -> Result<PathBuf>,
+    /// The routes in that file, as `Entries`: `install` routes every stdio server, `uninstall`
+    /// takes spill's routes out again.
+    pub routes: &'static dyn Entries,
 }
 
 /// Whether spill's hooks wrap, as a line of `spill doctor`'s report, and what to do when they
@@ -133,7 +149,8 @@ pub struct Facts {
     pub config_dir: Option<PathBuf>,
     /// The file `spill init` writes its hooks to.
     pub hook_file: Option<PathBuf>,
-    /// The files that may register MCP servers, and how they are read.
+    /// The files that may register MCP servers, and how they are read; none for a harness
+    /// with no MCP client (Pi), of which the report says so instead of a to-do.
     pub mcp_files: Vec<(PathBuf, McpFormat)>,
     /// What spill covers there (README, per harness).
     pub covered: &'static str,
@@ -165,6 +182,39 @@ pub enum McpFormat {
     Opencode,
     /// Codex: `[mcp_servers.NAME]` tables in config.toml.
     Toml,
+}
+
+/// The `X.Y.Z` of a version as `spill doctor` reads it (`PACKAGE X.Y.Z`), when it has one.
+pub fn version_numbers(version: &str) -> Option<(u64, u64, u64)> {
+    let numbers: Vec<u64> = version
+        .rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        // `0-beta.2`'s digits count: a pre-release is read as its release.
+        .map_while(|n| {
+            let digits = n.len() - n.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            n[..digits].parse().ok()
+        })
+        .collect();
+    match numbers.as_slice() {
+        [major, minor, patch, ..] => Some((*major, *minor, *patch)),
+        _ => None,
+    }
+}
+
+/// The verdict of a harness whose hooks spill can use from version `first` on: before it, `no:`
+/// and `why`, and the update to do.
+pub fn wraps_from(version: &str, first: (u64, u64, u64), product: &str, why: &str) -> Verdict {
+    let (a, b, c) = first;
+    match version_numbers(version) {
+        Some(v) if v < first => (
+            format!("no: {why}"),
+            Some(format!("update {product} to {a}.{b}.{c} or later")),
+        ),
+        Some(_) => ("yes".into(), None),
+        None => ("unknown (no version found)".into(), None),
+    }
 }
 
 /// The store root a command run by the harness would use as spill resolves it here:
@@ -205,6 +255,19 @@ mod tests {
             }
         }
         assert!(find("claude").is_none());
+    }
+
+    #[test]
+    fn versions_before_the_first_hookable_one_are_told() {
+        let v = |version| wraps_from(version, (0, 131, 0), "Codex", "why");
+        assert_eq!(v("@openai/codex 0.130.0").0, "no: why");
+        assert_eq!(
+            v("@openai/codex 0.9.5").1.as_deref(),
+            Some("update Codex to 0.131.0 or later")
+        );
+        assert_eq!(v("@openai/codex 0.131.0"), ("yes".into(), None));
+        assert_eq!(v("@openai/codex 1.0.0-beta.2"), ("yes".into(), None));
+        assert!(v("unknown version").0.starts_with("unknown"));
     }
 
     #[test]

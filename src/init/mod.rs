@@ -12,10 +12,29 @@
 //! word where needed, then ` hook HARNESS`. `nice spill hook claude-code`, `SPILL_MAX_INLINE=4096
 //! spill hook claude-code` or a bare `spill hook claude-code` are the user's own, and stay.
 
-mod splice;
+pub(crate) mod splice;
 
 use serde_json::{Map, Value};
 use splice::{Kind, Member, Node, Style};
+
+/// The arguments that put `spill mcp proxy` in front of an MCP server's command: the route
+/// `spill init HARNESS --proxy-mcp` writes (`spill MCP PROXY -- ORIGINAL…`).
+pub const PROXY: [&str; 3] = ["mcp", "proxy", "--"];
+
+/// Whether `path` is a spill binary as `spill init` writes it into a command: an absolute path
+/// whose file name starts with `spill`. A route or hook with a bare `spill` is the user's own.
+pub fn is_spill_path(path: &str) -> bool {
+    path.starts_with('/') && runs_spill(path)
+}
+
+/// Whether a server's program is spill (any path whose file name starts with `spill`): such a
+/// server is not routed through spill's proxy again.
+pub fn runs_spill(program: &str) -> bool {
+    std::path::Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("spill"))
+}
 
 /// A change to a file: its new text, and what the user should know about it.
 #[derive(Debug, PartialEq, Eq)]
@@ -59,6 +78,10 @@ pub trait Entries: Sync {
     /// nothing is left, and `spill doctor` looks for no hook command in it.
     fn owns_file(&self) -> bool {
         false
+    }
+    /// What the entries are, for `init`'s messages (`spill's hooks`).
+    fn what(&self) -> &'static str {
+        "hooks"
     }
     /// [`install`](Self::install) for a store at `root`, for a harness whose sandbox must be
     /// told where spill writes (Claude Code's); the others ignore the root.

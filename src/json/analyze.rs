@@ -61,6 +61,8 @@ pub struct JsonFacts {
     /// 64 nested objects or with a path over 512 bytes are not candidates (the hint must stay
     /// short and pasteable).
     pub dominant_path: Option<String>,
+    /// Where the dominant array starts (its `[`) in the document; `None` with `dominant_path`.
+    pub dominant_at: Option<usize>,
     /// `JSON object, 277.8 KiB; $.items is an array of 1,250 objects`.
     pub summary: String,
     /// The skeleton (compact JSON within the shape's `max_bytes`).
@@ -171,6 +173,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             mime_type: "application/x-ndjson",
             total_items: Some(records.count),
             dominant_path: None,
+            dominant_at: None,
             summary,
             shape,
             preview: render_preview(doc, &source, opts),
@@ -181,7 +184,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
     let root = Value::new(doc, dom.record_starts[0]);
     let root_kind = root.kind().unwrap_or(Kind::Null);
     let mut summary = format!("JSON {}, {size}", kind_word(root_kind));
-    let (total_items, dominant_path, source);
+    let (total_items, dominant_path, dominant_at, source);
     if let Some(best) = &dom.best {
         let _ = write!(summary, "; {} is ", best.path);
         if best.count == 0 {
@@ -196,6 +199,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         }
         total_items = Some(best.count);
         dominant_path = Some(best.path.clone());
+        dominant_at = Some(best.at);
         source = PreviewSource::List(
             Value::new(doc, best.at)
                 .elements()
@@ -217,6 +221,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
             total_items = None;
         }
         dominant_path = None;
+        dominant_at = None;
         source = PreviewSource::One(root.offset());
     }
     for (i, (key, value)) in dom.counts.iter().enumerate() {
@@ -228,6 +233,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         mime_type: "application/json",
         total_items,
         dominant_path,
+        dominant_at,
         summary,
         shape,
         preview: render_preview(doc, &source, opts),
@@ -1131,6 +1137,18 @@ const SEVERITY_FIELDS: [&str; 20] = [
     "rule",
     "ruleId",
 ];
+/// The severity-like fields that name a record's level or outcome: among equally rare values,
+/// theirs come before a rule code's or a count's (one `"severity": 2` among warnings is the
+/// error, its rule is one detail of it).
+const LEVEL_FIELDS: [&str; 7] = [
+    "level",
+    "severity",
+    "status",
+    "state",
+    "outcome",
+    "result",
+    "conclusion",
+];
 /// A field takes at most this many distinct values per record read (and at least 4) to count:
 /// a category, not an id (a list of unique codes has no rare record).
 const CATEGORY_SHARE: usize = 10;
@@ -1171,6 +1189,37 @@ pub struct RecordSignal {
     /// A JSONPath filter selecting every record with the value (`$[?@.operstate=="DOWN"]`),
     /// when the value was short enough to be compared whole.
     pub filter: Option<String>,
+    /// The field is severity-like (`level`, `severity`, `status`, …; see `SEVERITY_FIELDS`).
+    pub severity: bool,
+}
+
+/// The preview's list with the records of the rarest severity first (README, "Rare values
+/// among records"): when `records` (as [`records_standing_out`] ranks them) starts with a
+/// severity-like field's rare value, the records it lists for severity-like fields take the
+/// preview's first places, rarest first, and the first items follow in order; the list keeps
+/// its length. `None` when nothing moves (no such record, or a preview of one value).
+pub fn severity_first(source: &PreviewSource, records: &[RecordSignal]) -> Option<PreviewSource> {
+    let PreviewSource::List(items) = source else {
+        return None;
+    };
+    if !records.first().is_some_and(|r| r.severity) || items.is_empty() {
+        return None;
+    }
+    let mut list: Vec<usize> = records
+        .iter()
+        .filter(|r| r.severity)
+        .map(|r| r.span.0)
+        .take(items.len())
+        .collect();
+    for &at in items {
+        if list.len() == items.len() {
+            break;
+        }
+        if !list.contains(&at) {
+            list.push(at);
+        }
+    }
+    (list != *items).then_some(PreviewSource::List(list))
 }
 
 /// One counted field: its key as written, whether it is severity-like, and its values.
@@ -1211,13 +1260,8 @@ fn looks_bad(value: &[u8]) -> bool {
 }
 
 /// For a top-level array of objects: the records holding a rare value of one of their scalar
-/// fields, rarest first, at most `max`, one per record. A value is rare when at most 1% of the
-/// records (and at least one) hold it, in a field of 10 or more holders that takes few values
-/// (a category, at most one value per 10 records, or 4); in a field that is not severity-like
-/// (see `SEVERITY_FIELDS`) one value must also hold 90% of the field's holders (241 network
-/// interfaces `UP` and one `DOWN`). Among equally rare values, ones that name a bad state
-/// (`DOWN`, `failed`, `false`) come first, then severity-like fields. Reads at most the first
-/// 100,000 records and none starting past 64 MiB; anything that is not such an array gives none.
+/// fields ([`records_standing_out`] with the prefix `$`); anything that is not such an array
+/// gives none.
 pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     let Ok(root) = super::nav::root(doc) else {
         return Vec::new();
@@ -1225,15 +1269,42 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
     if root.kind().ok() != Some(Kind::Array) {
         return Vec::new();
     }
+    records_standing_out(
+        doc,
+        "$",
+        root.elements().map(|el| el.ok().map(|(_, v)| v.offset())),
+        max,
+    )
+}
+
+/// The records (each given by the offset of its value in `doc`, `None` for one that does not
+/// parse, which gives none at all) holding a rare value of one of their scalar fields, rarest
+/// first, at most `max`, one per record; their paths and filters start with `prefix` (`$` for
+/// a top-level array or NDJSON records, `$.results` for an array inside an object). A value is
+/// rare when at most 1% of the records (and at least one) hold it, in a field of 10 or more
+/// holders that takes few values (a category, at most one value per 10 records, or 4); in a
+/// field that is not severity-like (see `SEVERITY_FIELDS`) one value must also hold 90% of the
+/// field's holders (241 network interfaces `UP` and one `DOWN`). Among equally rare values,
+/// ones that name a bad state (`DOWN`, `failed`, `false`) come first, then a level's
+/// (`LEVEL_FIELDS`), then other severity-like fields'. Reads at most the first 100,000 records and none starting past 64 MiB.
+pub fn records_standing_out(
+    doc: &[u8],
+    prefix: &str,
+    records: impl Iterator<Item = Option<usize>>,
+    max: usize,
+) -> Vec<RecordSignal> {
     let mut fields: Vec<Field> = Vec::new();
     let mut offsets: Vec<usize> = Vec::new();
-    for el in root.elements().take(RECORDS_READ) {
-        let Ok((_, v)) = el else {
+    let mut first = None;
+    for at in records.take(RECORDS_READ) {
+        let Some(at) = at else {
             return Vec::new();
         };
-        if v.offset() > RECORDS_BYTES {
+        let base = *first.get_or_insert(at);
+        if at - base > RECORDS_BYTES {
             break;
         }
+        let v = Value::new(doc, at);
         let index = offsets.len();
         offsets.push(v.offset());
         if v.kind().ok() != Some(Kind::Object) {
@@ -1280,8 +1351,9 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
         return Vec::new();
     }
     let rare_max = (n / RARE_SHARE).max(1);
-    // (rarity, not bad, not severity-like, record, field, value)
-    type Found<'v> = (usize, bool, bool, usize, usize, &'v [u8]);
+    // (rarity, not bad, tier: 0 a level, 1 other severity-like, 2 any other field; record,
+    // field, value)
+    type Found<'v> = (usize, bool, u8, usize, usize, &'v [u8]);
     let mut found: Vec<Found<'_>> = Vec::new();
     for (f, field) in fields.iter().enumerate() {
         if field.dropped || field.holders < 10 || field.values.len() > (n / CATEGORY_SHARE).max(4) {
@@ -1293,7 +1365,12 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
         }
         for (value, &(c, first)) in &field.values {
             if c <= rare_max && field.holders > c {
-                found.push((c, !looks_bad(value), !field.severity, first, f, value));
+                let tier = if LEVEL_FIELDS.iter().any(|k| field.key == k.as_bytes()) {
+                    0
+                } else {
+                    u8::from(!field.severity) + 1
+                };
+                found.push((c, !looks_bad(value), tier, first, f, value));
             }
         }
     }
@@ -1348,7 +1425,7 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
                 format!("[\"{key}\"]")
             };
             RecordSignal {
-                path: format!("$[{i}]"),
+                path: format!("{prefix}[{i}]"),
                 line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
                 span: (at, end),
                 focus: msg,
@@ -1364,7 +1441,8 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
                     group_digits(n as u64),
                     if c == 1 { "has" } else { "have" }
                 ),
-                filter: whole.then(|| format!("$[?@{member}=={value}]")),
+                filter: whole.then(|| format!("{prefix}[?@{member}=={value}]")),
+                severity: field.severity,
             }
         })
         .collect()
@@ -1481,6 +1559,57 @@ mod record_tests {
             "{}",
             f.summary
         );
+    }
+
+    #[test]
+    fn a_nested_array_names_its_records_by_prefix_and_its_level_comes_before_its_rule() {
+        let recs: Vec<String> = (0..200)
+            .map(|i| {
+                let (sev, rule) = if i == 42 {
+                    (2, "no-undef")
+                } else {
+                    (1, "semi")
+                };
+                format!(r#"{{"ruleId":"{rule}","severity":{sev}}}"#)
+            })
+            .collect();
+        let doc = format!(r#"{{"errorCount":1,"results":[{}]}}"#, recs.join(","));
+        let at = doc.find('[').unwrap();
+        let v = Value::new(doc.as_bytes(), at);
+        let found = records_standing_out(
+            doc.as_bytes(),
+            "$.results",
+            v.elements().map(|e| e.ok().map(|(_, v)| v.offset())),
+            5,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, "$.results[42]");
+        assert_eq!(
+            found[0].filter.as_deref(),
+            Some("$.results[?@.severity==2]")
+        );
+        assert!(found[0].severity);
+        // The preview's list gets the record first, then the first items in order.
+        let items: Vec<usize> = v
+            .elements()
+            .take(3)
+            .map(|e| e.unwrap().1.offset())
+            .collect();
+        let moved = severity_first(&PreviewSource::List(items.clone()), &found);
+        assert_eq!(
+            moved,
+            Some(PreviewSource::List(vec![
+                found[0].span.0,
+                items[0],
+                items[1]
+            ]))
+        );
+        // A rare value of another field moves nothing.
+        let other = RecordSignal {
+            severity: false,
+            ..found[0].clone()
+        };
+        assert_eq!(severity_first(&PreviewSource::List(items), &[other]), None);
     }
 
     #[test]

@@ -192,6 +192,7 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         PreviewSource::List(v) => PreviewSource::List(v.iter().map(|o| o + part.start).collect()),
         PreviewSource::One(o) => PreviewSource::One(o + part.start),
     };
+    facts.dominant_at = facts.dominant_at.map(|o| o + part.start);
     let _ = write!(
         facts.summary,
         "; on lines {}–{} of {} (other output: {})",
@@ -231,21 +232,37 @@ impl JsonFacts {
     }
 }
 
-/// [`super::analyze::record_signals`] of the JSON document `facts` describes (none for NDJSON):
-/// of its part for mixed output, with lines and spans in the whole payload.
-pub fn record_signals(doc: &[u8], facts: &JsonFacts, max: usize) -> Vec<RecordSignal> {
-    if facts.mime_type != "application/json" {
-        return Vec::new();
+/// The records of the payload `facts` describes that stand out by a rare value
+/// ([`super::analyze::records_standing_out`]), with lines and spans in the whole payload: the
+/// elements of the dominant array (`$[…]` at the root, `$.results[…]` inside an object), or
+/// NDJSON's records (`$[…]`, numbered as `extract` numbers them: blank lines are no records,
+/// and with `skip_invalid` the lines that are not one value are skipped the same way).
+pub fn record_signals(
+    doc: &[u8],
+    facts: &JsonFacts,
+    skip_invalid: bool,
+    max: usize,
+) -> Vec<RecordSignal> {
+    let (start, end) = facts
+        .part
+        .map_or((super::parse::bom_len(doc), doc.len()), |p| {
+            (p.start, p.end)
+        });
+    if facts.mime_type == "application/x-ndjson" {
+        let lines = super::records::RecordLines::new(&doc[..end], start, skip_invalid);
+        return super::analyze::records_standing_out(doc, "$", lines.map(Result::ok), max);
     }
-    let Some(part) = facts.part else {
-        return super::analyze::record_signals(doc, max);
-    };
-    let mut found = super::analyze::record_signals(&doc[part.start..part.end], max);
-    for r in &mut found {
-        r.line += part.first_line - 1;
-        r.span = (r.span.0 + part.start, r.span.1 + part.start);
+    match (&facts.dominant_path, facts.dominant_at) {
+        (Some(path), Some(at)) => super::analyze::records_standing_out(
+            doc,
+            path,
+            super::nav::Value::new(doc, at)
+                .elements()
+                .map(|el| el.ok().map(|(_, v)| v.offset())),
+            max,
+        ),
+        _ => Vec::new(),
     }
-    found
 }
 
 #[cfg(test)]

@@ -61,6 +61,10 @@ pub struct ProxyOptions {
     pub timeout: Duration,
     /// The downstream server's program and arguments.
     pub command: Vec<OsString>,
+    /// Store each result in the scope a hook bound to the nearest ancestor process (the
+    /// harness's conversation, `crate::store::binding`), resolved per result; the configured
+    /// scope while there is none.
+    pub follow_bindings: bool,
     /// A remote downstream (Streamable HTTP) instead of `command` ([`super::remote`]).
     #[cfg(feature = "http")]
     pub remote: Option<super::remote::Remote>,
@@ -171,6 +175,18 @@ struct Shared {
 }
 
 impl Shared {
+    /// The store a result is written to now: the conversation's scope when the proxy follows
+    /// bindings and a hook recorded one, else the configured scope.
+    fn store(&self) -> StoreConfig {
+        let mut store = self.store.clone();
+        if self.opts.follow_bindings
+            && let Some(scope) = crate::store::binding::resolve_for_self(&store.root)
+        {
+            store.scope = scope;
+        }
+        store
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -629,7 +645,7 @@ fn notification(
         ..WrapOptions::default()
     };
     let params = params.map_or("null", |p| p.get());
-    match super::spill::notification(method, params, &opts, &shared.store) {
+    match super::spill::notification(method, params, &opts, &shared.store()) {
         Ok(line) => Some(line),
         Err(e) => {
             (shared.warn)(&format!(
@@ -653,7 +669,7 @@ fn tool_result(shared: &Shared, line: Bytes, tool: &str, revision: &str) -> Byte
     };
     // A revision before 2025-06-18 has no resource_link block: the envelope names the ref.
     let links = super::revision::at_least(revision, "2025-06-18");
-    match super::spill::replace(&line, &opts, &shared.store, true, links) {
+    match super::spill::replace(&line, &opts, &shared.store(), true, links) {
         Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {
@@ -673,7 +689,7 @@ fn resource_contents(shared: &Shared, line: Bytes) -> Bytes {
         label: Some("resources/read".to_string()),
         ..WrapOptions::default()
     };
-    match super::spill::replace_contents(&line, &opts, &shared.store) {
+    match super::spill::replace_contents(&line, &opts, &shared.store()) {
         Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {

@@ -75,6 +75,13 @@ impl Reader {
         }
     }
 
+    /// The same reader, following the conversation a hook bound to the nearest ancestor
+    /// process (the proxy's, like the server's without a chosen scope).
+    pub fn following_bindings(mut self) -> Reader {
+        self.follow_bindings = true;
+        self
+    }
+
     /// The store and scope this request reads: the conversation's, when the server follows
     /// bindings and a hook recorded one for an ancestor, else the configured scope.
     fn store(&self) -> StoreConfig {

@@ -45,8 +45,11 @@ pub struct Ranked {
     pub long: bool,
     /// Lines sharing this line's template (1 when it is unique).
     pub count: u64,
-    /// `largest of N similar lines`-style note for numeric extremes.
+    /// `largest of N similar lines`-style note for numeric extremes, `status: 503 in 1 of 500
+    /// records (200 in 499)` for a rare value.
     pub note: Option<String>,
+    /// For a rare value, the summary's sentence: `1 of 500 records has status 503`.
+    pub sentence: Option<String>,
     /// A fixed string that finds this line and few others (for the search hint).
     pub search: String,
     /// Its rank score (higher tells more).
@@ -510,6 +513,7 @@ pub fn rank(
                 long,
                 count: shown_count(l.tmpl).max(1),
                 note: None,
+                sentence: None,
                 search: marker,
                 score: scores[i],
                 classified: signals::classify(&l.clean).is_some(),
@@ -534,6 +538,7 @@ pub fn rank(
                 long: false,
                 count: shown_count(t).max(1),
                 note: None,
+                sentence: None,
                 search: s.marker.clone(),
                 score,
                 classified: true,
@@ -549,6 +554,10 @@ pub fn rank(
         offer(own_key(r.line), r);
     }
     for r in extremes(&lines, &counts) {
+        extra += 1;
+        offer(own_key(r.line), r);
+    }
+    for r in rare_rows(&lines) {
         extra += 1;
         offer(own_key(r.line), r);
     }
@@ -661,6 +670,9 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
         }
         found.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
         found.dedup_by_key(|f| f.1);
+        // Numbers in descriptive text (`POSIX 1003.1`, a subject's `873 > 616`) are no table's
+        // (checked on the few lines found, not on every line compared).
+        found.retain(|&(_, i)| !signals::descriptive(&lines[i].clean));
         for &(_, i) in found.iter().take(2) {
             let l = &lines[i];
             let mut text = String::new();
@@ -686,6 +698,7 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
                     "largest of {} similar lines",
                     crate::limits::group_digits(similar)
                 )),
+                sentence: None,
                 search: String::new(),
                 score: 12.0 + 0.5 * (l.no as f64 / lines.len().max(1) as f64),
                 classified: signals::classify(&l.clean).is_some(),
@@ -694,6 +707,36 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
         }
     }
     out
+}
+
+/// Rare values entries shown at most.
+const RARE_ROWS: usize = 2;
+
+/// Entries for the records that hold a rare value of a field ([`super::fields`]): the line,
+/// named by its note and sentence, found by its `key=value` pair or its value.
+fn rare_rows(lines: &[Line]) -> Vec<Ranked> {
+    let view: Vec<(u64, &[u8])> = lines.iter().map(|l| (l.no, l.clean.as_slice())).collect();
+    super::fields::rare_values(&view)
+        .into_iter()
+        .take(RARE_ROWS)
+        .map(|v| {
+            let l = &lines[v.index];
+            let (text, lossy) = window_text(&l.clean, 0);
+            Ranked {
+                line: l.no,
+                span: (l.no, l.no),
+                text,
+                long: char_len(&l.clean) > WHOLE_CHARS,
+                count: v.holders as u64,
+                note: Some(v.note()),
+                sentence: Some(v.sentence()),
+                search: v.search.clone(),
+                score: 12.0 + 0.5 * (l.no as f64 / lines.len().max(1) as f64),
+                classified: signals::classify(&l.clean).is_some(),
+                lossy,
+            }
+        })
+        .collect()
 }
 
 /// The last blank-separated field of a line (a listing's name column).
@@ -758,6 +801,7 @@ fn table_after_prelude(lines: &[Line]) -> Option<Ranked> {
                 crate::limits::group_digits(run as u64),
                 crate::limits::group_digits(prelude as u64)
             )),
+            sentence: None,
             search: String::new(),
             score: 11.0,
             classified: false,

@@ -135,7 +135,7 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
         // A dotted exception name only counts at the start of a message, not mid-sentence; in
         // prose, no marker does (`(--- FAIL shows the line before)` in a commit message).
         let dotted = marker.ends_with("Error:") || marker.ends_with("Exception:");
-        if !(dotted || prose(line)) || at_message_start(line, m.start()) {
+        if !(dotted || prose(line) || documented(line)) || at_message_start(line, m.start()) {
             return Some(Classified {
                 strength: Strength::Strong,
                 marker,
@@ -143,7 +143,10 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
             });
         }
     }
-    if let Some(c) = EXIT_STATUS.captures(line) {
+    if let Some(c) = EXIT_STATUS
+        .captures(line)
+        .filter(|_| !(prose(line) || documented(line)))
+    {
         let nonzero = c
             .name("n")
             .and_then(|n| std::str::from_utf8(n.as_bytes()).ok()?.parse::<i64>().ok())
@@ -159,7 +162,7 @@ pub fn classify(line: &[u8]) -> Option<Classified> {
     }
     // The weak match first: the checks below are costlier and most lines have none.
     let weak = WEAK.captures(line)?;
-    if ZERO_REPORT.is_match(line) || prose(line) {
+    if ZERO_REPORT.is_match(line) || prose(line) || documented(line) {
         return None;
     }
     Some(weak)
@@ -191,7 +194,12 @@ pub fn quoted(line: &[u8], start: usize, end: usize) -> bool {
         return false;
     }
     [b'\'', b'"', b'`'].iter().any(|&q| {
-        let before = line[..start].iter().filter(|&&b| b == q).count();
+        // A run of backquotes is one quote (reStructuredText's ``errors``).
+        let before = line[..start]
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == q && (q != b'`' || i == 0 || line[i - 1] != q))
+            .count();
         before % 2 == 1 && memchr::memchr(q, &line[end..]).is_some()
     })
 }
@@ -213,7 +221,35 @@ static FIELD: LazyLock<Regex> = LazyLock::new(|| {
 /// value (`Units: Undefined`), or [`prose`]. Its problem phrases and codes do not rank; a
 /// strong marker outside quotes still counts.
 pub fn descriptive(line: &[u8]) -> bool {
-    FIELD.is_match(line) || prose(line)
+    FIELD.is_match(line) || prose(line) || documented(line)
+}
+
+/// The other descriptive lines of documentation and histories (README, "Failure signals"): a
+/// docstring's text behind a class's `|` rule, a function's signature (`error(msg, *args)`),
+/// a title-case heading (`   Redirecting Standard Output and Standard Error`), a module's
+/// constant (`    FATAL = 50`), a one-line
+/// history's subject (`bd155ba search: … not an overflow`). Beside an identifier, a heading
+/// and a rule, no failure report is written this way.
+static DOCUMENTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?-u)^(?:\s+\|\s{3,}[A-Za-z]",
+        r"|\s+(?:\|\s+)?[A-Za-z_][A-Za-z0-9_.]*\([^()]*\)\s*$",
+        r"|\s{2,}[A-Z][a-z]+(?: (?:[A-Z][a-z]+|and|or|of|the|to|in|for|a|an|with|on|from))+\s*$",
+        r"|\s+[A-Z][A-Z0-9_]* = \S+\s*$",
+        r"|(?P<id>[0-9a-f]{7,40}) \S)"
+    ))
+    .expect("documented regex")
+});
+
+/// True for a line [`DOCUMENTED`] describes; a history's id holds a letter and a digit, so a
+/// count (`1234567 errors`) is not one.
+pub fn documented(line: &[u8]) -> bool {
+    DOCUMENTED.captures(line).is_some_and(|c| {
+        c.name("id").is_none_or(|id| {
+            let id = id.as_bytes();
+            id.iter().any(u8::is_ascii_digit) && id.iter().any(u8::is_ascii_lowercase)
+        })
+    })
 }
 
 /// True for an indented line of prose (a manual page, a docstring, a commit message body):
@@ -233,6 +269,7 @@ pub fn prose(line: &[u8]) -> bool {
     }
     let mut words = 0usize;
     let mut plain = 0usize;
+    let mut lettered = 0usize;
     for w in body
         .split(|b| b.is_ascii_whitespace())
         .filter(|w| !w.is_empty())
@@ -250,10 +287,15 @@ pub fn prose(line: &[u8]) -> bool {
         {
             plain += 1;
         }
+        if !core.is_empty() && core.iter().all(u8::is_ascii_alphabetic) {
+            lettered += 1;
+        }
     }
     // A manual's paragraph wraps short lines too, and a docstring's short descriptions
-    // (`exception context`) are deeply indented: two or more words, all plain.
-    (words >= 7 && plain * 10 >= words * 6) || (words >= 2 && plain == words && indent >= 6)
+    // (`exception context`, `setUpModule fails (unlike tearDownModule).`) are deeply indented:
+    // two or more words, all plain, or all of letters and half of them plain.
+    let short = plain == words || (lettered == words && plain * 2 >= words);
+    (words >= 7 && plain * 10 >= words * 6) || (words >= 2 && short && indent >= 6)
 }
 
 /// True when the match `start..end` is part of a file name or identifier: a word character or
@@ -387,6 +429,42 @@ mod tests {
         }
         // A real failure in a JSON line keeps its quoted marker.
         assert!(classify(br#"{"message":"error: mismatched types"}"#).is_some());
+    }
+
+    #[test]
+    fn documentation_and_history_lines_are_descriptive() {
+        for line in [
+            "     |      Called when an expected failure/error occurred.",
+            "     |      Assertion failed.",
+            "    error(msg, *args, **kwargs)",
+            "     |  fail(self, msg=None)",
+            "   Redirecting Standard Output and Standard Error",
+            "    FATAL = 50",
+            "bd155ba search: saturating context arithmetic (not an overflow)",
+            "        setUpModule fails (unlike tearDownModule).",
+        ] {
+            assert!(descriptive(line.as_bytes()), "{line}");
+            assert_eq!(strength(line), None, "{line}");
+        }
+        // Not descriptive: a compiler's annotation under its gutter, a count, a real report.
+        for line in [
+            "    |                        ---   ^^^^^^^ expected `u32`, found `&str`",
+            "1234567 errors found",
+            "       ^--------^ SC2115 (warning): Use \"${var:?}\" to ensure this never expands to / .",
+            "Build failed",
+        ] {
+            assert!(!descriptive(line.as_bytes()), "{line}");
+        }
+        // A strong marker at a subject's message start still counts; reST's ``errors`` quotes.
+        assert_eq!(
+            strength("      Added the ``encoding`` and ``errors`` parameters."),
+            None
+        );
+        assert_eq!(strength("exit status 2"), Some(Strength::Strong));
+        assert_eq!(
+            strength("    A harness that runs it saw exit status 137 where, without it, it saw"),
+            None
+        );
     }
 
     #[test]

@@ -74,7 +74,7 @@ pub struct JsonPart {
     pub facts: json::analyze::JsonFacts,
     /// The stored payload, memory-mapped.
     pub map: memmap2::Mmap,
-    /// Records of a top-level array that stand out by a severity field's value.
+    /// Records (of the dominant array, or NDJSON's) that stand out by a field's rare value.
     pub records: Vec<json::analyze::RecordSignal>,
 }
 
@@ -445,16 +445,17 @@ fn analyze_json(
     // SAFETY: the temporary file is private to this process until it is renamed, and payloads
     // are never rewritten afterwards, so the mapping stays valid.
     let map = unsafe { memmap2::Mmap::map(finished.file()) }.map_err(|_| None)?;
-    let analysis = json::mixed::analyze(
-        &map,
-        &json::analyze::AnalyzeOptions {
-            skip_invalid: opts.skip_invalid,
-            ..analyze_options(opts.preview as usize)
-        },
-    );
-    match analysis {
-        json::analyze::Analysis::Json(facts) => {
-            let records = json::mixed::record_signals(&map, &facts, MAX_SIGNALS);
+    let analyze = json::analyze::AnalyzeOptions {
+        skip_invalid: opts.skip_invalid,
+        ..analyze_options(opts.preview as usize)
+    };
+    match json::mixed::analyze(&map, &analyze) {
+        json::analyze::Analysis::Json(mut facts) => {
+            let records = json::mixed::record_signals(&map, &facts, opts.skip_invalid, MAX_SIGNALS);
+            if let Some(source) = json::analyze::severity_first(&facts.preview_source, &records) {
+                facts.preview = json::analyze::render_preview(&map, &source, &analyze);
+                facts.preview_source = source;
+            }
             Ok(JsonPart {
                 facts,
                 map,

@@ -27,7 +27,8 @@ pub(super) fn plural(n: u64, one: &str, many: &str) -> String {
 
 /// The one-sentence summary: `text, 5,000 lines, 190.3 KiB; 3 failure signals`, the line that
 /// stands out of its kind when the ranking found one (`line 422 stands out: 45M
-/// ./docs/recording.webm (largest of 631 similar lines)`), and a note where the text looked
+/// ./docs/recording.webm (largest of 631 similar lines)`; for a rare value its sentence, `1 of
+/// 500 records has status 503 (line 322)`), and a note where the text looked
 /// like JSON but was not. `signals` counts every signal entry; the ones that stand out by a
 /// number or as a table are not failures and are named instead of counted.
 pub(super) fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str>) -> String {
@@ -48,14 +49,22 @@ pub(super) fn summary(facts: &TextFacts, signals: u64, invalid_json: Option<&str
         ));
     }
     if let Some(r) = facts.ranked.iter().find(|r| r.note.is_some()) {
-        let last = r.text.lines().last().unwrap_or("");
-        let words: Vec<&str> = last.split_whitespace().collect();
-        s.push_str(&format!(
-            "; line {} stands out: {} ({})",
-            group_digits(r.line),
-            cut_chars(&words.join(" "), 80),
-            r.note.as_deref().unwrap_or("")
-        ));
+        if let Some(sentence) = &r.sentence {
+            s.push_str(&format!(
+                "; {} (line {})",
+                cut_chars(sentence, 120),
+                group_digits(r.line)
+            ));
+        } else {
+            let last = r.text.lines().last().unwrap_or("");
+            let words: Vec<&str> = last.split_whitespace().collect();
+            s.push_str(&format!(
+                "; line {} stands out: {} ({})",
+                group_digits(r.line),
+                cut_chars(&words.join(" "), 80),
+                r.note.as_deref().unwrap_or("")
+            ));
+        }
     }
     if let Some(note) = invalid_json {
         s.push_str(&format!("; {note}"));
@@ -244,7 +253,11 @@ fn fill_preview(
         env.signals = json_signals(s, budget / 2);
         if let Some(r) = &reference {
             let filter = part.records.first().and_then(|rec| rec.filter.as_deref());
-            set_hint(env, r, json_commands(r, &part.facts, filter));
+            set_hint(
+                env,
+                r,
+                json_commands(r, &part.facts, filter, facts.fail_words),
+            );
         }
         return;
     }
@@ -431,24 +444,32 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
             });
         }
     }
-    if !ndjson {
-        for rec in &part.records {
-            total += 1;
-            let (text, _) =
-                crate::text::rank::window_text(&part.map[rec.span.0..rec.span.1], rec.focus);
-            let c = text.len() + rec.note.len() + rec.path.len() + 40;
-            if used + c > room {
-                continue;
-            }
-            used += c;
-            matches.push(SignalMatch {
-                line: rec.line,
-                text,
-                count: None,
-                path: Some(rec.path.clone()),
-                note: Some(rec.note.clone()),
-            });
+    for rec in &part.records {
+        // An NDJSON record is a line: one its ranked lines list already is not repeated, the
+        // entry gets its path and, when it has none, its note.
+        if let Some(m) = matches
+            .iter_mut()
+            .find(|m: &&mut SignalMatch| ndjson && m.line == rec.line)
+        {
+            m.path = Some(rec.path.clone());
+            m.note.get_or_insert_with(|| rec.note.clone());
+            continue;
         }
+        total += 1;
+        let (text, _) =
+            crate::text::rank::window_text(&part.map[rec.span.0..rec.span.1], rec.focus);
+        let c = text.len() + rec.note.len() + rec.path.len() + 40;
+        if used + c > room {
+            continue;
+        }
+        used += c;
+        matches.push(SignalMatch {
+            line: rec.line,
+            text,
+            count: None,
+            path: Some(rec.path.clone()),
+            note: Some(rec.note.clone()),
+        });
     }
     (total > 0 && !matches.is_empty()).then_some(Signals { matches, total })
 }
@@ -463,40 +484,48 @@ fn split(budget: usize, head_lines: Option<usize>, tail_lines: Option<usize>) ->
     }
 }
 
-/// The hint's commands for JSON: shape, the first items of the dominant array, and a search;
-/// for NDJSON the first records and a search. When a record stands out by a rare value,
-/// `filter` selects the records holding it, and its `extract` takes the search's place, first.
-fn json_commands(r: &str, facts: &json::analyze::JsonFacts, filter: Option<&str>) -> Vec<String> {
-    if let Some(filter) = filter {
-        let query = match &facts.dominant_path {
-            Some(path) => format!("{path}[0:5]"),
-            None => "$[0:5]".to_string(),
-        };
-        return vec![
-            format!("spill extract {r} {}", shell::quote(filter)),
-            format!("spill shape {r}"),
-            format!("spill extract {r} {}", shell::quote(&query)),
-        ];
-    }
-    let search = format!("spill search {r} -i 'error|fail' -C 2");
-    if facts.mime_type == "application/x-ndjson" {
-        // Read with --skip-invalid, the records keep their indexes only with the flag.
-        let flag = if facts.skipped_lines.is_some() {
-            " --skip-invalid"
-        } else {
-            ""
-        };
-        return vec![format!("spill extract {r} '$[0:5]'{flag}"), search];
-    }
-    let query = match &facts.dominant_path {
+/// The hint's commands for JSON: shape, the first items of the dominant array, and a search
+/// where some line holds a failure word (`fail_words`: a generic search that finds nothing is
+/// never hinted); for NDJSON the first records and that search. When a record stands out by a
+/// rare value, `filter` selects the records holding it, and its `extract` takes the search's
+/// place, first.
+fn json_commands(
+    r: &str,
+    facts: &json::analyze::JsonFacts,
+    filter: Option<&str>,
+    fail_words: bool,
+) -> Vec<String> {
+    let ndjson = facts.mime_type == "application/x-ndjson";
+    // Read with --skip-invalid, NDJSON's records keep their indexes only with the flag.
+    let flag = if ndjson && facts.skipped_lines.is_some() {
+        " --skip-invalid"
+    } else {
+        ""
+    };
+    let first = match &facts.dominant_path {
         Some(path) => format!("{path}[0:5]"),
+        None if ndjson => "$[0:5]".to_string(),
         None => "$".to_string(),
     };
-    vec![
-        format!("spill shape {r}"),
-        format!("spill extract {r} {}", shell::quote(&query)),
-        search,
-    ]
+    let first = format!("spill extract {r} {}{flag}", shell::quote(&first));
+    if let Some(filter) = filter {
+        return vec![
+            format!("spill extract {r} {}{flag}", shell::quote(filter)),
+            format!("spill shape {r}"),
+            first,
+        ];
+    }
+    let search = fail_words.then(|| format!("spill search {r} -i 'error|fail' -C 2"));
+    let mut commands = if ndjson {
+        vec![first]
+    } else {
+        vec![format!("spill shape {r}"), first]
+    };
+    commands.extend(search);
+    if commands.len() == 1 {
+        commands.push(format!("spill shape {r}"));
+    }
+    commands
 }
 
 /// Names the commands that read the rest: the typed list ([`Envelope::commands`]) and the hint

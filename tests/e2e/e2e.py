@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,qwen-code]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,pi,qwen-code]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -26,6 +26,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import fake_mcp  # noqa: E402
 import fake_model  # noqa: E402
 
 # Pinned harness versions (npm package, version, the binary it installs).
@@ -38,6 +39,18 @@ CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
+# The oldest version of each that npm serves and spill's `init` hooks, run through the same
+# conversation checks (README, "Which harnesses spill covers"), found by bisecting `npm view PKG
+# versions` with these checks and reading each version's code. Codex: 0.131.0; 0.129.0 and
+# 0.130.0 read the same config.toml but never run spill's trusted hook (so `spill doctor` and
+# `spill init` say so for them). Gemini CLI: 0.36.0 is the first whose BeforeTool hook can
+# change the tool's input (`hookSpecificOutput.tool_input`; 0.35.3 can only allow or block).
+# opencode: 1.0.152; 1.0.98 and older end every conversation with the fake model in a schema
+# or DecimalError, without spill as with it, so the checks cannot tell.
+CODEX_OLD = ("@openai/codex", "0.131.0", "codex")
+GEMINI_OLD = ("@google/gemini-cli", "0.36.0", "gemini")
+OPENCODE_OLD = ("opencode-ai", "1.0.152", "opencode")
+PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -53,9 +66,12 @@ QUOTING = ("printf '%s\\n' \"a \\\"quoted\\\" 'word'\" \"$(echo sub-shell)\" 'é
            "echo \"second\n  line\" | wc -l")
 
 failures = []
+# A prefix for the checks of the running thread (a lane running an older version names it).
+LABEL = threading.local()
 
 
 def check(name, ok, detail=""):
+    name = getattr(LABEL, "value", "") + name
     print(f"{'PASS' if ok else 'FAIL'}  {name}" + (f"  ({detail})" if detail and not ok else ""))
     if not ok:
         failures.append(name)
@@ -726,11 +742,20 @@ class Harness:
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
 
+    # Directories put on PATH after spill's (Claude's sandbox lane sets its own; none here).
+    extra_path = ()
+    # Where set, the store is the default root under this TMPDIR instead of SPILL_DIR: Codex
+    # passes an MCP server TMPDIR but no SPILL_* variable (README, "Codex").
+    tmpdir = None
+
     def env(self, home):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SPILL_", *self.drop_env))}
         env.update(HOME=str(home), SPILL_DIR=str(self.work / "store"),
                    PATH=os.pathsep.join([str(self.spill_exe.parent), *map(str, self.extra_path),
                                          os.environ.get("PATH", "")]))
+        if self.tmpdir:
+            del env["SPILL_DIR"]
+            env["TMPDIR"] = str(self.tmpdir)
         env.update(self.extra_env(home))
         return env
 
@@ -767,6 +792,7 @@ class Codex(Harness):
     """`codex exec`; CODEX_HOME is HOME/.codex."""
 
     name = "codex"
+    product = "Codex"
     drop_env = ("CODEX", "OPENAI")
     merges_streams = True
     # workspace-write: the sandbox lets spill write its store under /tmp (README, "Codex");
@@ -792,11 +818,23 @@ class Codex(Harness):
     def stable(self, result):
         return codex_stable(result)
 
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a stdio server of config.toml (its tools approved, as a user
+        would for `codex exec`)."""
+        config.write_text(config.read_text() + f"\n# a server of mine\n[mcp_servers.{name}]\n"
+                          f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(HERE / 'fake_mcp.py'))}]\n"
+                          f"default_tools_approval_mode = \"approve\"   # codex exec asks nobody\n")
+
+    def mcp_step(self, server, tool):
+        # Codex offers each server's tools as the namespace `mcp__SERVER`.
+        return {"tool": tool, "namespace": f"mcp__{server}", "input": {}}
+
 
 class Gemini(Harness):
     """`gemini -p --yolo`."""
 
     name = "gemini"
+    product = "Gemini CLI"
     drop_env = ("GEMINI", "GOOGLE")
     merges_streams = True
 
@@ -816,8 +854,17 @@ class Gemini(Harness):
     def results(self, marker):
         return gemini_results_for(self.server, marker)
 
+    # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
+    # when its shell exits, `Background PIDs: N`; under `wrap` one of wrap's own processes may
+    # still be there, on its way out (README, "Gemini CLI"). Such a line is set aside where this
+    # is set.
+    lists_background = False
+
     def stable(self, result):
-        return gemini_stable(result)
+        text, error = gemini_stable(result)
+        if self.lists_background:
+            text = "\n".join(l for l in text.split("\n") if not l.startswith("Background PIDs: "))
+        return (text, error)
 
 
 QWEN_SETTINGS = {
@@ -885,6 +932,7 @@ class Opencode(Harness):
     """`opencode run` with an OpenAI-compatible provider."""
 
     name = "opencode"
+    product = "opencode"
     drop_env = ("OPENCODE", "XDG_", "OPENAI")
     merges_streams = True
 
@@ -906,6 +954,51 @@ class Opencode(Harness):
 
     def results(self, marker):
         return chat_results_for(self.server, marker)
+
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a local server of opencode.json."""
+        doc = json.loads(config.read_text())
+        doc["mcp"] = {name: {"type": "local", "command": [sys.executable, str(HERE / "fake_mcp.py")],
+                             "environment": {"FAKE": "1"}}}
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool):
+        return {"tool": f"{server}_{tool}", "input": {}}
+
+
+class Pi(Harness):
+    """`pi -p --offline` with an OpenAI chat completions provider in its models.json."""
+
+    name = "pi"
+    drop_env = ("PI_", "OPENAI", "ANTHROPIC")
+    merges_streams = True
+
+    def extra_env(self, home):
+        # TMPDIR: Pi saves a cut output's whole text there (pi-bash-*.log), inside the work
+        # directory rather than left behind in /tmp.
+        tmp = self.work / "pi-tmp"
+        tmp.mkdir(exist_ok=True)
+        return {"PI_TELEMETRY": "0", "TMPDIR": str(tmp)}
+
+    def argv(self, script):
+        return [str(self.exe), "-p", "--offline", "--model", "fake/m", f"SCRIPT:{script}"]
+
+    def setup(self, home):
+        models = home / ".pi" / "agent" / "models.json"
+        models.parent.mkdir(parents=True, exist_ok=True)
+        models.write_text(json.dumps({"providers": {"fake": {
+            "baseUrl": f"http://127.0.0.1:{self.server.port}/v1", "api": "openai-completions",
+            "apiKey": "sk-test", "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+            "models": [{"id": "m"}]}}}, indent=2) + "\n")
+        return models
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def stable(self, result):
+        """With the file Pi saved a cut output to (a new random name each call) masked."""
+        text, error = result
+        return (re.sub(r"/\S*/pi-bash-[0-9a-f]+\.log", "PI_TMP.log", text), error)
 
 
 def harness_init_checks(h, home, changed, first_ok):
@@ -1020,11 +1113,13 @@ def without_and_with(h, home, plain_home, what, steps):
     return plain, spilled
 
 
-def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$"):
+def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$", reports_kill=True):
     """The harness behaves as without spill for the way a command ends and what it leaves: its
     exit status, its own `wait`, its shell's death by a signal, and whether a `cd` carries
     over. `kill_step` is the step that kills the shell (opencode's takes a short timeout: it
-    waits for its tool timeout after a killed shell, with spill as without)."""
+    waits for its tool timeout after a killed shell, with spill as without). A harness that
+    reports no status for a killed shell (`reports_kill=False`: Pi) shows the kill by what
+    its shell no longer printed after it."""
     n = h.name
     steps = ["echo out; exit 3", "sleep 0.2 & wait; echo waited", kill_step, "mkdir -p sub && cd sub", "pwd"]
     got = without_and_with(h, home, plain_home, "state", steps)
@@ -1035,15 +1130,91 @@ def shell_state_checks(h, home, plain_home, kill_step="echo before; kill -9 $$")
                     ("cd, then pwd", 4)]:
         check(f"{n}: {name} reaches the model as without spill",
               h.stable(spilled[i]) == h.stable(plain[i]), f"{spilled[i]!r} vs {plain[i]!r}")
-    check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0] or "137" in plain[2][0]
-          or "timeout" in plain[2][0], plain[2][0][:300])
+    if reports_kill:
+        check(f"{n}: the killed shell's report names the signal or its status", "9" in plain[2][0]
+              or "137" in plain[2][0] or "timeout" in plain[2][0], plain[2][0][:300])
+    else:
+        check(f"{n}: the killed shell printed nothing after the kill, with spill as without",
+              all("before" in r[2][0] and "after the kill" not in r[2][0] for r in (plain, spilled)),
+              f"{plain[2]!r} {spilled[2]!r}")
+
+
+K300_FAILURE = "error[E0300]: the MCP tool failed at the very end"
+
+
+def result_text(text):
+    """A tool result's text: Codex's MCP results arrive as a JSON list of text items."""
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(items, list):
+        return "\n".join(i.get("text", "") for i in items if isinstance(i, dict))
+    return text
+
+
+def proxy_route_checks(h, work):
+    """`spill init NAME --user --proxy-mcp` in a harness with no hook that can replace an MCP
+    result (Codex, opencode): the configured stdio server's 300 KB result, ending in a failure
+    line, reaches the model as spill's envelope with that line (not the harness's cut), the
+    envelope's hinted shell command finds it, and --uninstall gives the file back byte for byte.
+    The first step is a shell command: the hook binds the conversation, which the proxy follows."""
+    n = h.name
+    home, plain_home = work / f"{n}-route-home", work / f"{n}-route-plain"
+    # As a user runs it: the default store root (under TMPDIR, which Codex passes its servers).
+    h.tmpdir = work / f"{n}-route-tmp"
+    h.tmpdir.mkdir(exist_ok=True)
+    for hm in (home, plain_home):
+        h.add_mcp_server(h.setup(hm), "fake")
+    config = (home / ".codex" / "config.toml") if n == "codex" else (home / ".config" / "opencode" / "opencode.json")
+    before = config.read_text()
+    tool = h.mcp_step("fake", "k300")
+    h.run(plain_home, f"{n}-route-plain", ["echo bound", tool])
+    plain = h.results(f"{n}-route-plain.json")
+    dry = h.spill(home, "init", n, "--user", "--proxy-mcp", "--dry-run")
+    check(f"{n}: init --proxy-mcp --dry-run shows the route and writes nothing",
+          dry.returncode == 0 and '"mcp", "proxy", "--"' in dry.stdout and config.read_text() == before,
+          dry.stdout[-500:] + dry.stderr)
+    first = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    routed = config.read_text()
+    again = h.spill(home, "init", n, "--user", "--proxy-mcp")
+    check(f"{n}: init --proxy-mcp routes the server through spill mcp proxy, once",
+          first.returncode == 0 and f'"{h.spill_exe}", "mcp", "proxy", "--"' in routed.replace(
+              f'"{h.spill_exe}"\nargs = [', f'"{h.spill_exe}", ') and "fake_mcp.py" in routed
+          and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
+    h.run(home, f"{n}-route-spill", ["echo bound", tool, "{hint}"])
+    got = h.results(f"{n}-route-spill.json")
+    check(f"{n}: the proxy-route conversations complete", len(plain) == 2 and len(got) == 3,
+          f"{len(plain)} {len(got)}")
+    gone = h.spill(home, "init", n, "--uninstall")
+    h.tmpdir = None
+    check(f"{n}: init --uninstall takes the route out byte for byte",
+          gone.returncode == 0 and config.read_text() == before, gone.stdout + gone.stderr)
+    if len(plain) < 2 or len(got) < 3:
+        return None
+    without, big = result_text(plain[1][0]), result_text(got[1][0])
+    try:  # the envelope, then (Codex) the resource_link rendered as JSON text
+        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
+    except ValueError:
+        envelope = {}
+    check(f"{n}: through the proxy route a 300 KB MCP result reaches the model as spill's envelope",
+          envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
+          big[:300])
+    check(f"{n}: the envelope shows the failure line", K300_FAILURE in big, big[-300:])
+    hinted = result_text(got[2][0])
+    check(f"{n}: the envelope's hinted shell command finds the failure line",
+          K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    measured = {"without": {"bytes": len(without.encode()), "failureLine": K300_FAILURE in without},
+                "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
+    print(f"info  {n}: the 300 KB MCP result: {measured}")
+    return measured
 
 
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
     for word in text.replace("\n", " ").split():
-        candidate = Path(word.strip(".,:()"))
+        candidate = Path(word.strip(".,:()[]"))
         if word.startswith("/") and candidate.is_file():
             saved = candidate.read_bytes()
     return saved
@@ -1084,7 +1255,9 @@ def codex_checks(codex, work):
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
     codex_read_only_checks(codex, work, home, plain_home, full)
-    return table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(codex, work)
+    return row
 
 
 UNSTORED = "[spill: "
@@ -1140,6 +1313,22 @@ def codex_read_only_checks(codex, work, home, plain_home, full):
           (LAST_LINE in text) == (LAST_LINE in without), text[-300:])
 
 
+def old_version_checks(h, work, version):
+    """A harness at the oldest version spill hooks: `init` installs its hooks (or plugin), then
+    the same conversation checks as at the newest version."""
+    n = h.name
+    home, plain_home = work / f"{n}-home", work / f"{n}-home-plain"
+    h.setup(plain_home)
+    h.setup(home)
+    first = h.spill(home, "init", n)
+    check(f"{n}: init installs spill's hooks", first.returncode == 0, first.stdout + first.stderr)
+    got = conversation_checks(h, work, home, plain_home)
+    if not got:
+        return None
+    plain, spilled, full = got
+    return table_row(f"{h.product} {version}", plain[0][0], spilled[0][0], full)
+
+
 def gemini_checks(gemini, work):
     home, plain_home = work / "gemini-home", work / "gemini-home-plain"
     gemini.setup(plain_home)
@@ -1188,21 +1377,31 @@ def gemini_checks(gemini, work):
     return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
 
 
-def opencode_checks(oc, work):
-    home, plain_home = work / "opencode-home", work / "opencode-home-plain"
-    oc.setup(plain_home)
-    plugin = home / ".config" / "opencode" / "plugin" / "spill.js"
+def own_file_checks(h, work, own_file):
+    """The shared checks of a harness spill hooks through a file of its own (opencode's plugin,
+    Pi's extension, `own_file` under HOME): init writes that file and leaves the settings alone,
+    and the conversation, whose small output is byte for byte. Returns (home, plain_home,
+    conversation_checks' result or None)."""
+    home, plain_home = work / f"{h.name}-home", work / f"{h.name}-home-plain"
+    h.setup(plain_home)
 
     def first_ok(before, after, config_now, config_before):
-        return str(oc.spill_exe) in after and config_now == config_before
-    harness_init_checks(oc, home, plugin, first_ok)
-    got = conversation_checks(oc, work, home, plain_home)
+        return str(h.spill_exe) in after and config_now == config_before
+    harness_init_checks(h, home, home / own_file, first_ok)
+    got = conversation_checks(h, work, home, plain_home)
+    if got:
+        plain, spilled, _ = got
+        check(f"{h.name}: a small output reaches the model byte for byte", spilled[1] == plain[1],
+              f"{spilled[1]!r} vs {plain[1]!r}")
+        check(f"{h.name}: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
+    return home, plain_home, got
+
+
+def opencode_checks(oc, work):
+    home, plain_home, got = own_file_checks(oc, work, ".config/opencode/plugin/spill.js")
     if not got:
         return None
     plain, spilled, full = got
-    check("opencode: a small output reaches the model byte for byte", spilled[1] == plain[1],
-          f"{spilled[1]!r} vs {plain[1]!r}")
-    check("opencode: the quoting command ran", "ünïcode" in plain[3][0], plain[3][0][:200])
     # opencode waits for its tool's timeout after a killed shell (without spill too): 3 s here.
     shell_state_checks(oc, home, plain_home, {"tool": "bash", "input": {
         "command": "echo before; kill -9 $$", "timeout": 3000, "description": "scripted command"}})
@@ -1218,7 +1417,92 @@ def opencode_checks(oc, work):
     check("opencode: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
-    return table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    row["mcpProxy"] = proxy_route_checks(oc, work)
+    return row
+
+
+def pi_checks(p, work):
+    home, plain_home, got = own_file_checks(p, work, ".pi/agent/extensions/spill.js")
+    if not got:
+        return None
+    plain, spilled, full = got
+    # Pi reports a shell killed by a signal as its output alone, with no status (0.73.1: its
+    # exit code is null, which it does not report), with spill as without.
+    shell_state_checks(p, home, plain_home, "echo before; kill -9 $$; echo after the kill", reports_kill=False)
+    # With a shellCommandPrefix the command runs inside Pi's own shell, after the prefix: an
+    # alias the prefix defines works as without spill, and a large output is still spilled.
+    prefix = {"shellCommandPrefix": "shopt -s expand_aliases\nalias greet='echo hello from the prefix'"}
+    settings = [d / ".pi" / "agent" / "settings.json" for d in (home, plain_home)]
+    for f in settings:
+        f.write_text(json.dumps(prefix))
+    got = without_and_with(p, home, plain_home, "prefix", ["greet", "echo out; exit 3", BIG])
+    for f in settings:
+        f.unlink()
+    if got:
+        plain_p, spilled_p = got
+        check("pi: an alias of shellCommandPrefix reaches the command as without spill",
+              "hello from the prefix" in plain_p[0][0] and spilled_p[0] == plain_p[0], f"{spilled_p[0]!r} vs {plain_p[0]!r}")
+        check("pi: with shellCommandPrefix, exit 3 reaches the model as without spill",
+              spilled_p[1] == plain_p[1], f"{spilled_p[1]!r} vs {plain_p[1]!r}")
+        check("pi: with shellCommandPrefix, a 500 KB output reaches the model as spill's envelope",
+              '"spilled":true' in spilled_p[2][0].replace(" ", "") and len(spilled_p[2][0]) < 4096,
+              spilled_p[2][0][:300])
+    tool_row = pi_tool_checks(p, work, home, plain_home, full)
+    return [table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full), *tool_row]
+
+
+# An extension tool of the e2e's own (in both HOMEs), standing for an MCP adapter or any tool an
+# extension adds: it returns the file it is given, whole.
+PI_TOOL = """import { readFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerTool({
+    name: "big_file", label: "big_file", description: "returns a file whole",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    async execute(id, params) {
+      return { content: [{ type: "text", text: readFileSync(params.path, "utf8") }], details: {} };
+    },
+  });
+}
+"""
+
+
+def pi_tool_checks(p, work, home, plain_home, full):
+    """Other tools' results through the extension's `tool_result`: an extension tool's 564,962-
+    byte result reaches the model as the envelope and `spill cat REF` reads it; `read` of the
+    big file reaches it as the envelope of the lines Pi kept, saying so. Returns the table rows."""
+    big = work / "pi-big-result.txt"
+    big.write_text(fake_mcp.big_text())
+    log = work / "pi-big-output.log"
+    log.write_bytes(full)
+    tools = [d / ".pi" / "agent" / "extensions" / "e2e-tool.js" for d in (home, plain_home)]
+    for f in tools:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(PI_TOOL)
+    steps = [{"tool": "big_file", "input": {"path": str(big)}}, "spill cat {ref} --lines 9000:9002",
+             {"tool": "read", "input": {"path": str(log)}}]
+    got = without_and_with(p, home, plain_home, "tools", steps)
+    for f in tools:
+        f.unlink()
+    if not got:
+        return []
+    plain, spilled = got
+    text = spilled[0][0]
+    check("pi: an extension tool's 564,962-byte result reaches the model as spill's envelope",
+          '"spilled":true' in text.replace(" ", "") and len(text) < 4096 and MCP_LAST in text
+          and MCP_ERROR in text, text[:300])
+    check("pi: the plain run saw the whole tool result", len(plain[0][0].encode()) == big.stat().st_size,
+          str(len(plain[0][0])))
+    check("pi: next turn, spill cat REF reads the tool's result", MCP_ERROR in spilled[1][0], spilled[1][0][:300])
+    read = spilled[2][0]
+    check("pi: a read Pi cut reaches the model as the envelope of what Pi kept, saying so",
+          '"spilled":true' in read.replace(" ", "") and "Pi cut the rest" in read and len(read) < 4096,
+          read[:400])
+    return [{"harness": f"Pi {PI[1]}, an extension tool's 564,962-byte result",
+             "without": {**measure_mcp(plain[0][0]), "retrievable": True},
+             "with": {**measure_mcp(text), "retrievable": True}},
+            {"harness": f"Pi {PI[1]}, read of the 492,965-byte file",
+             "without": measure(plain[2][0], len(full)), "with": measure(read, len(full))}]
 
 
 def qwen_checks(q, work):
@@ -1323,13 +1607,17 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "pi"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    olds = [(install(cache, *old), cls, old[1]) for old, cls, name in [
+        (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
+        if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
+    pi_exe = install(cache, *PI) if "pi" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -1358,16 +1646,37 @@ def main():
         server = Server(work / "requests-others.log")
         servers.append(server)
         for exe, cls, checks in [(codex_exe, Codex, codex_checks), (gemini_exe, Gemini, gemini_checks),
-                                 (opencode_exe, Opencode, opencode_checks), (qwen_exe, Qwen, qwen_checks)]:
+                                 (opencode_exe, Opencode, opencode_checks), (pi_exe, Pi, pi_checks),
+                                 (qwen_exe, Qwen, qwen_checks)]:
             if exe:
                 start = time.time()
                 row = checks(cls(exe, spill, work, server), work)
                 print(f"time  {cls.name}: {time.time() - start:.0f} s")
-                if row:
+                if isinstance(row, list):
+                    rows.extend(row)
+                elif row:
                     rows.append(row)
 
-    # Claude Code's checks and the other three harnesses' are independent (their own HOMEs,
-    # projects and servers): two lanes at once, each timed.
+    def old_lane():
+        # The oldest hookable versions, in a work directory of their own (their files and the
+        # request log's conversations never meet the newest versions').
+        server = Server(work / "requests-old.log")
+        servers.append(server)
+        old_work = work / "old"
+        old_work.mkdir()
+        for exe, cls, version in olds:
+            LABEL.value = f"{cls.name} {version}: "
+            start = time.time()
+            h = cls(exe, spill, old_work, server)
+            h.lists_background = cls is Gemini
+            row = old_version_checks(h, old_work, version)
+            print(f"time  {cls.name} {version}: {time.time() - start:.0f} s")
+            if row:
+                rows.append(row)
+        LABEL.value = ""
+
+    # Claude Code's checks, the other harnesses' and the oldest versions' are independent (their
+    # own HOMEs, projects and servers): three lanes at once, each timed.
     def timed(name, lane):
         start = time.time()
         try:
@@ -1377,7 +1686,8 @@ def main():
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
-             threading.Thread(target=timed, args=("codex, gemini, opencode, qwen-code", other_lane))]
+             threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
+             threading.Thread(target=timed, args=("oldest codex, gemini, opencode", old_lane))]
     try:
         for lane in lanes:
             lane.start()

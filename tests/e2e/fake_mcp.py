@@ -2,7 +2,7 @@
 """A minimal MCP server on stdio (Python standard library) for the end-to-end tests.
 
 Tools: `big` returns about 500 KB of text (an error line in the middle, a distinctive last
-line); `small` returns one short line. Newline-delimited JSON-RPC 2.0, as MCP's stdio transport.
+line); `k300` about 300 KB ending in a failure line; `small` returns one short line. Newline-delimited JSON-RPC 2.0, as MCP's stdio transport.
 """
 
 import json
@@ -22,7 +22,11 @@ TOOLS = [
     {"name": "medium", "description": "a 60 KB result", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "small", "description": "a small result", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "k200", "description": "a 200 KB result", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "k300", "description": "a 300 KB result ending in a failure line",
+     "inputSchema": {"type": "object", "properties": {}}},
 ]
+
+K300_FAILURE = "error[E0300]: the MCP tool failed at the very end"
 
 
 def reply(request_id, result):
@@ -48,7 +52,9 @@ def main():
         elif method == "tools/call":
             name = message["params"]["name"]
             text = {"big": big_text(), "medium": "medium row\n" * 6000,
-                    "k200": "k200 row of the proxied result\n" * 6400 + "K200 LAST LINE\n"}.get(name, "small result\n")
+                    "k200": "k200 row of the proxied result\n" * 6400 + "K200 LAST LINE\n",
+                    "k300": "".join(f"k300 row {i} of the proxied result\n" for i in range(1, 8201))
+                    + K300_FAILURE + "\n"}.get(name, "small result\n")
             reply(request_id, {"content": [{"type": "text", "text": text}], "isError": False})
         else:
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id,

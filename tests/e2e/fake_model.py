@@ -219,6 +219,9 @@ def responses_stream(step, call_id):
     else:
         item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": f"call_{call_id}",
                 "name": step["tool"], "arguments": json.dumps(step["input"])}
+        # An MCP tool: Codex offers each server's tools as a namespace (`mcp__SERVER`).
+        if "namespace" in step:
+            item["namespace"] = step["namespace"]
     yield sse("response.output_item.done", {"type": "response.output_item.done", "item": item})
     yield sse("response.completed", {"type": "response.completed", "response": {
         "id": rid, "usage": {"input_tokens": 10, "input_tokens_details": None, "output_tokens": 5,

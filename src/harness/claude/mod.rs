@@ -25,6 +25,7 @@ root in sandbox.filesystem.allowWrite (for Claude Code's sandbox).",
     entries: &init::SETTINGS,
     doctor,
     wraps: Some(wraps),
+    mcp_proxy: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.

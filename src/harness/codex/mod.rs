@@ -3,11 +3,12 @@
 
 pub mod hook;
 pub mod init;
+pub mod route;
 pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
 use crate::error::{Error, Result};
 
 /// Codex.
@@ -24,8 +25,24 @@ pub static HARNESS: Harness = Harness {
     init_file,
     entries: &init::Block,
     doctor,
-    wraps: None,
+    wraps: Some(wraps),
+    mcp_proxy: Some(McpProxy {
+        file: init_file,
+        routes: &route::Routes,
+    }),
 };
+
+/// Whether spill's hook runs in this Codex version: 0.131.0 is the oldest that runs it (0.129.0
+/// and 0.130.0 read the same config.toml and never run the trusted hook; `tests/e2e/e2e.py`).
+fn wraps(version: &str) -> super::Verdict {
+    super::wraps_from(
+        version,
+        (0, 131, 0),
+        "Codex",
+        "Codex before 0.131.0 does not run the trusted PreToolUse hook spill writes, so shell \
+         output reaches the model as Codex's own cut",
+    )
+}
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
 fn answer(input: &[u8], host: &dyn Host) -> Answer {
@@ -76,7 +93,7 @@ fn doctor(host: &dyn Host) -> Facts {
         config_dir: home.clone(),
         covered: "shell output (PreToolUse)",
         uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
-                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+                    replaces them): run `spill init codex --proxy-mcp` to route each stdio MCP server through `spill mcp proxy`",
         sandbox: home.as_ref().map(|d| {
             let file = d.join("config.toml");
             let text = std::fs::read_to_string(&file).ok();

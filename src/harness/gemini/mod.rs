@@ -23,8 +23,21 @@ hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --pr
     init_file,
     entries: &init::HOOKS,
     doctor,
-    wraps: None,
+    wraps: Some(wraps),
+    mcp_proxy: None,
 };
+
+/// Whether spill's hooks can wrap in this Gemini CLI version: 0.36.0 is the first whose
+/// BeforeTool hook can change the tool's input (`hookSpecificOutput.tool_input`).
+fn wraps(version: &str) -> super::Verdict {
+    super::wraps_from(
+        version,
+        (0, 36, 0),
+        "Gemini CLI",
+        "before 0.36.0 a BeforeTool hook cannot change a command, so shell output reaches the \
+         model as Gemini CLI's own cut (other tools' results are still replaced)",
+    )
+}
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
 fn answer(input: &[u8], host: &dyn Host) -> Answer {

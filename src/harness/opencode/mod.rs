@@ -3,10 +3,11 @@
 
 pub mod hook;
 pub mod init;
+pub mod route;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
 use crate::error::Result;
 
 /// opencode.
@@ -24,6 +25,10 @@ with --project), which opencode loads by itself.",
     entries: &init::Plugin,
     doctor,
     wraps: None,
+    mcp_proxy: Some(McpProxy {
+        file: mcp_file,
+        routes: &route::Routes,
+    }),
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
@@ -66,6 +71,22 @@ fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
     Ok(dir.join("plugin/spill.js"))
 }
 
+/// The config that registers opencode's MCP servers: `opencode.jsonc` where it exists, else
+/// `opencode.json`, in the global configuration directory or (`project`) the current one.
+fn mcp_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    let dir = if project {
+        host.cwd()?
+    } else {
+        config_dir(host)?
+    };
+    let jsonc = dir.join("opencode.jsonc");
+    Ok(if jsonc.exists() {
+        jsonc
+    } else {
+        dir.join("opencode.json")
+    })
+}
+
 /// What `spill doctor` looks at and says here.
 fn doctor(host: &dyn Host) -> Facts {
     let dir = config_dir(host).ok();
@@ -81,7 +102,7 @@ fn doctor(host: &dyn Host) -> Facts {
         config_dir: dir,
         covered: "bash output (the plugin)",
         uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
-                    replaces them): register each MCP server as `spill mcp proxy -- CMD ARGS`",
+                    replaces them): run `spill init opencode --proxy-mcp` to route each local MCP server through `spill mcp proxy`",
         sandbox: None,
     }
 }

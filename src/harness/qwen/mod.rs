@@ -25,6 +25,7 @@ Code's `PreToolUse` cannot change a command.",
     entries: &init::HOOKS,
     doctor,
     wraps: None,
+    mcp_proxy: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.

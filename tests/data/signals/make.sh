@@ -633,3 +633,26 @@ for m in range(40):
             open(os.path.join(sub, names[i % 6] if i % 3 == 0 else f"unit{i:02}.c"), "w").close()
 PY
 case_ find-tree "find . | sort"
+
+# ---- round three (#31): rare values in NDJSON and in text rows, more descriptive text -------
+# ip -j addr as NDJSON: 241 interfaces, one DOWN (a rare value among NDJSON records)
+prep ip-addr-ndjson
+case_ ip-addr-ndjson "unshare -n sh -c 'for i in \$(seq 1 120); do ip link add veth\${i}a type veth peer name veth\${i}b; ip link set veth\${i}a up; ip link set veth\${i}b up; done; ip link set lo up; ip link set veth58b down; ip -j addr | jq -c \".[]\"'"
+
+# ip -o link: the same interfaces as text rows, `state DOWN` in one (a rare value in a column)
+prep ip-link-oneline
+case_ ip-link-oneline "unshare -n sh -c 'for i in \$(seq 1 120); do ip link add veth\${i}a type veth peer name veth\${i}b; ip link set veth\${i}a up; ip link set veth\${i}b up; done; ip link set lo up; ip link set veth58b down; ip -o link'"
+
+# pydoc pages full of failure words: docstrings behind a class's `|` rule, signatures (clean)
+prep pydoc-unittest
+case_ pydoc-unittest "python3 -m pydoc unittest"
+prep pydoc-logging
+case_ pydoc-logging "python3 -m pydoc logging"
+
+# man bash: headings such as `Redirecting Standard Output and Standard Error` (clean)
+prep man-bash
+case_ man-bash "MANWIDTH=80 man -P cat bash"
+
+# git log --oneline: this repository's subjects (`… not an overflow`, `… cannot rot`) (clean)
+prep git-oneline
+case_ git-oneline "git -C '$HERE' log --oneline -n 3000 509747b"

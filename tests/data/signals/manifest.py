@@ -48,6 +48,12 @@ specs = [
  ("man-page","man",["clean"],[]),
  ("git-log","git",["clean"],[]),
  ("find-tree","find",["clean"],[]),
+ ("ip-addr-ndjson","ip",["rare-value"],[["\"operstate\":\"DOWN\""]]),
+ ("ip-link-oneline","ip",["rare-value"],[["veth58b@veth58a:","state DOWN"]]),
+ ("pydoc-unittest","pydoc",["clean"],[]),
+ ("pydoc-logging","pydoc",["clean"],[]),
+ ("man-bash","man",["clean"],[]),
+ ("git-oneline","git",["clean"],[]),
 ]
 make = open("make.sh").read()
 cmds = dict(re.findall(r'^case_ (\S+) "(.*)"$', make, re.M))
