@@ -413,6 +413,19 @@ fn a_large_mcp_result_becomes_the_envelope_and_a_small_one_is_left_alone() {
     let small = sb.run(&["hook", "claude-code"], post("small result"));
     small.status(0);
     assert_eq!(small.out(), "");
+    // The result counts in the conversation's tally: what the tool returned, the envelope the
+    // model got instead, and the search that read it.
+    let stats = sb.run(&["--scope", &scope, "stats", "--json"], "");
+    stats.status(0);
+    let tally = &stats.json()["scopes"][0];
+    assert_eq!(tally["outputs"], 1, "{tally}");
+    assert_eq!(tally["printedBytes"], big.len(), "{tally}");
+    assert_eq!(
+        tally["sentBytes"],
+        blocks[0]["text"].as_str().unwrap().len(),
+        "{tally}"
+    );
+    assert_eq!(tally["reads"], 1, "{tally}");
 }
 
 const CODEX_SESSION: &str = "01a2315c-8f68-79e3-bc22-bbb7cfe0a188";
