@@ -241,7 +241,7 @@ static DOCUMENTED: LazyLock<Regex> = LazyLock::new(|| {
     .expect("documented regex")
 });
 
-/// True for a line [`DOCUMENTED`] describes; a history's id holds a letter and a digit, so a
+/// True for a line `DOCUMENTED` describes; a history's id holds a letter and a digit, so a
 /// count (`1234567 errors`) is not one.
 pub fn documented(line: &[u8]) -> bool {
     DOCUMENTED.captures(line).is_some_and(|c| {
