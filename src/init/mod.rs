@@ -97,6 +97,44 @@ pub trait Entries: Sync {
     }
 }
 
+/// A byte range of a file's text and what replaces it.
+pub type Cut = (usize, usize, String);
+
+/// The text with every cut made (cuts do not overlap; they are made from the last).
+pub fn apply_cuts(text: &str, mut cuts: Vec<Cut>) -> String {
+    cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
+    let mut out = text.to_string();
+    for (start, end, new) in cuts {
+        out.replace_range(start..end, &new);
+    }
+    out
+}
+
+/// What taking spill's words out of a file comes to: the backup's bytes when `text` is exactly
+/// what `route` made of the backup for one of the `spills` found in it, else `text` with the
+/// `cuts` made; `None` when there is nothing to cut.
+pub fn unroute(
+    text: &str,
+    backup: Option<&str>,
+    spills: &[String],
+    cuts: Vec<Cut>,
+    route: fn(&str, &str) -> Change,
+) -> Change {
+    if cuts.is_empty() {
+        return Ok(None);
+    }
+    if let Some(old) = backup {
+        for spill in spills {
+            if let Ok(Some(made)) = route(old, spill)
+                && made.text == text
+            {
+                return Ok(Some(Edit::plain(old.to_string())));
+            }
+        }
+    }
+    Ok(Some(Edit::plain(apply_cuts(text, cuts))))
+}
+
 /// The text with the string `value` in the array at `path` (its objects and the array made as
 /// needed, laid out as the file is), or `None` when the array holds it already. `Err` when a
 /// value on the way is not an object, or the array is not one.

@@ -101,18 +101,6 @@ fn routed(server: &Server) -> Option<String> {
         .then(|| spill.to_string())
 }
 
-/// A span's replacement.
-type Cut = (usize, usize, String);
-
-fn apply(text: &str, mut cuts: Vec<Cut>) -> String {
-    cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
-    let mut out = text.to_string();
-    for (start, end, new) in cuts {
-        out.replace_range(start..end, &new);
-    }
-    out
-}
-
 fn parse(text: &str) -> std::result::Result<toml_edit::Document<&str>, String> {
     toml_edit::Document::parse(text).map_err(|e| {
         let why = e.to_string();
@@ -219,7 +207,7 @@ pub fn route(text: &str, spill: &str) -> Change {
             notes,
         }));
     }
-    let new = apply(text, cuts);
+    let new = init::apply_cuts(text, cuts);
     parse(&new).map_err(|e| {
         format!("routing its MCP servers would leave config.toml unreadable ({e}); nothing changed")
     })?;
@@ -271,19 +259,7 @@ pub fn unroute(text: &str, backup: Option<&str>) -> Change {
             spills.push(spill);
         }
     }
-    if cuts.is_empty() {
-        return Ok(None);
-    }
-    if let Some(old) = backup {
-        for spill in &spills {
-            if let Ok(Some(made)) = route(old, spill)
-                && made.text == text
-            {
-                return Ok(Some(Edit::plain(old.to_string())));
-            }
-        }
-    }
-    Ok(Some(Edit::plain(apply(text, cuts))))
+    init::unroute(text, backup, &spills, cuts, route)
 }
 
 #[cfg(test)]

@@ -63,15 +63,6 @@ fn routed(text: &str, command: &[Node]) -> Option<String> {
         .then(|| words[0].clone())
 }
 
-fn apply(text: &str, mut cuts: Vec<(usize, usize, String)>) -> String {
-    cuts.sort_by_key(|c| std::cmp::Reverse(c.0));
-    let mut out = text.to_string();
-    for (start, end, new) in cuts {
-        out.replace_range(start..end, &new);
-    }
-    out
-}
-
 /// The config text with every local MCP server routed through this spill's proxy, or `None`
 /// when each already is (or there is none). The notes name the servers left alone and why; an
 /// edit whose text is unchanged only tells them.
@@ -124,7 +115,7 @@ pub fn route(text: &str, spill: &str) -> Change {
         }));
     }
     Ok(Some(Edit {
-        text: apply(text, cuts),
+        text: init::apply_cuts(text, cuts),
         notes,
     }))
 }
@@ -154,19 +145,7 @@ pub fn unroute(text: &str, backup: Option<&str>) -> Change {
             }
         }
     }
-    if cuts.is_empty() {
-        return Ok(None);
-    }
-    if let Some(old) = backup {
-        for spill in &spills {
-            if let Ok(Some(made)) = route(old, spill)
-                && made.text == text
-            {
-                return Ok(Some(Edit::plain(old.to_string())));
-            }
-        }
-    }
-    Ok(Some(Edit::plain(apply(text, cuts))))
+    init::unroute(text, backup, &spills, cuts, route)
 }
 
 #[cfg(test)]
