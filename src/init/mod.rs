@@ -97,6 +97,29 @@ pub trait Entries: Sync {
     }
 }
 
+/// The [`Entries`] of a harness's MCP proxy routes (`spill init --proxy-mcp`): its `route` puts
+/// spill's proxy in front of each server of a file's text, its `unroute` takes it out again.
+pub struct Routes {
+    /// The text with every server routed (for this spill binary).
+    pub route: fn(text: &str, spill: &str) -> Change,
+    /// The text without spill's routes (`backup`: the file before the first `init`).
+    pub unroute: fn(text: &str, backup: Option<&str>) -> Change,
+}
+
+impl Entries for Routes {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        (self.route)(text, spill)
+    }
+
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        (self.unroute)(text, backup)
+    }
+
+    fn what(&self) -> &'static str {
+        "MCP proxy routes"
+    }
+}
+
 /// A byte range of a file's text and what replaces it.
 pub type Cut = (usize, usize, String);
 

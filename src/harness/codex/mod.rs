@@ -28,7 +28,7 @@ pub static HARNESS: Harness = Harness {
     wraps: Some(wraps),
     mcp_proxy: Some(McpProxy {
         file: init_file,
-        routes: &route::Routes,
+        routes: &route::ROUTES,
     }),
 };
 

@@ -14,24 +14,10 @@
 use toml_edit::{Item, Value};
 
 use super::init::basic_string;
-use crate::init::{self, Change, Edit, Entries};
+use crate::init::{self, Change, Edit};
 
 /// spill's proxy route in `config.toml`.
-pub struct Routes;
-
-impl Entries for Routes {
-    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
-        route(text, spill)
-    }
-
-    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
-        unroute(text, backup)
-    }
-
-    fn what(&self) -> &'static str {
-        "MCP proxy routes"
-    }
-}
+pub static ROUTES: init::Routes = init::Routes { route, unroute };
 
 /// One server entry as the text holds it.
 struct Server<'d> {

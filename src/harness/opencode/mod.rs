@@ -27,7 +27,7 @@ with --project), which opencode loads by itself.",
     wraps: None,
     mcp_proxy: Some(McpProxy {
         file: mcp_file,
-        routes: &route::Routes,
+        routes: &route::ROUTES,
     }),
 };
 

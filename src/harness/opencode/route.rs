@@ -11,24 +11,10 @@
 use serde_json::Value;
 
 use crate::init::splice::{self, Kind, Node};
-use crate::init::{self, Change, Edit, Entries};
+use crate::init::{self, Change, Edit};
 
 /// spill's proxy route in opencode's config.
-pub struct Routes;
-
-impl Entries for Routes {
-    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
-        route(text, spill)
-    }
-
-    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
-        unroute(text, backup)
-    }
-
-    fn what(&self) -> &'static str {
-        "MCP proxy routes"
-    }
-}
+pub static ROUTES: init::Routes = init::Routes { route, unroute };
 
 /// The decoded string at `node`, when it is one.
 fn string(text: &str, node: &Node) -> Option<String> {
