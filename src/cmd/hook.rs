@@ -91,17 +91,19 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
                     )
                 });
             }
-            stdout = request.reply.render(&envelope.to_json());
+            let json = envelope.to_json();
+            stdout = request.reply.render(&json);
             // The result counts in the conversation's tally (`spill stats`) as a wrap's
             // output would: what the tool returned, and the envelope the harness shows instead.
             let tally = crate::store::stats::Tally {
                 outputs: 1,
                 printed: request.bytes.len() as u64,
-                sent: envelope.to_json().len() as u64,
+                sent: json.len() as u64,
                 stored: u64::from(spilled.stored.is_ok()),
                 ..Default::default()
             };
-            let _ = crate::store::stats::add(&crate::store::Store::new(config.clone()), &tally);
+            let _ =
+                crate::store::stats::add(&crate::store::Store::new(config.clone()), &tally, true);
         }
     }
     let mut out = output::stdout();

@@ -267,15 +267,14 @@ fn unstored_line(
 /// through never makes a store: before the root exists (the first stored output, or a harness
 /// hook's first call, makes it) it is not counted.
 fn count(store: &StoreConfig, opts: &WrapOptions, tally: &Tally) {
-    let counted =
-        tally.stored > 0 || std::fs::symlink_metadata(&store.root).is_ok_and(|m| m.is_dir());
-    if opts.store_error.is_none() && counted {
+    if opts.store_error.is_none() {
         // Its warnings on stderr reach the model too.
         let tally = Tally {
             sent: tally.sent + output::written_stderr(),
             ..*tally
         };
-        let _ = crate::store::stats::add(&crate::store::Store::new(store.clone()), &tally);
+        let store = crate::store::Store::new(store.clone());
+        let _ = crate::store::stats::add(&store, &tally, tally.stored > 0);
     }
 }
 

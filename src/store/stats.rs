@@ -92,11 +92,14 @@ pub fn ledger_path(store: &Store) -> PathBuf {
     store.root().join(DIR).join(&store.config().scope)
 }
 
-/// Adds `delta` to the scope's tally, creating the root and the ledgers' directory (0700)
-/// where missing.
-pub fn add(store: &Store, delta: &Tally) -> Result<()> {
+/// Adds `delta` to the scope's tally, creating the ledgers' directory (0700) where missing, and
+/// the root too with `make_root`; without it, a store that does not exist yet counts nothing.
+pub fn add(store: &Store, delta: &Tally, make_root: bool) -> Result<()> {
     let root = store.root();
     if !check_dir(root, "root")? {
+        if !make_root {
+            return Ok(());
+        }
         store.prepare()?;
     }
     let dir = root.join(DIR);
@@ -140,6 +143,7 @@ pub fn add_read(store: &Store, bytes: u64) -> Result<()> {
             read_bytes: bytes,
             ..Tally::default()
         },
+        false,
     )
 }
 
@@ -211,8 +215,8 @@ mod tests {
             stored: 1,
             ..Tally::default()
         };
-        add(&store, &out).unwrap();
-        add(&store, &out).unwrap();
+        add(&store, &out, true).unwrap();
+        add(&store, &out, true).unwrap();
         add_read(&store, 300).unwrap();
         let t = read(&store).unwrap().unwrap();
         assert_eq!(
@@ -230,7 +234,7 @@ mod tests {
         assert_eq!(read(&store.with_scope("other")).unwrap(), None);
         // A damaged ledger counts from zero again rather than failing the command.
         std::fs::write(ledger_path(&store), "garbage").unwrap();
-        add(&store, &out).unwrap();
+        add(&store, &out, true).unwrap();
         assert_eq!(read(&store).unwrap().unwrap().outputs, 1);
     }
 }
