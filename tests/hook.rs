@@ -1465,6 +1465,76 @@ fn the_mcp_server_a_harness_started_reads_the_conversation_its_hooks_bound() {
     assert_eq!(std::fs::read_dir(&bindings).unwrap().count(), 0);
 }
 
+/// A `spill mcp proxy` that stores a result before the conversation's first hook call (no
+/// binding yet) claims the harness process for its own scope; the hook call that binds the
+/// conversation moves the result into the conversation's scope, so the ref the model was given
+/// reads from its shell, and from no other conversation.
+#[test]
+fn a_result_the_proxy_stored_before_the_first_hook_call_joins_the_conversation() {
+    let sb = Sandbox::new();
+    let downstream =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py");
+    let rpc = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "text", "arguments": {"n": 5000}}})
+        .to_string(),
+    ];
+    std::fs::write(sb.path().join("rpc"), rpc.join("\n") + "\n").unwrap();
+    let event = serde_json::json!({"session_id": SESSION, "hook_event_name": "PostToolUse",
+        "tool_name": "Read", "tool_input": {}, "tool_response": "x"});
+    std::fs::write(sb.path().join("event"), event.to_string()).unwrap();
+    let answer = sb.path().join("answer");
+    // `timeout` is the harness process: the proxy and the hook are its descendants.
+    let run = sb.shell(&format!(
+        "timeout 60 sh -c 'spill mcp proxy -- python3 {} normal < {} > {} && spill hook claude-code < {} > /dev/null'",
+        downstream.display(),
+        sb.path().join("rpc").display(),
+        answer.display(),
+        sb.path().join("event").display(),
+    ));
+    run.status(0);
+    let answer = std::fs::read_to_string(&answer).unwrap();
+    let line = answer
+        .lines()
+        .find(|l| l.contains(r#""id":1"#))
+        .unwrap_or_else(|| panic!("no answer: {answer}\n{}", run.stderr));
+    let reference = regex::Regex::new(r"sp_[0-9a-f]{16}")
+        .unwrap()
+        .find(line)
+        .unwrap_or_else(|| panic!("no ref in {line}"))
+        .as_str()
+        .to_string();
+    let own = sb
+        .cmd(&["search", &reference, "-F", "MARKER"])
+        .env("SPILL_SCOPE", format!("claude-{SESSION}"))
+        .run();
+    assert!(own.out().starts_with("2501:1:MARKER"), "{}", own.out());
+    let other = sb
+        .cmd(&["search", &reference, "-F", "MARKER"])
+        .env("SPILL_SCOPE", "claude-another-conversation")
+        .run();
+    assert!(other.stderr.contains("unknown ref"), "{}", other.stderr);
+    // Moved, not copied: the proxy's own scope no longer lists it, and the claim is gone.
+    let root = sb.path().join(format!("spill-{}", unsafe_uid()));
+    let scopes: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("mcp-"))
+        .collect();
+    assert_eq!(scopes.len(), 1, "{scopes:?}");
+    let left = sb.cmd(&["ls"]).env("SPILL_SCOPE", &scopes[0]).run();
+    assert!(!left.out().contains(&reference), "{}", left.out());
+    let claims = std::fs::read_dir(root.join("@bindings"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains('+'))
+        .count();
+    assert_eq!(claims, 0);
+}
+
 fn unsafe_uid() -> u32 {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() }

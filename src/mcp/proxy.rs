@@ -187,6 +187,39 @@ impl Shared {
         store
     }
 
+    /// Runs `write` (which stores a result) with the store it should write to. Before a hook
+    /// bound the conversation that is the proxy's own scope: the proxy then claims the harness
+    /// process for it (`binding::claim`), so the hook that binds the conversation moves these
+    /// results into the conversation's scope; one bound between the claim and the write is
+    /// caught up here.
+    fn storing<T>(&self, write: impl FnOnce(&StoreConfig) -> T) -> T {
+        use crate::store::binding;
+        let store = self.store();
+        if !self.opts.follow_bindings || store.scope != self.store.scope {
+            return write(&store);
+        }
+        let harness = binding::harness_chain().pop();
+        if let Some(process) = &harness
+            && let Err(e) = binding::claim(&store.root, process, &store.scope)
+        {
+            (self.warn)(&format!(
+                "mcp proxy: cannot record results for the conversation's shell: {e}"
+            ));
+        }
+        let written = write(&store);
+        if harness.is_some()
+            && let Some(bound) = binding::resolve_for_self(&store.root)
+            && bound != store.scope
+        {
+            let target = StoreConfig {
+                scope: bound,
+                ..store.clone()
+            };
+            let _ = crate::store::Store::new(target).adopt(&store.scope);
+        }
+        written
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -645,7 +678,7 @@ fn notification(
         ..WrapOptions::default()
     };
     let params = params.map_or("null", |p| p.get());
-    match super::spill::notification(method, params, &opts, &shared.store()) {
+    match shared.storing(|store| super::spill::notification(method, params, &opts, store)) {
         Ok(line) => Some(line),
         Err(e) => {
             (shared.warn)(&format!(
@@ -669,7 +702,7 @@ fn tool_result(shared: &Shared, line: Bytes, tool: &str, revision: &str) -> Byte
     };
     // A revision before 2025-06-18 has no resource_link block: the envelope names the ref.
     let links = super::revision::at_least(revision, "2025-06-18");
-    match super::spill::replace(&line, &opts, &shared.store(), true, links) {
+    match shared.storing(|store| super::spill::replace(&line, &opts, store, true, links)) {
         Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {
@@ -689,7 +722,7 @@ fn resource_contents(shared: &Shared, line: Bytes) -> Bytes {
         label: Some("resources/read".to_string()),
         ..WrapOptions::default()
     };
-    match super::spill::replace_contents(&line, &opts, &shared.store()) {
+    match shared.storing(|store| super::spill::replace_contents(&line, &opts, store)) {
         Ok(Some(replaced)) => Bytes::Heap(replaced),
         Ok(None) => line,
         Err(e) => {

@@ -138,9 +138,55 @@ pub fn record(root: &Path, chain: &[Process], scope: &str) -> Result<()> {
             record_dir(root)?;
             ready = true;
         }
+        // A proxy that stored results for this process before it was bound: they join the
+        // conversation's scope first, so every ref the model was given reads from it.
+        let claims = claims(root, process);
+        if !claims.is_empty() {
+            let store = super::Store::new(super::StoreConfig::new(root.into(), scope.into()));
+            for (claim, from) in &claims {
+                store.adopt(from)?;
+                let _ = fs::remove_file(claim);
+            }
+        }
         files::replace(&dir, &path, wanted.as_bytes(), "write")?;
     }
     Ok(())
+}
+
+/// Records that a `spill mcp proxy` stored results in `scope` (its own) for the conversation
+/// of `process` before any hook bound it: an empty file `PID-START+SCOPE` beside the bindings.
+/// The hook call that binds `process` moves that scope's entries into the conversation's
+/// ([`record`], `Store::adopt`), so the refs the proxy gave out before the conversation's first
+/// shell command read from its shell and its `spill mcp` tools too.
+pub fn claim(root: &Path, process: &Process, scope: &str) -> Result<()> {
+    if validate_scope(scope).is_err() {
+        return Ok(());
+    }
+    record_dir(root)?;
+    let dir = dir(root);
+    let path = dir.join(format!("{}+{scope}", process.file_name()));
+    if matches!(files::look(&path), files::Found::File(_)) {
+        return Ok(());
+    }
+    files::replace(&dir, &path, b"", "write")
+}
+
+/// The claims on `process` ([`claim`]): each file and the scope it names.
+fn claims(root: &Path, process: &Process) -> Vec<(PathBuf, String)> {
+    let dir = dir(root);
+    let prefix = format!("{}+", process.file_name());
+    let Ok(listing) = fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    listing
+        .flatten()
+        .filter_map(|item| {
+            let name = item.file_name().into_string().ok()?;
+            let scope = name.strip_prefix(&prefix)?;
+            validate_scope(scope).ok()?;
+            Some((item.path(), scope.to_string()))
+        })
+        .collect()
 }
 
 /// The scope bound to the nearest of `chain` whose binding names it and who still runs with
@@ -207,7 +253,9 @@ pub fn sweep(root: &Path, dry_run: bool) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let stale = match name
+        // `PID-START`, a binding, or `PID-START+SCOPE`, a proxy's claim.
+        let process = name.split_once('+').map_or(name.as_str(), |(p, _)| p);
+        let stale = match process
             .split_once('-')
             .and_then(|(p, s)| Some((p.parse::<u32>().ok()?, s.parse::<u64>().ok()?)))
         {

@@ -429,6 +429,62 @@ impl Store {
         })
     }
 
+    /// Moves every entry of scope `from` into this store's scope, under the root lock, and
+    /// returns how many moved: the results a `spill mcp proxy` stored in its own scope before
+    /// a hook bound its conversation join the conversation's scope when the binding is made
+    /// (`binding::record`; ARCHITECTURE.md, "Conversation bindings"). Refs stay the same (they
+    /// name the content). Each move links the payload into this scope, then renames the record
+    /// over (the commit point: the entry is whole in one scope or the other at every moment),
+    /// then unlinks the old payload. An entry this scope holds already drops the old copy; a
+    /// name that is not a regular file on either side is left as it is. Local entries only: an
+    /// object store's keys are not moved.
+    pub fn adopt(&self, from: &str) -> Result<usize> {
+        validate_scope(from).map_err(Error::Store)?;
+        let source = self.config.root.join(from);
+        if from == self.config.scope || !check_dir(&source, "scope directory")? {
+            return Ok(0);
+        }
+        self.prepare()?;
+        let lock = self.lock()?;
+        let listing = fs::read_dir(&source).map_err(|e| Error::io("list", &source, e))?;
+        let mut moved = 0;
+        for item in listing.flatten() {
+            let Some(r) = item
+                .file_name()
+                .to_str()
+                .and_then(|n| Ref::parse(&format!("sp_{n}")))
+            else {
+                continue;
+            };
+            let (payload, meta) = (
+                source.join(r.hex()),
+                source.join(format!("{}.meta", r.hex())),
+            );
+            let is_file = |p: &Path| matches!(files::look(p), Found::File(_));
+            let is_missing = |p: &Path| matches!(files::look(p), Found::Missing);
+            if !is_file(&payload) || !is_file(&meta) {
+                continue;
+            }
+            let (to_payload, to_meta) = (self.payload_path(&r), self.meta_path(&r));
+            if is_missing(&to_payload) && is_missing(&to_meta) {
+                fs::hard_link(&payload, &to_payload)
+                    .map_err(|e| Error::io("link", &to_payload, e))?;
+                if let Err(e) = fs::rename(&meta, &to_meta) {
+                    let _ = fs::remove_file(&to_payload);
+                    return Err(Error::io("move", &to_meta, e));
+                }
+                let _ = fs::remove_file(self.tombstone_path(&r));
+                moved += 1;
+            } else if !(is_file(&to_payload) && is_file(&to_meta)) {
+                continue;
+            }
+            let _ = fs::remove_file(&meta);
+            let _ = fs::remove_file(&payload);
+        }
+        drop(lock);
+        Ok(moved)
+    }
+
     /// Writes a metadata record atomically (temporary file, then rename over the name).
     fn write_meta(&self, r: &Ref, meta: &Meta) -> Result<()> {
         let bytes = serde_json::to_vec(meta).expect("metadata serialises");
