@@ -72,7 +72,14 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             todo.push(format!("spill init {name}"));
         }
     }
-    let servers = mcp_servers(&h.mcp_files);
+    let all = mcp_servers(&h.mcp_files);
+    let servers: Vec<(&PathBuf, &String, bool)> = all
+        .iter()
+        .filter_map(|s| match s.kind {
+            Kind::Spill { follows } => Some((&s.file, &s.name, follows)),
+            _ => None,
+        })
+        .collect();
     if h.mcp_files.is_empty() {
         out.push_str(&format!("  spill mcp: {name} has no MCP client\n"));
     } else if servers.is_empty() {
@@ -103,8 +110,38 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             }
         }
     }
+    let mut uncovered = h.uncovered;
+    if let Some(routed) = h.routed {
+        let names = |kind: Kind| -> Vec<&str> {
+            all.iter()
+                .filter(|s| s.kind == kind)
+                .map(|s| s.name.as_str())
+                .collect()
+        };
+        let (through, direct) = (names(Kind::Proxied), names(Kind::Stdio));
+        let listed = |n: &[&str]| {
+            n.iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut line = match through.len() {
+            0 => "no MCP server goes through spill mcp proxy".to_string(),
+            _ => format!("through spill mcp proxy: {}", listed(&through)),
+        };
+        if !direct.is_empty() {
+            line.push_str(&format!("; not routed: {}", listed(&direct)));
+            todo.push(format!(
+                "spill init {name} --proxy-mcp (routes {} through spill mcp proxy)",
+                listed(&direct)
+            ));
+        } else {
+            uncovered = routed;
+        }
+        out.push_str(&format!("  routes:    {line}\n"));
+    }
     out.push_str(&format!("  covered:   {}\n", h.covered));
-    out.push_str(&format!("  not:       {}\n", h.uncovered));
+    out.push_str(&format!("  not:       {uncovered}\n"));
     for item in todo {
         out.push_str(&format!("  to do:     {item}\n"));
     }
@@ -143,13 +180,40 @@ fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, Strin
     if exists { Ok(state) } else { Err(state) }
 }
 
-/// The `spill mcp` servers registered in these files: (file, server name, follows the
-/// conversation, i.e. no scope chosen). A proxy is not counted.
-fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
+/// An MCP server a harness's file registers.
+#[derive(Debug, PartialEq, Eq)]
+struct Server {
+    file: PathBuf,
+    name: String,
+    kind: Kind,
+}
+
+/// What a registered MCP server is, for spill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `spill mcp`: whether it follows the conversation (no fixed scope).
+    Spill { follows: bool },
+    /// A server started through `spill mcp proxy --` (its results spilled).
+    Proxied,
+    /// Another stdio server (a command).
+    Stdio,
+    /// A remote server (a URL, no command).
+    Remote,
+}
+
+/// The MCP servers the harness's files register, in file order.
+fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
     let mut out = Vec::new();
     for (file, format) in files {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
+        };
+        let mut push = |name: String, kind: Kind| {
+            out.push(Server {
+                file: file.clone(),
+                name,
+                kind,
+            })
         };
         match format {
             McpFormat::Json | McpFormat::Opencode => {
@@ -168,6 +232,10 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
                                 .iter()
                                 .filter_map(|w| w.as_str().map(String::from))
                                 .collect(),
+                            _ if server.get("url").or(server.get("httpUrl")).is_some() => {
+                                push(name.clone(), Kind::Remote);
+                                continue;
+                            }
                             _ => continue,
                         };
                         words.extend(
@@ -179,31 +247,35 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
                         );
                         let env = server.get("env").or(server.get("environment"));
                         let scoped = env.is_some_and(|e| e.get("SPILL_SCOPE").is_some());
-                        if let Some(follows) = spill_mcp(&words, scoped) {
-                            out.push((file.clone(), name.clone(), follows));
-                        }
+                        push(name.clone(), kind_of(&words, scoped));
                     }
                 }
             }
             McpFormat::Toml => {
-                // `[mcp_servers.NAME]` with `command = "…"` and `args = […]` lines: read as text
-                // (the doctor needs no TOML parser for two keys).
+                // `[mcp_servers.NAME]` with `command = "…"`, `args = […]` or `url = "…"` lines:
+                // read as text (the doctor needs no TOML parser for three keys).
                 let mut name: Option<String> = None;
                 let mut words: Vec<String> = Vec::new();
                 let mut scoped = false;
-                let mut flush =
-                    |name: &mut Option<String>, words: &mut Vec<String>, scoped: &mut bool| {
-                        if let Some(n) = name.take()
-                            && let Some(follows) = spill_mcp(words, *scoped)
-                        {
-                            out.push((file.clone(), n, follows));
+                let mut url = false;
+                let mut flush = |name: &mut Option<String>,
+                                 words: &mut Vec<String>,
+                                 scoped: &mut bool,
+                                 url: &mut bool| {
+                    if let Some(n) = name.take() {
+                        if !words.is_empty() {
+                            push(n, kind_of(words, *scoped));
+                        } else if *url {
+                            push(n, Kind::Remote);
                         }
-                        words.clear();
-                        *scoped = false;
-                    };
+                    }
+                    words.clear();
+                    *scoped = false;
+                    *url = false;
+                };
                 for line in text.lines().map(str::trim) {
                     if line.starts_with('[') {
-                        flush(&mut name, &mut words, &mut scoped);
+                        flush(&mut name, &mut words, &mut scoped, &mut url);
                         name = line
                             .strip_prefix("[mcp_servers.")
                             .and_then(|r| r.strip_suffix(']'))
@@ -213,22 +285,46 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<(PathBuf, String, bool)> {
                         let quoted = |v: &str| -> Vec<String> {
                             v.split('"').skip(1).step_by(2).map(String::from).collect()
                         };
-                        if let Some(v) = line.strip_prefix("command") {
+                        let key = |k: &str| {
+                            line.strip_prefix(k)
+                                .filter(|r| r.trim_start().starts_with('='))
+                        };
+                        if let Some(v) = key("command") {
                             let mut c = quoted(v);
                             c.append(&mut words);
                             words = c;
-                        } else if let Some(v) = line.strip_prefix("args") {
+                        } else if let Some(v) = key("args") {
                             words.extend(quoted(v));
+                        } else if key("url").is_some() {
+                            url = true;
                         } else if line.contains("SPILL_SCOPE") {
                             scoped = true;
                         }
                     }
                 }
-                flush(&mut name, &mut words, &mut scoped);
+                flush(&mut name, &mut words, &mut scoped, &mut url);
             }
         }
     }
     out
+}
+
+/// What a stdio server's command words make it.
+fn kind_of(words: &[String], scoped_env: bool) -> Kind {
+    match spill_mcp(words, scoped_env) {
+        Some(follows) => Kind::Spill { follows },
+        None if is_proxy(words) => Kind::Proxied,
+        None => Kind::Stdio,
+    }
+}
+
+/// Whether the words start `spill mcp proxy` (`--` then the server it starts).
+fn is_proxy(words: &[String]) -> bool {
+    let spill = words
+        .first()
+        .and_then(|p| Path::new(p).file_name())
+        .is_some_and(|n| n == "spill");
+    spill && words.get(1).is_some_and(|w| w == "mcp") && words.get(2).is_some_and(|w| w == "proxy")
 }
 
 /// For a server's command words: `Some(follows the conversation)` when it is `spill mcp` (not
@@ -296,23 +392,34 @@ mod tests {
             &json,
             r#"{"projects": {"/p": {"mcpServers": {"s": {"command": "/x/spill", "args": ["mcp"]}}}},
                 "mcpServers": {"o": {"command": "node", "args": ["a.js"]},
+                               "p": {"command": "/b/spill", "args": ["mcp", "proxy", "--", "node", "a.js"]},
+                               "r": {"type": "http", "url": "https://x/mcp"},
                                "f": {"command": "spill", "args": ["mcp"], "env": {"SPILL_SCOPE": "x"}}}}"#,
         )
         .unwrap();
         let toml = dir.path().join("config.toml");
         std::fs::write(
             &toml,
-            "[mcp_servers.spill]\ncommand = \"/x/spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.other]\ncommand = \"node\"\n",
+            "[mcp_servers.spill]\ncommand = \"/x/spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.other]\ncommand = \"node\"\n\n\
+             [mcp_servers.routed]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"node\"]\n\n\
+             [mcp_servers.far]\nurl = \"https://x/mcp\"\nurl_env = 1\n",
         )
         .unwrap();
         let found = mcp_servers(&[(json, McpFormat::Json), (toml, McpFormat::Toml)]);
-        let names: Vec<(String, bool)> = found.into_iter().map(|(_, n, f)| (n, f)).collect();
+        let names: Vec<(&str, Kind)> = found.iter().map(|s| (s.name.as_str(), s.kind)).collect();
+        let spill = |follows| Kind::Spill { follows };
         assert_eq!(
             names,
             [
-                ("f".into(), false),
-                ("s".into(), true),
-                ("spill".into(), true)
+                ("o", Kind::Stdio),
+                ("p", Kind::Proxied),
+                ("r", Kind::Remote),
+                ("f", spill(false)),
+                ("s", spill(true)),
+                ("spill", spill(true)),
+                ("other", Kind::Stdio),
+                ("routed", Kind::Proxied),
+                ("far", Kind::Remote),
             ]
         );
     }

@@ -156,6 +156,10 @@ pub struct Facts {
     pub covered: &'static str,
     /// What it does not, and what to do about it.
     pub uncovered: &'static str,
+    /// For a harness whose MCP results only `spill mcp proxy` can cover (`spill init NAME
+    /// --proxy-mcp`): what is still not covered once every stdio server it has goes through
+    /// the proxy. `spill doctor` then reads the servers and says which are routed.
+    pub routed: Option<&'static str>,
     /// Its sandbox, where it has one spill knows how to read.
     pub sandbox: Option<Sandbox>,
 }

@@ -94,6 +94,7 @@ fn doctor(host: &dyn Host) -> Facts {
         mcp_files,
         covered: "Bash output (PreToolUse), MCP tool results (PostToolUse)",
         uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
+        routed: None,
         sandbox: Some(sandbox(host)),
     }
 }

@@ -94,6 +94,9 @@ fn doctor(host: &dyn Host) -> Facts {
         covered: "shell output (PreToolUse)",
         uncovered: "MCP tool results (Codex cuts them at about 12 KB and has no hook that \
                     replaces them): run `spill init codex --proxy-mcp` to route each stdio MCP server through `spill mcp proxy`",
+        routed: Some(
+            "results of remote (url) MCP servers, which Codex cuts at about 12 KB; a server added later needs `spill init codex --proxy-mcp` again",
+        ),
         sandbox: home.as_ref().map(|d| {
             let file = d.join("config.toml");
             let text = std::fs::read_to_string(&file).ok();

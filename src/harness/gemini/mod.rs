@@ -104,6 +104,7 @@ pub(crate) fn settings_facts(
         hook_file: settings,
         covered,
         uncovered,
+        routed: None,
         sandbox: None,
     }
 }

@@ -103,6 +103,9 @@ fn doctor(host: &dyn Host) -> Facts {
         covered: "bash output (the plugin)",
         uncovered: "MCP and file-read results (opencode cuts them at about 51 KB, no hook \
                     replaces them): run `spill init opencode --proxy-mcp` to route each local MCP server through `spill mcp proxy`",
+        routed: Some(
+            "file-read results and remote MCP servers' results (opencode cuts them at about 51 KB); a server added later needs `spill init opencode --proxy-mcp` again",
+        ),
         sandbox: None,
     }
 }

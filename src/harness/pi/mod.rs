@@ -91,6 +91,7 @@ fn doctor(host: &dyn Host) -> Facts {
         uncovered: "results with images, and errors, which stay as Pi has them; Pi has no MCP \
                     client of its own: an MCP server an extension connects to can run as \
                     `spill mcp proxy -- CMD ARGS`",
+        routed: None,
         sandbox: None,
     }
 }
