@@ -221,6 +221,57 @@ fn a_command_that_ends_within_the_deadline_is_reported_as_wrap_reports_it() {
     assert!(run.stderr.contains("command not found"), "{}", run.stderr);
 }
 
+/// Within the deadline `wrap --detach-after` is `wrap -- CMD`: a CMD killed by a signal ends
+/// `wrap` by that signal, and a `wrap` killed before the deadline takes CMD with it (only the
+/// hand-over lets CMD outlive it).
+#[test]
+fn before_the_deadline_wrap_and_its_command_live_and_die_together() {
+    use std::os::unix::process::ExitStatusExt;
+    let sb = Sandbox::new();
+    let killed = sb
+        .cmd(&[
+            "wrap",
+            "--detach-after",
+            "30s",
+            "--",
+            "sh",
+            "-c",
+            "echo x; kill -9 $$",
+        ])
+        .run();
+    assert_eq!(killed.code, Some(-9), "{}", killed.stderr);
+    assert_eq!(killed.out(), "x\n");
+    // wrap killed before the deadline: CMD's process group goes too.
+    let pidfile = sb.path().join("pid");
+    let script = format!("sleep 60 & echo $! > {}; wait", pidfile.display());
+    let mut front = sb
+        .cmd(&["wrap", "--detach-after", "60s", "--", "sh", "-c", &script])
+        .spawn_piped();
+    let child = pid_in(&pidfile);
+    assert!(alive(child));
+    front.kill().unwrap();
+    let status = front.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    until(
+        Duration::from_secs(15),
+        "the command to die with wrap",
+        || (!alive(child)).then_some(()),
+    );
+    // After the hand-over it outlives wrap.
+    let pidfile = sb.path().join("pid2");
+    let script = format!("sleep 60 & echo $! > {}; wait", pidfile.display());
+    let (_, id) = detach(&sb, &script, &[]);
+    let child = pid_in(&pidfile);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(alive(child), "the handed-over command died with wrap");
+    sb.cmd(&["stop", &id]).run().status(0);
+    until(
+        Duration::from_secs(15),
+        "the stopped command to die",
+        || (!alive(child)).then_some(()),
+    );
+}
+
 #[test]
 fn a_cursor_returns_only_what_is_new() {
     let sb = Sandbox::new();

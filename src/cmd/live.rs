@@ -35,9 +35,12 @@ pub fn detach(
     let id = running::new_id();
     let exe = std::env::current_exe().map_err(|e| Error::stream("find the spill binary", e))?;
     let mut supervisor = Command::new(exe);
+    // Its stdin is the hand-over pipe: `wrap` writes one byte at the deadline and closes it;
+    // a pipe that closes without that byte means `wrap` ended first (killed, interrupted), and
+    // the supervisor then stops CMD, as `wrap -- CMD`'s guardian would ([`HANDED_OVER`]).
     supervisor
         .args(forwarded(global, args, &id))
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     // SAFETY: setsid is async-signal-safe and allocates nothing; it runs between fork and exec.
@@ -50,6 +53,7 @@ pub fn detach(
     let mut child = supervisor
         .spawn()
         .map_err(|e| Error::stream("start the supervisor", e))?;
+    let mut hand_over = child.stdin.take();
     let store = Store::new(config.clone());
     let deadline = Instant::now().checked_add(after);
     let mut starting = || matches!(child.try_wait(), Ok(None));
@@ -62,6 +66,11 @@ pub fn detach(
             )),
         }
     })?;
+    if let Some(mut pipe) = hand_over.take() {
+        use std::io::Write;
+        // A supervisor that is gone already cannot read it (an envelope then says interrupted).
+        let _ = pipe.write_all(&[HANDED_OVER]);
+    }
     match waited {
         Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)),
         Waited::Live(snap) => {
@@ -85,6 +94,10 @@ pub fn detach(
         }
     }
 }
+
+/// The byte `wrap` writes to its supervisor's stdin when it returns with the running envelope:
+/// from then on CMD outlives `wrap`.
+pub const HANDED_OVER: u8 = b'd';
 
 /// The supervisor's command line: `wrap` with the options as given (the environment, which it
 /// inherits, supplies the rest), `--supervise ID` instead of `--detach-after`, and CMD.
@@ -172,8 +185,49 @@ pub fn supervise(
         WrapFormat::Text => Format::Text,
     };
     let restricted = config.restricted || config.is_remote();
+    watch_the_front();
     live::supervise(id, &command, line, opts, config, format, restricted)?;
     Ok(Outcome::Found)
+}
+
+/// Until `wrap` hands CMD over (one byte on stdin, [`HANDED_OVER`]), CMD lives only as long as
+/// `wrap`: when stdin closes without it (`wrap` killed or interrupted before the deadline), the
+/// supervisor sends itself SIGTERM, which its handler forwards to CMD's group as `spill stop`
+/// does; a CMD still running 5 s later is killed with the supervisor (its guardian kills the
+/// group). A supervisor started without a pipe (stdin not a pipe) is never stopped this way.
+fn watch_the_front() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::FileTypeExt;
+    let is_pipe = std::fs::metadata("/proc/self/fd/0").is_ok_and(|m| m.file_type().is_fifo());
+    if !is_pipe {
+        return;
+    }
+    // The pipe moves to a descriptor CMD does not inherit; CMD's stdin is /dev/null, as it was
+    // before the pipe (so it can neither read the byte nor wait on it).
+    // SAFETY: F_DUPFD_CLOEXEC of descriptor 0, which is open (it is the pipe).
+    let fd = unsafe { libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3) };
+    let Ok(null) = std::fs::File::open("/dev/null") else {
+        return;
+    };
+    use std::os::fd::AsRawFd;
+    // SAFETY: dup2 onto descriptor 0 of a file we hold open.
+    if fd < 0 || unsafe { libc::dup2(null.as_raw_fd(), 0) } < 0 {
+        return;
+    }
+    // SAFETY: `fd` was just made by fcntl and nothing else owns it.
+    let mut pipe = unsafe { std::fs::File::from_raw_fd(fd) };
+    std::thread::spawn(move || {
+        let mut byte = [0u8; 1];
+        let handed = matches!(pipe.read(&mut byte), Ok(1) if byte[0] == HANDED_OVER);
+        if handed {
+            return;
+        }
+        // SAFETY: signalling this process; its handler (installed by the runner) forwards it.
+        unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
+        std::thread::sleep(Duration::from_secs(5));
+        // SAFETY: as above; the kernel then releases the lock and the guardian ends the group.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+    });
 }
 
 /// The final envelope as the supervisor rendered it, for a restricted reader: a JSON envelope
@@ -196,6 +250,11 @@ fn without_path(rendered: &str) -> String {
 /// the envelope), else the final envelope; then exits with the command's status.
 pub fn print_end(store: &Store, record: &Record, pass_through: Option<u64>) -> Result<Outcome> {
     let code = record.code.unwrap_or(2).clamp(0, 255) as u8;
+    // `wrap` ends by the signal that killed CMD, as `wrap -- CMD` does; `spill wait` exits 128+N.
+    let ended = match record.signal {
+        Some(n) if pass_through.is_some() && (1..128).contains(&n) => Outcome::Signal(n as u8),
+        _ => Outcome::Status(code),
+    };
     if record.state == State::NotStarted {
         let why = record.error.as_deref().unwrap_or("it could not be started");
         diag::error(&Error::Usage(format!("{}: {why}", record.command)));
@@ -231,5 +290,5 @@ pub fn print_end(store: &Store, record: &Record, pass_through: Option<u64>) -> R
             "the output was not stored ({reason}); printed a preview only"
         ));
     }
-    Ok(Outcome::Status(code))
+    Ok(ended)
 }

@@ -288,6 +288,23 @@ pub fn wrapped_command_in(
     harness: Option<&str>,
     command: &str,
 ) -> String {
+    wrapped_command_detaching(spill, scope, turn, harness, None, command)
+}
+
+/// [`wrapped_command_in`], for a harness that kills a call after a timeout: with `detach`,
+/// `wrap --detach-after DETACH` hands a command still running then to its supervisor and answers
+/// with the running envelope (its ref, the output so far, the commands that read on, wait and
+/// stop), so the command and its output outlive the harness's timeout (README, "Live output").
+/// A `spill wait` without `--timeout` gets `--timeout DETACH`, so the model's wait answers
+/// before the harness kills it (with what is new, and still running).
+pub fn wrapped_command_detaching(
+    spill: &str,
+    scope: &str,
+    turn: Option<&str>,
+    harness: Option<&str>,
+    detach: Option<std::time::Duration>,
+    command: &str,
+) -> String {
     let mut env = format!("SPILL_SCOPE={}", shell_quote(scope));
     if let Some(turn) = turn.filter(|t| !t.is_empty()) {
         env.push_str(&format!(" SPILL_TURN={}", shell_quote(turn)));
@@ -296,10 +313,20 @@ pub fn wrapped_command_in(
         env.push_str(&format!(" SPILL_HARNESS={}", shell_quote(harness)));
     }
     if command.trim_start().starts_with("spill ") {
-        return format!("{env} SPILL_ALLOW_RUN=1 bash -c {}", shell_quote(command));
+        let waits = command.trim_start().starts_with("spill wait ")
+            && !command.contains("--timeout")
+            && !command.contains(['\n', ';', '&', '|']);
+        let command = match detach {
+            Some(d) if waits => format!("{} --timeout {}ms", command.trim_end(), d.as_millis()),
+            _ => command.to_string(),
+        };
+        return format!("{env} SPILL_ALLOW_RUN=1 bash -c {}", shell_quote(&command));
     }
+    let detach = detach
+        .map(|d| format!(" --detach-after {}ms", d.as_millis()))
+        .unwrap_or_default();
     format!(
-        "{env} SPILL_ALLOW_RUN=1 {} wrap --label {} -- bash -c {}",
+        "{env} SPILL_ALLOW_RUN=1 {} wrap --label {}{detach} -- bash -c {}",
         shell_quote(spill),
         shell_quote(label(command)),
         shell_quote(command)

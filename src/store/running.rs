@@ -98,6 +98,9 @@ pub struct Record {
     /// At the end: a signal (`spill stop`) ended it.
     #[serde(default)]
     pub interrupted: bool,
+    /// At the end: the signal that killed CMD (not `--timeout`'s), which `wrap` ends by too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
     /// At the end: the sealed payload's ref.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed: Option<String>,
@@ -322,6 +325,7 @@ impl Writer {
         self.record.code = end.code;
         self.record.duration_ms = Some(end.duration_ms);
         self.record.interrupted = end.interrupted;
+        self.record.signal = end.signal;
         self.record.sealed = end.sealed.map(|r| r.to_string());
         self.record.output = end.output;
         self.record.error = end.error;
@@ -341,6 +345,8 @@ pub struct End {
     pub duration_ms: u64,
     /// A signal ended it.
     pub interrupted: bool,
+    /// The signal that killed CMD, when one did (not `--timeout`).
+    pub signal: Option<i32>,
     /// The sealed payload.
     pub sealed: Option<Ref>,
     /// The final output, as `wrap` prints it.

@@ -106,6 +106,11 @@ pub fn supervise(
         Ok(Ran::Exited(exited)) => {
             let code = exited.code();
             end.code = Some(code);
+            use std::os::unix::process::ExitStatusExt;
+            end.signal = exited
+                .status
+                .signal()
+                .filter(|n| !exited.timed_out && (1..128).contains(n));
             match &exited.capture {
                 Capture::Spilled(s) => {
                     end.interrupted = s.interrupted;
@@ -174,7 +179,7 @@ pub enum Waited {
 }
 
 /// Waits until the running entry `id` ends or `until` passes (`None`: no limit), whichever is
-/// first, looking at its record every 20 ms. An interrupted entry returns at once (it will
+/// first, looking at its record every 20 ms (sooner at first). An interrupted entry returns at once (it will
 /// never end). A record that does not exist yet is waited for while `starting()` says its
 /// supervisor is still starting (`wrap` asks whether its child is alive); else it is an error.
 pub fn wait(
@@ -183,6 +188,8 @@ pub fn wait(
     until: Option<Instant>,
     starting: &mut dyn FnMut() -> bool,
 ) -> Result<Waited> {
+    // From 1 ms up to POLL: a command that ends at once costs `wrap` no 20 ms wait.
+    let mut pause = Duration::from_millis(1);
     loop {
         match running::open(store, id)? {
             Some(Opened::Sealed(_, record)) | Some(Opened::Ended(record)) => {
@@ -203,7 +210,8 @@ pub fn wait(
                 )));
             }
         }
-        std::thread::sleep(POLL);
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(POLL);
     }
 }
 

@@ -1184,6 +1184,11 @@ def proxy_route_checks(h, work):
           and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
     h.run(home, f"{n}-route-spill", ["echo bound", tool, "{hint}"])
     got = h.results(f"{n}-route-spill.json")
+    # The MCP tool first, before any shell command has bound the conversation: the proxy stores
+    # in its own scope, and the first shell command (the hinted one) moves the result into the
+    # conversation's scope before it runs.
+    h.run(home, f"{n}-route-first", [tool, "{hint}"])
+    first_calls = h.results(f"{n}-route-first.json")
     check(f"{n}: the proxy-route conversations complete", len(plain) == 2 and len(got) == 3,
           f"{len(plain)} {len(got)}")
     gone = h.spill(home, "init", n, "--uninstall")
@@ -1204,6 +1209,10 @@ def proxy_route_checks(h, work):
     hinted = result_text(got[2][0])
     check(f"{n}: the envelope's hinted shell command finds the failure line",
           K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    early = result_text(first_calls[1][0]) if len(first_calls) >= 2 else ""
+    check(f"{n}: a result stored before the first shell command is read by the hinted shell command",
+          len(first_calls) >= 2 and '"spilled"' in result_text(first_calls[0][0])
+          and K300_FAILURE in early and "unknown ref" not in early, early[:300])
     measured = {"without": {"bytes": len(without.encode()), "failureLine": K300_FAILURE in without},
                 "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
     print(f"info  {n}: the 300 KB MCP result: {measured}")
@@ -1417,9 +1426,58 @@ def opencode_checks(oc, work):
     check("opencode: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
+    live_checks(oc, home, plain_home)
     row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(oc, work)
     return row
+
+
+LIVE_FAILURE = "error[E0308]: mismatched types at build.rs:42"
+
+
+def live_checks(oc, home, plain_home):
+    """Live output in opencode (README, "Live output"): a build longer than the bash tool's
+    timeout (4 s here, opencode's default is 2 minutes) is handed over to spill's supervisor
+    before opencode kills it; the model waits on it with the envelope's command (the hook gives
+    `spill wait` a timeout under opencode's) and reads its failure line and status. Without
+    spill opencode kills the build and the line never exists. A dev server that never ends is
+    read while it runs and stopped."""
+    def bash(command, timeout):
+        return {"tool": "bash", "input": {"command": command, "timeout": timeout, "description": "scripted"}}
+    build = bash(f"for i in $(seq 1 14); do echo build step $i; sleep 0.5; done; echo '{LIVE_FAILURE}'; exit 3", 4000)
+    steps = [build, bash("spill wait {ref}", 4000), bash("spill wait {ref}", 4000)]
+    oc.run(plain_home, "opencode-live-plain", [build])
+    plain = oc.results("opencode-live-plain.json")
+    oc.run(home, "opencode-live-spill", steps)
+    got = oc.results("opencode-live-spill.json")
+    check("opencode: the live-output conversations complete", len(plain) == 1 and len(got) == 3,
+          f"{len(plain)} {len(got)}")
+    if len(plain) < 1 or len(got) < 3:
+        return
+    check("opencode: without spill the tool timeout kills the build before its failure line",
+          LIVE_FAILURE not in plain[0][0] and "build step 1" in plain[0][0], plain[0][0][-300:])
+    first = got[0][0]
+    check("opencode: at the timeout the model gets a running envelope (ref, output so far, wait and stop)",
+          '"running":true' in first.replace(" ", "") and "spill wait sp_" in first and "spill stop sp_" in first
+          and "build step 1" in first, first[:400])
+    final = got[2][0]
+    seen = got[1][0] + final
+    check("opencode: waiting on the ref reads the failure line and the build's status 3",
+          LIVE_FAILURE in seen and ('"exitCode":3' in final.replace(" ", "") or "exit code: 3" in final
+                                   or "status 3" in final), final[:400])
+    # A dev server: detached, read while it runs, stopped.
+    server = bash("while true; do echo tick; sleep 0.2; done", 3000)
+    steps = [server, "spill cat {ref}", "spill stop {ref}", "sleep 0.5; ps -eo args | grep -c '^[w]hile true\\|[e]cho tick' || true"]
+    oc.run(home, "opencode-live-server", steps)
+    served = oc.results("opencode-live-server.json")
+    check("opencode: the dev-server conversation completes", len(served) == 4, str(len(served)))
+    if len(served) < 4:
+        return
+    check("opencode: a running dev server is read while it runs",
+          "tick" in served[1][0] and "running" in served[1][0], served[1][0][-300:])
+    check("opencode: spill stop ends the dev server", "stopped" in served[2][0], served[2][0][:300])
+    print(f"info  opencode: live output, bytes the model received: without spill {len(plain[0][0].encode())} "
+          f"(killed, no failure line); with spill {[len(r[0].encode()) for r in got]} (envelope, waits)")
 
 
 def pi_checks(p, work):

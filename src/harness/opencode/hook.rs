@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command};
+use crate::hook::{
+    Response, normalise, open_call, shell_command, through, wrapped_command_detaching,
+};
 
 /// The scope prefix of opencode sessions.
 pub const SCOPE_PREFIX: &str = "opencode";
@@ -28,6 +30,28 @@ pub struct Context<'a> {
     /// The `permission` values of the configuration files for a session in this directory,
     /// or why they cannot be read.
     pub permissions: &'a dyn Fn(&Path) -> std::result::Result<Vec<Value>, String>,
+    /// `OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS`, when set: the bash tool's timeout for a
+    /// call that gives none.
+    pub default_timeout_ms: Option<u64>,
+}
+
+/// The variable that sets opencode's bash timeout for calls that give none (milliseconds).
+pub const DEFAULT_TIMEOUT_VAR: &str = "OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS";
+
+/// opencode's bash timeout when neither the call nor the variable gives one: 2 minutes.
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// When `wrap` hands a command still running over to its supervisor (`--detach-after`), for
+/// a bash call that opencode kills after `timeout_ms` (it kills the process group 100 ms after
+/// the timeout and keeps what was printed): early enough that the running envelope reaches
+/// opencode first — a fifth of the timeout before it, at least 1 s and at most 5 s. `None`
+/// for a timeout of 2 s or less, which is left to opencode.
+pub fn detach_after(timeout_ms: u64) -> Option<std::time::Duration> {
+    if timeout_ms <= 2_000 {
+        return None;
+    }
+    let margin = (timeout_ms / 5).clamp(1_000, 5_000);
+    Some(std::time::Duration::from_millis(timeout_ms - margin))
 }
 
 /// Answers one call of spill's opencode plugin.
@@ -66,10 +90,20 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
             "the permission rule {rule} may apply to this command; it runs without spill so opencode applies the rule"
         ));
     }
+    // The call's own timeout (milliseconds), else the variable's, else opencode's default.
+    let timeout_ms = args
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .filter(|&t| t > 0)
+        .or(ctx.default_timeout_ms.filter(|&t| t > 0))
+        .unwrap_or(DEFAULT_TIMEOUT_MS);
+    let detach = detach_after(timeout_ms);
     let mut updated: Map<String, Value> = args.clone();
     updated.insert(
         "command".into(),
-        Value::String(wrapped_command(ctx.spill, scope, None, command)),
+        Value::String(wrapped_command_detaching(
+            ctx.spill, scope, None, None, detach, command,
+        )),
     );
     let reply = serde_json::json!({ "args": Value::Object(updated) });
     Response {
@@ -166,6 +200,7 @@ mod tests {
         let ctx = Context {
             spill: "/usr/bin/spill",
             permissions: &get,
+            default_timeout_ms: None,
         };
         respond(&call(command), &ctx).unwrap()
     }
@@ -181,7 +216,7 @@ mod tests {
         assert_eq!(
             v["args"]["command"],
             "SPILL_SCOPE=opencode-ses_dce800ec4fferoOMpB9FxDdv0C SPILL_ALLOW_RUN=1 \
-             /usr/bin/spill wrap --label ls -- bash -c ls"
+             /usr/bin/spill wrap --label ls --detach-after 115000ms -- bash -c ls"
         );
     }
 
@@ -215,6 +250,7 @@ mod tests {
         let ctx = Context {
             spill: "spill",
             permissions: &get,
+            default_timeout_ms: None,
         };
         let read = br#"{"hook_event_name":"tool.execute.before","session_id":"s","tool":"read","args":{}}"#;
         assert_eq!(respond(read, &ctx).unwrap(), Response::default());
@@ -229,6 +265,7 @@ mod tests {
         let ctx = Context {
             spill: "spill",
             permissions: &broken,
+            default_timeout_ms: None,
         };
         assert_eq!(respond(&call("ls"), &ctx).unwrap().stdout, "");
         assert!(
@@ -237,5 +274,65 @@ mod tests {
                 .contains(&serde_json::json!("ask"))
         );
         assert!(permissions_of("// jsonc\n{}", "x").is_err());
+    }
+
+    #[test]
+    fn a_call_is_handed_over_before_opencode_s_timeout_kills_it() {
+        assert_eq!(
+            detach_after(120_000),
+            Some(std::time::Duration::from_secs(115))
+        );
+        assert_eq!(
+            detach_after(6_000),
+            Some(std::time::Duration::from_millis(4_800))
+        );
+        assert_eq!(
+            detach_after(3_000),
+            Some(std::time::Duration::from_millis(2_000))
+        );
+        assert_eq!(detach_after(2_000), None);
+        let get = |_: &Path| Ok(Vec::new());
+        let answer = |args: Value, default| {
+            let ctx = Context {
+                spill: "spill",
+                permissions: &get,
+                default_timeout_ms: default,
+            };
+            let input = serde_json::json!({"hook_event_name": "tool.execute.before",
+                "session_id": "s", "tool": "bash", "args": args});
+            let reply: Value =
+                serde_json::from_str(&respond(input.to_string().as_bytes(), &ctx).unwrap().stdout)
+                    .unwrap();
+            reply["args"]["command"].as_str().unwrap().to_string()
+        };
+        let plain = answer(serde_json::json!({"command": "make"}), None);
+        assert!(
+            plain.contains(" --detach-after 115000ms -- bash -c make"),
+            "{plain}"
+        );
+        let own = answer(
+            serde_json::json!({"command": "make", "timeout": 6000}),
+            Some(60_000),
+        );
+        assert!(own.contains(" --detach-after 4800ms -- "), "{own}");
+        let set = answer(serde_json::json!({"command": "make"}), Some(60_000));
+        assert!(set.contains(" --detach-after 55000ms -- "), "{set}");
+        // The model's wait answers before the timeout; one with its own timeout is left alone.
+        let wait = answer(
+            serde_json::json!({"command": "spill wait sp_0123456789abcdef"}),
+            None,
+        );
+        assert!(
+            wait.ends_with("bash -c 'spill wait sp_0123456789abcdef --timeout 115000ms'"),
+            "{wait}"
+        );
+        let own_wait = answer(
+            serde_json::json!({"command": "spill wait sp_0 --timeout 5s"}),
+            None,
+        );
+        assert!(
+            own_wait.ends_with("bash -c 'spill wait sp_0 --timeout 5s'"),
+            "{own_wait}"
+        );
     }
 }

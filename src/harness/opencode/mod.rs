@@ -53,9 +53,15 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
         }
         Ok(out)
     };
+    let default_timeout = host
+        .text(hook::DEFAULT_TIMEOUT_VAR)
+        .ok()
+        .flatten()
+        .and_then(|v| v.trim().parse::<u64>().ok());
     let ctx = hook::Context {
         spill: &spill,
         permissions: &permissions,
+        default_timeout_ms: default_timeout,
     };
     Ok(hook::respond(input, &ctx))
 }
