@@ -272,6 +272,25 @@ fn before_the_deadline_wrap_and_its_command_live_and_die_together() {
     );
 }
 
+/// Where no running entry can be made (the store cannot be written: Codex's read-only sandbox),
+/// `--detach-after` runs CMD as `wrap -- CMD` does, once: a hook that sets it never costs a
+/// command.
+#[test]
+fn without_a_writable_store_detach_after_runs_the_command_as_wrap_does() {
+    let sb = Sandbox::new();
+    let file = sb.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let counter = sb.path().join("runs");
+    let script = format!("echo ran >> {}; echo small; exit 4", counter.display());
+    let run = sb
+        .cmd(&["wrap", "--detach-after", "30s", "--", "sh", "-c", &script])
+        .env("SPILL_DIR", file.join("store"))
+        .run();
+    run.status(4);
+    assert_eq!(run.out(), "small\n");
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "ran\n");
+}
+
 #[test]
 fn a_cursor_returns_only_what_is_new() {
     let sb = Sandbox::new();

@@ -19,6 +19,11 @@ use super::Outcome;
 
 /// `spill wrap --detach-after D -- CMD`: starts the supervisor in its own session and returns
 /// what `wrap -- CMD` would print if CMD ends within D, else the running envelope (exit 0).
+///
+/// `Ok(None)` when there can be no running entry — the store is unusable, or the supervisor
+/// could not make the entry (a read-only file system: Codex's read-only sandbox) and so never
+/// started CMD: the caller then runs CMD as `wrap -- CMD` does, which says what it could not
+/// store. A hook that sets `--detach-after` on every call so never costs a command.
 pub fn detach(
     global: &Global,
     args: &WrapArgs,
@@ -26,11 +31,9 @@ pub fn detach(
     format: WrapFormat,
     config: &StoreConfig,
     after: Duration,
-) -> Result<Outcome> {
-    if let Some(reason) = &opts.store_error {
-        return Err(Error::Usage(format!(
-            "--detach-after keeps the running output in the store, which is unusable: {reason}"
-        )));
+) -> Result<Option<Outcome>> {
+    if opts.store_error.is_some() {
+        return Ok(None);
     }
     let id = running::new_id();
     let exe = std::env::current_exe().map_err(|e| Error::stream("find the spill binary", e))?;
@@ -57,22 +60,43 @@ pub fn detach(
     let store = Store::new(config.clone());
     let deadline = Instant::now().checked_add(after);
     let mut starting = || matches!(child.try_wait(), Ok(None));
-    let waited = live::wait(&store, &id, deadline, &mut starting).map_err(|e| {
-        match store.running_record(&id) {
-            Some(_) => e,
-            None => Error::Store(format!(
-                "the supervisor of CMD did not start (its store is {}); run it without --detach-after to see why",
-                config.root.display()
-            )),
+    // The hand-over pipe's write end reports an error once its reader, the supervisor, is gone
+    // (it exits right after the final record): a pause ends then, not at its full length.
+    let pipe_fd = {
+        use std::os::fd::AsRawFd;
+        hand_over.as_ref().map(|p| p.as_raw_fd())
+    };
+    let mut pause = |d: Duration| match pipe_fd {
+        Some(fd) => {
+            let mut pfd = libc::pollfd {
+                fd,
+                events: 0,
+                revents: 0,
+            };
+            let ms = d.as_millis().min(i32::MAX as u128) as i32;
+            // SAFETY: poll(2) of one descriptor this process holds open.
+            let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+            if ready > 0 {
+                // Gone: nothing more to wait for but the record, which is final by now; a
+                // short sleep keeps a loop that sees no record yet from spinning.
+                std::thread::sleep(Duration::from_millis(1));
+            }
         }
-    })?;
+        None => std::thread::sleep(d),
+    };
+    let waited = match live::wait_with(&store, &id, deadline, &mut starting, &mut pause) {
+        Ok(waited) => waited,
+        // No record: the supervisor failed before it made the entry, so before CMD started.
+        Err(_) if store.running_record(&id).is_none() => return Ok(None),
+        Err(e) => return Err(e),
+    };
     if let Some(mut pipe) = hand_over.take() {
         use std::io::Write;
         // A supervisor that is gone already cannot read it (an envelope then says interrupted).
         let _ = pipe.write_all(&[HANDED_OVER]);
     }
     match waited {
-        Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)),
+        Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)).map(Some),
         Waited::Live(snap) => {
             let env = live::running_envelope(&snap, opts)?;
             let text = match format {
@@ -83,12 +107,12 @@ pub fn detach(
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
             match snap.liveness {
-                Liveness::Running => Ok(Outcome::Found),
+                Liveness::Running => Ok(Some(Outcome::Found)),
                 Liveness::Interrupted => {
                     diag::error(&Error::Store(format!(
                         "the supervisor of {id} died before the command ended; its output so far stays readable"
                     )));
-                    Ok(Outcome::Status(2))
+                    Ok(Some(Outcome::Status(2)))
                 }
             }
         }

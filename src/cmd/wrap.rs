@@ -139,8 +139,10 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
     if let Some(id) = &args.supervise {
         return super::live::supervise(&args, &opts, format, &store, id);
     }
-    if let Some(after) = args.detach_after {
-        return super::live::detach(global, &args, &opts, format, &store, after);
+    if let Some(after) = args.detach_after
+        && let Some(outcome) = super::live::detach(global, &args, &opts, format, &store, after)?
+    {
+        return Ok(outcome);
     }
     wrap::catch_signals();
     if args.command.is_empty() {

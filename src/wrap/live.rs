@@ -188,6 +188,18 @@ pub fn wait(
     until: Option<Instant>,
     starting: &mut dyn FnMut() -> bool,
 ) -> Result<Waited> {
+    wait_with(store, id, until, starting, &mut std::thread::sleep)
+}
+
+/// [`wait`], pausing between looks with `pause` (at most the time it is given): `wrap`'s front
+/// returns from it as soon as its supervisor exits, which it does right after the final record.
+pub fn wait_with(
+    store: &Store,
+    id: &Ref,
+    until: Option<Instant>,
+    starting: &mut dyn FnMut() -> bool,
+    pause_for: &mut dyn FnMut(Duration),
+) -> Result<Waited> {
     // From 1 ms up to POLL: a command that ends at once costs `wrap` no 20 ms wait.
     let mut pause = Duration::from_millis(1);
     loop {
@@ -210,7 +222,7 @@ pub fn wait(
                 )));
             }
         }
-        std::thread::sleep(pause);
+        pause_for(pause);
         pause = (pause * 2).min(POLL);
     }
 }
