@@ -291,6 +291,55 @@ fn without_a_writable_store_detach_after_runs_the_command_as_wrap_does() {
     assert_eq!(std::fs::read_to_string(&counter).unwrap(), "ran\n");
 }
 
+/// `--report-after`: the running envelope at the deadline, then, on the same stdout, the final
+/// envelope and CMD's status; CMD is never handed over.
+#[test]
+fn report_after_prints_the_running_envelope_then_the_end() {
+    let sb = Sandbox::new();
+    let run = sb
+        .cmd(&[
+            "wrap",
+            "--report-after",
+            "200ms",
+            "--",
+            "sh",
+            "-c",
+            "echo early; sleep 1; echo late; exit 5",
+        ])
+        .run();
+    run.status(5);
+    let envelopes: Vec<Value> = run
+        .out()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(envelopes.len(), 2, "{}", run.out());
+    assert_eq!(envelopes[0]["running"], true, "{}", envelopes[0]);
+    assert_eq!(envelopes[0]["preview"]["head"][0], "early");
+    assert!(envelopes[1].get("running").is_none(), "{}", envelopes[1]);
+    assert_eq!(envelopes[1]["exitCode"], 5);
+    assert_eq!(envelopes[1]["preview"]["head"][1], "late");
+    // The running ref reads the whole output once it has ended.
+    let id = envelopes[0]["ref"].as_str().unwrap();
+    let cat = sb.cmd(&["cat", id]).run();
+    cat.status(0);
+    assert_eq!(cat.out(), "early\nlate\n");
+    // A command that ends first is reported once, as wrap reports it.
+    let quick = sb
+        .cmd(&[
+            "wrap",
+            "--report-after",
+            "30s",
+            "--",
+            "sh",
+            "-c",
+            "echo quick; exit 2",
+        ])
+        .run();
+    quick.status(2);
+    assert_eq!(quick.out(), "quick\n");
+}
+
 #[test]
 fn a_cursor_returns_only_what_is_new() {
     let sb = Sandbox::new();

@@ -24,6 +24,10 @@ use super::Outcome;
 /// could not make the entry (a read-only file system: Codex's read-only sandbox) and so never
 /// started CMD: the caller then runs CMD as `wrap -- CMD` does, which says what it could not
 /// store. A hook that sets `--detach-after` on every call so never costs a command.
+///
+/// With `stay` (`--report-after`), `wrap` prints the running envelope at D and goes on waiting:
+/// CMD is never handed over (it lives as long as `wrap`), and the final envelope follows at the
+/// end, with CMD's status.
 pub fn detach(
     global: &Global,
     args: &WrapArgs,
@@ -31,6 +35,7 @@ pub fn detach(
     format: WrapFormat,
     config: &StoreConfig,
     after: Duration,
+    stay: bool,
 ) -> Result<Option<Outcome>> {
     if opts.store_error.is_some() {
         return Ok(None);
@@ -90,13 +95,19 @@ pub fn detach(
         Err(_) if store.running_record(&id).is_none() => return Ok(None),
         Err(e) => return Err(e),
     };
-    if let Some(mut pipe) = hand_over.take() {
-        use std::io::Write;
-        // A supervisor that is gone already cannot read it (an envelope then says interrupted).
-        let _ = pipe.write_all(&[HANDED_OVER]);
+    let release = |hand_over: &mut Option<std::process::ChildStdin>| {
+        if let Some(mut pipe) = hand_over.take() {
+            use std::io::Write;
+            // A supervisor that is gone already cannot read it (an envelope then says
+            // interrupted).
+            let _ = pipe.write_all(&[HANDED_OVER]);
+        }
+    };
+    if !stay || matches!(waited, Waited::Ended(_)) {
+        release(&mut hand_over);
     }
     match waited {
-        Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline)).map(Some),
+        Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline), true).map(Some),
         Waited::Live(snap) => {
             let env = live::running_envelope(&snap, opts)?;
             let text = match format {
@@ -107,6 +118,20 @@ pub fn detach(
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
             match snap.liveness {
+                Liveness::Running if stay => {
+                    drop(snap);
+                    let end = live::wait_with(&store, &id, None, &mut || false, &mut pause);
+                    release(&mut hand_over);
+                    match end? {
+                        Waited::Ended(record) => print_end(&store, &record, None, true).map(Some),
+                        Waited::Live(_) => {
+                            diag::error(&Error::Store(format!(
+                                "the supervisor of {id} died before the command ended; its output so far stays readable"
+                            )));
+                            Ok(Some(Outcome::Status(2)))
+                        }
+                    }
+                }
                 Liveness::Running => Ok(Some(Outcome::Found)),
                 Liveness::Interrupted => {
                     diag::error(&Error::Store(format!(
@@ -272,11 +297,17 @@ fn without_path(rendered: &str) -> String {
 /// Prints how a running entry ended, as `wrap -- CMD` would have: the output itself when it
 /// fits `pass_through` (`wrap`'s `--max-inline`; `None` for `spill wait`, which always prints
 /// the envelope), else the final envelope; then exits with the command's status.
-pub fn print_end(store: &Store, record: &Record, pass_through: Option<u64>) -> Result<Outcome> {
+/// With `by_signal` (`wrap`), a CMD killed by a signal ends the caller by it too.
+pub fn print_end(
+    store: &Store,
+    record: &Record,
+    pass_through: Option<u64>,
+    by_signal: bool,
+) -> Result<Outcome> {
     let code = record.code.unwrap_or(2).clamp(0, 255) as u8;
     // `wrap` ends by the signal that killed CMD, as `wrap -- CMD` does; `spill wait` exits 128+N.
     let ended = match record.signal {
-        Some(n) if pass_through.is_some() && (1..128).contains(&n) => Outcome::Signal(n as u8),
+        Some(n) if by_signal && (1..128).contains(&n) => Outcome::Signal(n as u8),
         _ => Outcome::Status(code),
     };
     if record.state == State::NotStarted {

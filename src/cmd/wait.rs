@@ -20,7 +20,7 @@ pub fn run(config: &StoreConfig, args: WaitArgs) -> Result<Outcome> {
     let store = Store::new(config.clone());
     let until = args.timeout.and_then(|t| Instant::now().checked_add(t));
     match live::wait(&store, &id, until, &mut || false)? {
-        Waited::Ended(record) => super::live::print_end(&store, &record, None),
+        Waited::Ended(record) => super::live::print_end(&store, &record, None, false),
         Waited::Live(snap) => {
             let interrupted = snap.liveness == Liveness::Interrupted;
             drop(snap);

@@ -291,18 +291,50 @@ pub fn wrapped_command_in(
     wrapped_command_detaching(spill, scope, turn, harness, None, command)
 }
 
-/// [`wrapped_command_in`], for a harness that kills a call after a timeout: with `detach`,
-/// `wrap --detach-after DETACH` hands a command still running then to its supervisor and answers
-/// with the running envelope (its ref, the output so far, the commands that read on, wait and
-/// stop), so the command and its output outlive the harness's timeout (README, "Live output").
-/// A `spill wait` without `--timeout` gets `--timeout DETACH`, so the model's wait answers
-/// before the harness kills it (with what is new, and still running).
+/// When `wrap` hands a command still running over to its supervisor (`--detach-after`), for a
+/// harness that ends a shell call's wait after `timeout_ms` (opencode kills it; Codex answers
+/// with what it has read so far, which under `wrap` is nothing): early enough that the running
+/// envelope reaches the harness first — a fifth of the timeout before it, at least 1 s and at
+/// most 5 s. `None` for a timeout of 2 s or less, which is left to the harness.
+pub fn detach_after(timeout_ms: u64) -> Option<std::time::Duration> {
+    if timeout_ms <= 2_000 {
+        return None;
+    }
+    let margin = (timeout_ms / 5).clamp(1_000, 5_000);
+    Some(std::time::Duration::from_millis(timeout_ms - margin))
+}
+
+/// How a rewritten command meets a harness's wait for a shell call (README, "Live output").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Live {
+    /// `wrap --detach-after D`: at D a command still running is handed to spill's supervisor
+    /// and `wrap` answers with the running envelope, so the command outlives a harness that
+    /// kills the call at its timeout (opencode).
+    Detach(std::time::Duration),
+    /// `wrap --report-after D`: at D `wrap` prints the running envelope and goes on waiting,
+    /// for a harness that answers with the output so far and keeps the process running
+    /// (Codex), where a detached command would not outlive the call's sandbox.
+    Report(std::time::Duration),
+}
+
+impl Live {
+    fn after(self) -> std::time::Duration {
+        match self {
+            Live::Detach(d) | Live::Report(d) => d,
+        }
+    }
+}
+
+/// [`wrapped_command_in`], for a harness whose wait for a shell call ends at a timeout: `live`
+/// says what `wrap` does for a command still running then ([`Live`]). A `spill wait` without
+/// `--timeout` gets the same deadline as `--timeout`, so the model's wait answers before the
+/// harness's does (with what is new, and still running).
 pub fn wrapped_command_detaching(
     spill: &str,
     scope: &str,
     turn: Option<&str>,
     harness: Option<&str>,
-    detach: Option<std::time::Duration>,
+    live: Option<Live>,
     command: &str,
 ) -> String {
     let mut env = format!("SPILL_SCOPE={}", shell_quote(scope));
@@ -316,15 +348,21 @@ pub fn wrapped_command_detaching(
         let waits = command.trim_start().starts_with("spill wait ")
             && !command.contains("--timeout")
             && !command.contains(['\n', ';', '&', '|']);
-        let command = match detach {
-            Some(d) if waits => format!("{} --timeout {}ms", command.trim_end(), d.as_millis()),
+        let command = match live {
+            Some(l) if waits => format!(
+                "{} --timeout {}ms",
+                command.trim_end(),
+                l.after().as_millis()
+            ),
             _ => command.to_string(),
         };
         return format!("{env} SPILL_ALLOW_RUN=1 bash -c {}", shell_quote(&command));
     }
-    let detach = detach
-        .map(|d| format!(" --detach-after {}ms", d.as_millis()))
-        .unwrap_or_default();
+    let detach = match live {
+        Some(Live::Detach(d)) => format!(" --detach-after {}ms", d.as_millis()),
+        Some(Live::Report(d)) => format!(" --report-after {}ms", d.as_millis()),
+        None => String::new(),
+    };
     format!(
         "{env} SPILL_ALLOW_RUN=1 {} wrap --label {}{detach} -- bash -c {}",
         shell_quote(spill),

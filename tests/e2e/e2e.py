@@ -77,6 +77,13 @@ def check(name, ok, detail=""):
         failures.append(name)
 
 
+# npm resolves the dependencies of a pinned package (their version ranges) as the registry stood
+# on this day, so a run next month installs what this one did: a dependency released since can
+# change a check's verdict (it did: MCP Inspector 2.12.0's client 2.3.1 stopped passing its
+# server the caller's environment). A newer pin needs a later day.
+NPM_BEFORE = "2026-12-02"
+
+
 def install(cache, package, version, binary):
     """npm-installs package@version into cache/<name>-<version> unless it is there already."""
     prefix = cache / f"{package.replace('/', '_').lstrip('@')}-{version}"
@@ -85,7 +92,7 @@ def install(cache, package, version, binary):
         return exe
     prefix.mkdir(parents=True, exist_ok=True)
     print(f"installing {package}@{version} into {prefix}")
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error",
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", f"--before={NPM_BEFORE}",
                     "--prefix", str(prefix), f"{package}@{version}"], check=True)
     if not exe.exists():
         sys.exit(f"e2e: {package}@{version} installed no {binary}")
@@ -1264,6 +1271,7 @@ def codex_checks(codex, work):
     check("codex: a forbidden exec-policy rule still stops the command",
           len(denied) == 1 and "policy forbids" in denied[0][0], repr(denied))
     codex_read_only_checks(codex, work, home, plain_home, full)
+    codex_live_checks(codex, home, plain_home)
     row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(codex, work)
     return row
@@ -1433,6 +1441,32 @@ def opencode_checks(oc, work):
 
 
 LIVE_FAILURE = "error[E0308]: mismatched types at build.rs:42"
+
+
+def codex_live_checks(codex, home, plain_home):
+    """Live output in Codex (README, "Codex"): `exec_command` answers after 10 s with what the
+    command printed so far and leaves it running; under `wrap` that was nothing. Now the model
+    gets the running envelope (ref, output so far) at 8 s, and Codex's own next read of the
+    process (`write_stdin`) the final envelope, with the failure line and the status."""
+    build = {"tool": "exec_command", "input": {
+        "cmd": f"for i in $(seq 1 24); do echo build step $i; sleep 0.5; done; echo '{LIVE_FAILURE}'; exit 3"}}
+    poll = {"tool": "write_stdin", "input": {"session_id": "{session}", "chars": "", "yield_time_ms": 10000}}
+    got = without_and_with(codex, home, plain_home, "live", [build, poll])
+    if not got:
+        return
+    plain, spilled = got
+    check("codex: without spill the first answer is the output so far, the command still running",
+          "Process running" in plain[0][0] and "build step 1" in plain[0][0], plain[0][0][:300])
+    first = spilled[0][0]
+    check("codex: with spill the first answer is the running envelope, not an empty output",
+          "Process running" in first and '"running":true' in first.replace(" ", "") and "sp_" in first
+          and "build step 1" in first, first[:400])
+    end = spilled[1][0]
+    check("codex: Codex's next read of the process gets the final envelope, the failure line and status 3",
+          LIVE_FAILURE in end and "exited with code 3" in end and '"exitCode":3' in end.replace(" ", ""),
+          end[:400])
+    print(f"info  codex: live output, bytes the model received: without spill "
+          f"{[len(r[0].encode()) for r in plain]}; with spill {[len(r[0].encode()) for r in spilled]}")
 
 
 def live_checks(oc, home, plain_home):

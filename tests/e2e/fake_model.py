@@ -8,7 +8,8 @@ file holds a list of steps; the model makes call k once it has seen k tool resul
 tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref seen in the
 conversation's tool results, `{scope}` by the last `--scope NAME` seen there (Qwen Code's
 answers name the scope its shell must read), and `{hint}` by the first command of the last
-envelope's hint ("Read it with: CMD · …"), as a model that follows the envelope would run it. Every request body is appended to the log
+envelope's hint ("Read it with: CMD · …"), as a model that follows the envelope would run it
+(and, in a tool's input, `"{session}"` by the last Codex "session ID N"). Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
 Usage: fake_model.py LOG_FILE PORT_FILE   (writes the chosen port to PORT_FILE)
@@ -24,6 +25,7 @@ LOG_LOCK = threading.Lock()
 REF = re.compile(r"sp_[0-9a-f]{16}")
 SCRIPT = re.compile(r"SCRIPT:(\S+)")
 SCOPE = re.compile(r"--scope ([A-Za-z0-9._-]+)")
+SESSION = re.compile(r"session ID (\d+)")
 HINT = re.compile(r"Read it with: (spill .*?)(?: · |\"|$)", re.M)
 
 
@@ -77,8 +79,12 @@ def next_step(messages):
         return text.replace("{scope}", scopes[-1] if scopes else "none")
     step = commands[len(results)]
     if isinstance(step, dict):
-        # `{ref}` works in a tool's input too (an MCP call reading a spilled result).
-        return json.loads(fill(json.dumps(step)))
+        # `{ref}` works in a tool's input too (an MCP call reading a spilled result), and
+        # `"{session}"` is the last "session ID N" a result named (Codex's running process), as
+        # a number.
+        sessions = SESSION.findall("\n".join(results))
+        text = fill(json.dumps(step)).replace('"{session}"', sessions[-1] if sessions else "0")
+        return json.loads(text)
     command = fill(step)
     return {"tool": "Bash", "input": {"command": command, "description": "scripted command"}}
 

@@ -189,7 +189,12 @@ def inspector_checks(node_modules, spill, work, downstream):
     failed = 0
 
     def run(*args):
-        done = subprocess.run([cli, "--cli", *args], env=env, capture_output=True, text=True, timeout=120)
+        # The Inspector gives the server it starts only a default environment (HOME, PATH, …;
+        # its MCP client 2.3.1, which npm resolves for inspector 2.12.0 today, passes no other
+        # variable), so the store and scope are handed to the server with `-e`, as a user would.
+        server_env = [a for k in ("SPILL_DIR", "SPILL_SCOPE") for a in ("-e", f"{k}={env[k]}")]
+        done = subprocess.run([cli, "--cli", *server_env, *args], env=env, capture_output=True, text=True,
+                              timeout=120)
         try:
             return json.loads(done.stdout)
         except ValueError:
@@ -225,13 +230,20 @@ def install_python(cache, version, pins):
     return python
 
 
+# npm resolves a pinned package's dependencies as the registry stood on this day, so a later run
+# installs the same tree (a dependency released since changed the Inspector's verdict once). A
+# newer pin needs a later day.
+NPM_BEFORE = "2026-12-02"
+
+
 def install_npm(cache, packages):
     key = "-".join(f"{name.split('/')[-1]}-{version}" for name, version in packages)
-    prefix = cache / f"npm-{key}"
+    prefix = cache / f"npm-{key}-before-{NPM_BEFORE}"
     if not (prefix / ".installed").exists():
         print(f"installing {', '.join(f'{n}@{v}' for n, v in packages)} into {prefix}")
         prefix.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(prefix),
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", f"--before={NPM_BEFORE}",
+                        "--prefix", str(prefix),
                         *[f"{n}@{v}" for n, v in packages]], check=True)
         (prefix / ".installed").write_text("")
     return prefix / "node_modules"

@@ -19,8 +19,22 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::hook::{Response, normalise, open_call, shell_command, through, wrapped_command_in};
+use crate::hook::{
+    Live, Response, detach_after, normalise, open_call, shell_command, through,
+    wrapped_command_detaching,
+};
 use crate::wrap::shell_quote;
+
+/// How long Codex's `exec_command` waits for a command before it answers with the output so far
+/// and leaves the process running (`yield_time_ms`'s default; measured with codex-cli 0.171.0:
+/// "Wall time: 10.0006 seconds / Process running with session ID …"). Under `wrap` that answer
+/// would be empty (wrap prints at the end), so `wrap` prints the running envelope of a command
+/// still running at 8 s (`--report-after`) and goes on; Codex's later reads of the process
+/// (`write_stdin`) get the final envelope and the status. Not `--detach-after`: Codex ends
+/// what is left of a call's processes when the call's process exits, supervisor and command
+/// with them (measured with 0.171.0 in `workspace-write`: the supervisor died at once). The
+/// hook input does not carry the call's own `yield_time_ms` (README, "Codex").
+pub const YIELD_MS: u64 = 10_000;
 
 /// The scope prefix of Codex conversations.
 pub const SCOPE_PREFIX: &str = "codex";
@@ -81,7 +95,14 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
             "{path}{}",
             // SPILL_HARNESS: in a read-only sandbox nothing can be stored, and the output then
             // passes through for Codex to cut as without spill (README, "Codex").
-            wrapped_command_in(ctx.spill, &scope, turn, Some(super::HARNESS.name), command)
+            wrapped_command_detaching(
+                ctx.spill,
+                &scope,
+                turn,
+                Some(super::HARNESS.name),
+                detach_after(YIELD_MS).map(Live::Report),
+                command
+            )
         )),
     );
     let reply = serde_json::json!({
@@ -319,7 +340,17 @@ mod tests {
             out["updatedInput"]["command"],
             "PATH=\"$PATH\":/usr/bin SPILL_SCOPE=codex-01a2315c-8f68-79e3-bc22-bbb7cfe0a188 \
              SPILL_TURN=01a2315c-8fec-7613-b879-8c16f32c6a4f SPILL_HARNESS=codex SPILL_ALLOW_RUN=1 \
-             /usr/bin/spill wrap --label 'ls -l' -- bash -c 'ls -l'"
+             /usr/bin/spill wrap --label 'ls -l' --report-after 8000ms -- bash -c 'ls -l'"
+        );
+        // The model's wait on a running ref answers before Codex's own yield.
+        let v: Value =
+            serde_json::from_str(&answer("spill wait sp_0123456789abcdef", &[]).stdout).unwrap();
+        let command = v["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()
+            .unwrap();
+        assert!(
+            command.ends_with("bash -c 'spill wait sp_0123456789abcdef --timeout 8000ms'"),
+            "{command}"
         );
     }
 

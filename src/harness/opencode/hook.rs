@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Response, normalise, open_call, shell_command, through, wrapped_command_detaching,
+    Live, Response, detach_after, normalise, open_call, shell_command, through,
+    wrapped_command_detaching,
 };
 
 /// The scope prefix of opencode sessions.
@@ -40,19 +41,6 @@ pub const DEFAULT_TIMEOUT_VAR: &str = "OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOU
 
 /// opencode's bash timeout when neither the call nor the variable gives one: 2 minutes.
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
-
-/// When `wrap` hands a command still running over to its supervisor (`--detach-after`), for
-/// a bash call that opencode kills after `timeout_ms` (it kills the process group 100 ms after
-/// the timeout and keeps what was printed): early enough that the running envelope reaches
-/// opencode first — a fifth of the timeout before it, at least 1 s and at most 5 s. `None`
-/// for a timeout of 2 s or less, which is left to opencode.
-pub fn detach_after(timeout_ms: u64) -> Option<std::time::Duration> {
-    if timeout_ms <= 2_000 {
-        return None;
-    }
-    let margin = (timeout_ms / 5).clamp(1_000, 5_000);
-    Some(std::time::Duration::from_millis(timeout_ms - margin))
-}
 
 /// Answers one call of spill's opencode plugin.
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
@@ -97,7 +85,8 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
         .filter(|&t| t > 0)
         .or(ctx.default_timeout_ms.filter(|&t| t > 0))
         .unwrap_or(DEFAULT_TIMEOUT_MS);
-    let detach = detach_after(timeout_ms);
+    // opencode kills the process group 100 ms after the timeout and keeps what was printed.
+    let detach = detach_after(timeout_ms).map(Live::Detach);
     let mut updated: Map<String, Value> = args.clone();
     updated.insert(
         "command".into(),
