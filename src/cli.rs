@@ -605,11 +605,11 @@ pub struct WrapArgs {
     /// a supervisor and its output into the store (e.g. 100s, 500ms).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, requires = "command")]
     pub detach_after: Option<Duration>,
-    /// With CMD: after this long, if CMD is still running, print a running envelope (as
-    /// --detach-after does) and go on waiting: the final envelope follows at the end, and
-    /// wrap exits with CMD's status (for a harness that keeps a long command running and reads
-    /// its output as it comes, like Codex).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms, requires = "command",
+    /// After this long, if CMD is still running (or stdin has not ended), print a running
+    /// envelope (as --detach-after does) and go on waiting: the final envelope follows at the
+    /// end, and wrap exits with CMD's status (for a harness that keeps a long command running
+    /// and reads its output as it comes, like Codex and Claude Code).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms,
         conflicts_with = "detach_after")]
     pub report_after: Option<Duration>,
     /// Internal: run as the supervisor of the running entry ID (started by --detach-after).

@@ -340,6 +340,39 @@ fn report_after_prints_the_running_envelope_then_the_end() {
     assert_eq!(quick.out(), "quick\n");
 }
 
+/// `--report-after` on stdin (Claude Code's in-shell route): a running entry fed as the output
+/// arrives; the running envelope at the deadline, the final one at the end; an output that ends
+/// first passes through as `wrap` passes it.
+#[test]
+fn report_after_on_stdin_prints_the_running_envelope_then_the_end() {
+    let sb = Sandbox::new();
+    let run = sb.shell("(echo early; sleep 1; echo late) | spill wrap --report-after 200ms");
+    run.status(0);
+    let envelopes: Vec<Value> = run
+        .out()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(envelopes.len(), 2, "{}", run.out());
+    assert_eq!(envelopes[0]["running"], true, "{}", envelopes[0]);
+    assert_eq!(envelopes[0]["preview"]["head"][0], "early");
+    assert_eq!(
+        envelopes[1]["preview"]["head"][1], "late",
+        "{}",
+        envelopes[1]
+    );
+    let id = envelopes[0]["ref"].as_str().unwrap();
+    let cat = sb.shell(&format!("spill cat {id}"));
+    cat.status(0);
+    assert_eq!(cat.out(), "early\nlate\n");
+    let quick = sb
+        .cmd(&["wrap", "--report-after", "30s"])
+        .stdin("quick\n")
+        .run();
+    quick.status(0);
+    assert_eq!(quick.out(), "quick\n");
+}
+
 #[test]
 fn a_cursor_returns_only_what_is_new() {
     let sb = Sandbox::new();

@@ -144,6 +144,101 @@ pub fn detach(
     }
 }
 
+/// `spill wrap --report-after D` reading stdin (no CMD: Claude Code's in-shell route, where the
+/// harness's shell runs the command and pipes its output here). The output is a running entry
+/// from the start, fed as it arrives ([`live::Fed`]); if the input has not ended at D, the
+/// running envelope is printed then (the harness shows it when it moves the call to the
+/// background at its timeout) and the final envelope at the end; if it ends first, `wrap`
+/// prints what `wrap` would (the output itself when it fits `--max-inline`). `Ok(None)` when
+/// no running entry can be made: the caller reads stdin as `wrap` does.
+pub fn report_stdin(
+    opts: &WrapOptions,
+    format: WrapFormat,
+    config: &StoreConfig,
+    after: Duration,
+) -> Result<Option<Outcome>> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Condvar, Mutex};
+    if opts.store_error.is_some() {
+        return Ok(None);
+    }
+    let Ok(fed) = live::Fed::create(running::new_id(), opts, config) else {
+        return Ok(None);
+    };
+    let id = fed.id();
+    let done = Arc::new((Mutex::new(false), Condvar::new()));
+    let printed = Arc::new(AtomicBool::new(false));
+    let reporter = {
+        let (done, printed) = (Arc::clone(&done), Arc::clone(&printed));
+        let (opts, config) = (opts.clone(), config.clone());
+        std::thread::spawn(move || {
+            let (lock, wake) = &*done;
+            let deadline = Instant::now() + after;
+            let mut ended = lock.lock().unwrap_or_else(|e| e.into_inner());
+            while !*ended && Instant::now() < deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                ended = wake
+                    .wait_timeout(ended, left)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            if *ended {
+                return;
+            }
+            // Still reading: the running envelope, printed under the lock, so the end (which
+            // takes it to say so) comes after it.
+            let store = Store::new(config);
+            if let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id)
+                && let Ok(env) = live::running_envelope(&snap, &opts)
+            {
+                let text = match format {
+                    WrapFormat::Json => env.to_json() + "\n",
+                    WrapFormat::Text => crate::wrap::render_text(&env),
+                };
+                let mut out = output::stdout();
+                if output::write_all(&mut out, text.as_bytes())
+                    .and_then(|()| output::flush(&mut out))
+                    .is_ok()
+                {
+                    printed.store(true, Ordering::SeqCst);
+                }
+            }
+        })
+    };
+    let stored_opts = WrapOptions {
+        max_inline: 0,
+        turn: None,
+        ..opts.clone()
+    };
+    let captured = {
+        let mut observer = fed.observer();
+        crate::wrap::capture_stdin_observed(&stored_opts, config, &mut observer).map(|(c, _)| c)
+    };
+    {
+        let (lock, wake) = &*done;
+        *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        wake.notify_all();
+    }
+    let _ = reporter.join();
+    let restricted = config.restricted || config.is_remote();
+    let fmt = match format {
+        WrapFormat::Json => Format::Json,
+        WrapFormat::Text => Format::Text,
+    };
+    fed.seal(captured, opts, config, fmt, restricted)?;
+    let store = Store::new(config.clone());
+    let record = match running::open(&store, &id)? {
+        Some(running::Opened::Sealed(_, record)) | Some(running::Opened::Ended(record)) => record,
+        _ => {
+            return Err(Error::Store(format!(
+                "{id} did not seal; its output so far stays readable"
+            )));
+        }
+    };
+    let pass_through = (!printed.load(Ordering::SeqCst)).then_some(opts.max_inline);
+    print_end(&store, &record, pass_through, false).map(Some)
+}
+
 /// The byte `wrap` writes to its supervisor's stdin when it returns with the running envelope:
 /// from then on CMD outlives `wrap`.
 pub const HANDED_OVER: u8 = b'd';

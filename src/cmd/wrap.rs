@@ -148,6 +148,12 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
     {
         return Ok(outcome);
     }
+    if args.command.is_empty()
+        && let Some(after) = args.report_after
+        && let Some(outcome) = super::live::report_stdin(&opts, format, &store, after)?
+    {
+        return Ok(outcome);
+    }
     wrap::catch_signals();
     if args.command.is_empty() {
         if std::io::stdin().is_terminal() {

@@ -423,6 +423,11 @@ pub struct Exports<'a> {
     /// the shell another `TMPDIR` than the hooks and the MCP server have (Claude Code's), so a
     /// conversation's root is one root on every surface.
     pub root: Option<&'a str>,
+    /// `wrap --report-after`: for a harness that shows a call's output so far when it stops
+    /// waiting for it (Claude Code moves it to the background at its timeout), `wrap` prints
+    /// the running envelope this long after the start if the output has not ended, and the
+    /// final envelope at its end.
+    pub report_after: Option<std::time::Duration>,
 }
 
 impl<'a> Exports<'a> {
@@ -471,6 +476,16 @@ fi <<'{delimiter}'\n{command}\n{delimiter}\n"
         script.push_str("eval \"${__spill_cmd%?}\"");
         return script;
     }
+    let (bash_start, zsh_start) = match exports.report_after {
+        Some(d) => {
+            let flag = format!("wrap --report-after {}ms --label", d.as_millis());
+            (
+                BASH_START.replace("wrap --label", &flag),
+                ZSH_START.replace("wrap --label", &flag),
+            )
+        }
+        None => (BASH_START.to_string(), ZSH_START.to_string()),
+    };
     // The coprocess is started inside a string, one per shell, so that any shell can parse the
     // script (and take the branch its shell can run). In both, `wrap` gets the coprocess's input
     // as its standard input (`<&0`: a background job's would be /dev/null), the coprocess's
@@ -478,7 +493,7 @@ fi <<'{delimiter}'\n{command}\n{delimiter}\n"
     script.push_str(&format!(
         "__spill_bin={} __spill_label={}\n\
 if {CAPABLE}; then exec {{__spill_tty}}>&1; \
-if [ -n \"${{ZSH_VERSION-}}\" ]; then eval '{ZSH_START}'; else eval '{BASH_START}'; fi; \
+if [ -n \"${{ZSH_VERSION-}}\" ]; then eval '{zsh_start}'; else eval '{bash_start}'; fi; \
 exec {{__spill_tty}}>&-; \
 trap '[ -z \"${{__spill_done-}}\" ] || {{ exec {{__spill_out}}>&- >/dev/null 2>&1; IFS= read -r -u \"$__spill_done\" __spill_x; }}' EXIT; \
 eval \"${{__spill_cmd%?}}\" >&\"$__spill_out\" 2>&1; __spill_status=$?; \

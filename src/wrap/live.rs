@@ -139,6 +139,97 @@ pub fn supervise(
     writer.seal(end)
 }
 
+/// A running entry fed by the caller instead of a supervised command: `wrap --report-after`
+/// reading stdin (Claude Code's in-shell route, where the harness's own shell runs the command
+/// and only its output reaches `wrap`). The caller hands every chunk to [`Fed::append`] as it is
+/// stored, may read the entry meanwhile ([`running::open`]) to print a running envelope, and
+/// ends with [`Fed::seal`].
+pub struct Fed {
+    writer: Arc<Mutex<Option<Writer>>>,
+    id: Ref,
+    started: Instant,
+}
+
+impl Fed {
+    /// Creates the running entry `id` (its record and byte files) for an output read from
+    /// stdin, labelled as `opts` says.
+    pub fn create(id: Ref, opts: &WrapOptions, config: &StoreConfig) -> Result<Fed> {
+        let store = Store::new(config.clone());
+        let cap = super::policy::file_cap(config);
+        let writer = Writer::create(&store, id, cap, "(stdin)".into(), opts.label.clone())?;
+        Ok(Fed {
+            writer: Arc::new(Mutex::new(Some(writer))),
+            id,
+            started: Instant::now(),
+        })
+    }
+
+    /// The entry's id.
+    pub fn id(&self) -> Ref {
+        self.id
+    }
+
+    /// An observer for [`capture_stdin_observed`](super::capture_stdin_observed): appends each
+    /// chunk; a running view that cannot grow (a full disk) stops growing, and the capture's
+    /// own publish reports the failure.
+    pub fn observer(&self) -> impl FnMut(&[u8]) + '_ {
+        let mut broken = false;
+        move |chunk: &[u8]| {
+            if broken {
+                return;
+            }
+            let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(w) = guard.as_mut()
+                && w.append(chunk).is_err()
+            {
+                broken = true;
+            }
+        }
+    }
+
+    /// Seals the entry with what the capture found (`wrap`'s `opts`; the capture itself ran
+    /// with `--max-inline 0`), exit status 0, as `supervise` seals a command's.
+    pub fn seal(
+        self,
+        captured: Result<Capture>,
+        opts: &WrapOptions,
+        config: &StoreConfig,
+        format: Format,
+        restricted: bool,
+    ) -> Result<()> {
+        let store = Store::new(config.clone());
+        let mut end = End {
+            state: State::Exited,
+            code: Some(0),
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            ..End::default()
+        };
+        match captured {
+            Err(e) => end.error = Some(e.to_string()),
+            Ok(Capture::Spilled(s)) => {
+                end.interrupted = s.interrupted;
+                let env = super::envelope(&s, opts, None, restricted || config.is_remote());
+                end.output = Some(render(&env, format));
+                match &s.stored {
+                    Ok(st) => end.sealed = Some(st.reference),
+                    Err(reason) => end.error = Some(reason.clone()),
+                }
+            }
+            Ok(Capture::Inline(bytes)) => match store_small(&store, &bytes, opts) {
+                Ok(r) => end.sealed = Some(r),
+                Err(e) => end.error = Some(e.to_string()),
+            },
+        }
+        let writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .expect("the writer is kept until it seals");
+        writer.seal(end)
+    }
+}
+
 fn render(env: &Envelope, format: Format) -> String {
     match format {
         Format::Json => env.to_json() + "\n",

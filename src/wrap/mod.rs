@@ -37,7 +37,9 @@ pub use child::{
     run_command_observed,
 };
 pub use envelope::{envelope, hint};
-pub use signals::{capture_stdin, catch_signals, die_by, last_signal, signalled};
+pub use signals::{
+    capture_stdin, capture_stdin_observed, catch_signals, die_by, last_signal, signalled,
+};
 pub use text::render_text;
 
 /// Quotes a word for a POSIX shell only when it needs it (the crate's one rule, kept here for

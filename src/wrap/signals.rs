@@ -84,6 +84,30 @@ pub fn capture_stdin(opts: &WrapOptions, store: &StoreConfig) -> Result<(Capture
     }
 }
 
+/// [`capture_stdin`], handing `observer` every chunk of a spilled output as it is stored (see
+/// [`capture_observed`](super::capture::capture_observed)): `wrap --report-after` reading stdin.
+pub fn capture_stdin_observed(
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    observer: &mut dyn FnMut(&[u8]),
+) -> Result<(Capture, Vec<Warning>)> {
+    catch_signals();
+    enlarge_pipe(0);
+    let stop = signalled;
+    match Interruptible::stdin() {
+        Some(mut input) => {
+            super::capture::capture_observed(&mut input, opts, store, &stop, observer)
+        }
+        None => super::capture::capture_observed(
+            &mut std::io::stdin().lock(),
+            opts,
+            store,
+            &stop,
+            observer,
+        ),
+    }
+}
+
 /// Standard input read through `poll` on it and on a self-pipe the signal handler writes to.
 ///
 /// Without it a signal arriving between wrap's check of [`SIGNAL`] and its next `read` would

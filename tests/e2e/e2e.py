@@ -309,6 +309,7 @@ def claude_checks(claude, work):
 
     state_checks(claude, home, plain_home)
     binding_checks(claude, work, home)
+    claude_live_checks(claude, home, plain_home)
     mcp_row = mcp_checks(claude, work, home, plain_home)
 
     big_plain = plain[0][0]
@@ -324,6 +325,35 @@ def claude_checks(claude, work):
         "with": {**measure(big_text, len(full)), "retrievable": True},
         "mcp": mcp_row,
     }
+
+
+def claude_live_checks(claude, home, plain_home):
+    """Live output in Claude Code (README, "Claude Code"): at a Bash call's timeout Claude Code
+    moves the command to the background and shows the model what it printed so far; under
+    `wrap`, which prints at the end, that was nothing ("No output had been read from it").
+    Now the model gets the running envelope (printed a fifth of the timeout before it) and
+    reads the end with `spill wait`."""
+    build = {"tool": "Bash", "input": {"command": f"for i in $(seq 1 12); do echo build step $i; sleep 0.5; done; "
+                                                  f"echo '{LIVE_FAILURE}'; exit 3",
+                                       "timeout": 3000, "description": "build"}}
+    claude.run(plain_home, "live-plain", [build], "--allowedTools", "Bash")
+    plain = results_for(claude.server, "live-plain.json")
+    claude.run(home, "live-spill", [build, "spill wait {ref}"], "--allowedTools", "Bash")
+    got = results_for(claude.server, "live-spill.json")
+    check("claude-code: the live-output conversations complete", len(plain) == 1 and len(got) == 2,
+          f"{len(plain)} {len(got)}")
+    if len(plain) < 1 or len(got) < 2:
+        return
+    check("claude-code: without spill, the call moved to the background shows the output so far",
+          "moved to the background" in plain[0][0] and "build step 1" in plain[0][0], plain[0][0][:300])
+    first = got[0][0]
+    check("claude-code: with spill, it shows the running envelope, not an empty output",
+          "moved to the background" in first and '"running":true' in first.replace(" ", "")
+          and "build step 1" in first and "No output had been read" not in first, first[:400])
+    check("claude-code: spill wait on the running ref reads the failure line",
+          LIVE_FAILURE in got[1][0], got[1][0][:400])
+    print(f"info  claude-code: live output, bytes the model received: without spill {len(plain[0][0].encode())}; "
+          f"with spill {[len(r[0].encode()) for r in got]}")
 
 
 def binding_checks(claude, work, home, tag="claude-code"):

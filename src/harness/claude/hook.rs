@@ -60,6 +60,36 @@ pub struct Context<'a> {
     /// Code's sandbox the shell has Claude Code's own `TMPDIR`, so the root it would resolve
     /// is not the one the other hooks and `spill mcp` use (README, "Claude Code": its sandbox).
     pub root: Option<&'a str>,
+    /// `BASH_DEFAULT_TIMEOUT_MS`, when set: the Bash tool's timeout for a call that gives none.
+    pub default_timeout_ms: Option<u64>,
+}
+
+/// Claude Code's Bash timeout when neither the call nor `BASH_DEFAULT_TIMEOUT_MS` gives one.
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// When the running envelope of a call Claude Code runs in the background from the start
+/// (`run_in_background`) is written to its output file, if the command is still running then.
+const BACKGROUND_REPORT_MS: u64 = 1_000;
+
+/// When `wrap` prints the running envelope of a Bash call still running: Claude Code moves a
+/// call to the background at its timeout (the call's `timeout`, else `BASH_DEFAULT_TIMEOUT_MS`,
+/// else 2 minutes) and shows the model what the command printed so far, which under `wrap`
+/// (it prints at the end) was nothing: "No output had been read from it when it was moved"
+/// (measured with 2.1.332). So the envelope comes a fifth of the timeout before it (1 to 5 s;
+/// `hook::detach_after`), and the final envelope at the end goes to the background task's
+/// output file. A call run in the background from the start gets it after 1 s, so the model's
+/// reads of that file while it runs see the ref and the cursor.
+fn report_after(tool_input: &Map<String, Value>, ctx: &Context) -> Option<std::time::Duration> {
+    if tool_input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
+        return Some(std::time::Duration::from_millis(BACKGROUND_REPORT_MS));
+    }
+    let timeout = tool_input
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .filter(|&t| t > 0)
+        .or(ctx.default_timeout_ms.filter(|&t| t > 0))
+        .unwrap_or(DEFAULT_TIMEOUT_MS);
+    crate::hook::detach_after(timeout)
 }
 
 /// Answers one Claude Code hook call (any event; the input says which).
@@ -141,6 +171,7 @@ fn pre_tool_use(
             &Exports {
                 harness: Some(super::HARNESS.name),
                 root: ctx.root,
+                report_after: report_after(tool_input, ctx),
                 ..Exports::new(scope, turn)
             },
             command,
@@ -422,6 +453,7 @@ mod tests {
             headless,
             rules,
             root: Some("/tmp/spill-1000"),
+            default_timeout_ms: None,
         }
     }
 
@@ -470,6 +502,8 @@ mod tests {
                 &Exports {
                     harness: Some("claude-code"),
                     root: Some("/tmp/spill-1000"),
+                    // The call's timeout, 5 s: the running envelope at 4 s.
+                    report_after: Some(std::time::Duration::from_millis(4_000)),
                     ..Exports::new(
                         "claude-9c248b37-6480-4724-8b4a-4b4f84959f63",
                         Some("774c2c40")

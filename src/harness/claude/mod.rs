@@ -61,6 +61,11 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
         headless,
         rules: &|cwd| sources.gather(cwd),
         root: root.to_str(),
+        default_timeout_ms: host
+            .text("BASH_DEFAULT_TIMEOUT_MS")
+            .ok()
+            .flatten()
+            .and_then(|v| v.trim().parse().ok()),
     };
     Ok(hook::respond(input, &ctx))
 }
