@@ -354,6 +354,48 @@ def claude_live_checks(claude, home, plain_home):
           LIVE_FAILURE in got[1][0], got[1][0][:400])
     print(f"info  claude-code: live output, bytes the model received: without spill {len(plain[0][0].encode())}; "
           f"with spill {[len(r[0].encode()) for r in got]}")
+    polling_checks(claude, home, plain_home)
+
+
+POLLS = 8
+
+
+def polling_checks(claude, home, plain_home):
+    """A background build polled while it runs (`run_in_background`): without spill the model
+    reads Claude Code's output file (the Read tool, the whole file each time); with spill it
+    reads the file once (the running envelope: the ref and the cursor), then only what is new
+    (`spill cat REF --since CURSOR`, whose footer gives the next cursor). The bytes of the reads
+    are the ratio README reports."""
+    build = {"tool": "Bash", "input": {
+        "command": "for i in $(seq 1 120); do echo \"build step $i: compiling module_$i with 3 warnings\"; sleep 0.1; done; "
+                   f"echo '{LIVE_FAILURE}'", "run_in_background": True, "description": "background build"}}
+    pause = {"tool": "Bash", "input": {"command": "sleep 1", "description": "wait"}}
+    read = {"tool": "Read", "input": {"file_path": "{file}"}}
+    plain_steps = [build] + [pause, read] * POLLS
+    spill_steps = [build, pause, read] + [pause, "{next}"] * (POLLS - 1)
+    claude.run(plain_home, "poll-plain", plain_steps, "--allowedTools", "Bash", "Read")
+    plain = results_for(claude.server, "poll-plain.json")
+    claude.run(home, "poll-spill", spill_steps, "--allowedTools", "Bash", "Read")
+    got = results_for(claude.server, "poll-spill.json")
+    n = len(plain_steps)
+    check("claude-code: the polling conversations complete", len(plain) == n and len(got) == n,
+          f"{len(plain)} {len(got)}")
+    if len(plain) < n or len(got) < n:
+        return
+    reads_plain = [plain[i][0] for i in range(2, n, 2)]
+    reads_spill = [got[i][0] for i in range(2, n, 2)]
+    check("claude-code: a background call's output file shows spill's running envelope (ref, cursor)",
+          '"running":true' in reads_spill[0].replace(" ", "") and "--since" in reads_spill[0], reads_spill[0][:400])
+    check("claude-code: each poll after it reads only what is new, with the next cursor",
+          all("--since" in r and "unknown ref" not in r for r in reads_spill[1:]), repr(reads_spill[1:])[:600])
+    seen_plain = "\n".join(reads_plain)
+    seen_spill = "\n".join(reads_spill)
+    check("claude-code: the polls see the build's progress with spill as without",
+          "build step 30" in seen_plain and "build step 30" in seen_spill, seen_spill[-400:])
+    total_plain = sum(len(r.encode()) for r in reads_plain)
+    total_spill = sum(len(r.encode()) for r in reads_spill)
+    print(f"info  claude-code: {POLLS} polls of a background build: {total_plain} bytes without spill "
+          f"(the Read tool), {total_spill} with spill (cursors), ratio {total_spill / max(total_plain, 1):.2f}")
 
 
 def binding_checks(claude, work, home, tag="claude-code"):

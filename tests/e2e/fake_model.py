@@ -9,7 +9,9 @@ tool, e.g. an MCP tool). `{ref}` in a command is replaced by the last `sp_` ref 
 conversation's tool results, `{scope}` by the last `--scope NAME` seen there (Qwen Code's
 answers name the scope its shell must read), and `{hint}` by the first command of the last
 envelope's hint ("Read it with: CMD · …"), as a model that follows the envelope would run it
-(and, in a tool's input, `"{session}"` by the last Codex "session ID N"). Every request body is appended to the log
+(and, in a tool's input, `"{session}"` by the last Codex "session ID N"); `{next}` by the last
+`spill cat REF --since N` a result named (a running envelope's, a cursor footer's), `{file}` by
+the last background task's output file Claude Code named. Every request body is appended to the log
 file as one JSON line, so the test reads exactly what the harness sent to the model.
 
 Usage: fake_model.py LOG_FILE PORT_FILE   (writes the chosen port to PORT_FILE)
@@ -26,6 +28,11 @@ REF = re.compile(r"sp_[0-9a-f]{16}")
 SCRIPT = re.compile(r"SCRIPT:(\S+)")
 SCOPE = re.compile(r"--scope ([A-Za-z0-9._-]+)")
 SESSION = re.compile(r"session ID (\d+)")
+# The last command that reads a running output on from its cursor (a running envelope's "New
+# output: …", a `cat --since` footer's "next: …"), and the file Claude Code writes a background
+# task's output to.
+NEXT = re.compile(r"(spill cat sp_[0-9a-f]{16} --since \d+)")
+OUTPUT_FILE = re.compile(r"Output is being written to: (\S+?\.output)")
 HINT = re.compile(r"Read it with: (spill .*?)(?: · |\"|$)", re.M)
 
 
@@ -73,8 +80,13 @@ def next_step(messages):
     scopes = SCOPE.findall("\n".join(results))
     hints = HINT.findall("\n".join(results))
 
+    nexts = NEXT.findall("\n".join(results))
+    files = OUTPUT_FILE.findall("\n".join(results))
+
     def fill(text):
         text = text.replace("{ref}", refs[-1] if refs else "sp_0000000000000000")
+        text = text.replace("{next}", nexts[-1] if nexts else "echo no cursor")
+        text = text.replace("{file}", files[-1] if files else "/nonexistent")
         text = text.replace("{hint}", hints[-1] if hints else "echo no hint")
         return text.replace("{scope}", scopes[-1] if scopes else "none")
     step = commands[len(results)]
