@@ -346,7 +346,22 @@ fn report_after_prints_the_running_envelope_then_the_end() {
 #[test]
 fn report_after_on_stdin_prints_the_running_envelope_then_the_end() {
     let sb = Sandbox::new();
+    // A small output still running at the deadline: the running envelope, then the output
+    // itself (it fits --max-inline), which the running ref reads too.
     let run = sb.shell("(echo early; sleep 1; echo late) | spill wrap --report-after 200ms");
+    run.status(0);
+    let out = run.out();
+    let (first, rest) = out.split_once('\n').unwrap();
+    let running: Value = serde_json::from_str(first).unwrap();
+    assert_eq!(running["running"], true, "{running}");
+    assert_eq!(running["preview"]["head"][0], "early");
+    assert_eq!(rest, "early\nlate\n");
+    let id = running["ref"].as_str().unwrap();
+    let cat = sb.shell(&format!("spill cat {id}"));
+    cat.status(0);
+    assert_eq!(cat.out(), "early\nlate\n");
+    // A large one: the running envelope, then the final envelope.
+    let run = sb.shell("(seq 1 20000; sleep 1; echo end) | spill wrap --report-after 200ms");
     run.status(0);
     let envelopes: Vec<Value> = run
         .out()
@@ -354,23 +369,24 @@ fn report_after_on_stdin_prints_the_running_envelope_then_the_end() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(envelopes.len(), 2, "{}", run.out());
-    assert_eq!(envelopes[0]["running"], true, "{}", envelopes[0]);
-    assert_eq!(envelopes[0]["preview"]["head"][0], "early");
-    assert_eq!(
-        envelopes[1]["preview"]["head"][1], "late",
-        "{}",
-        envelopes[1]
-    );
-    let id = envelopes[0]["ref"].as_str().unwrap();
-    let cat = sb.shell(&format!("spill cat {id}"));
-    cat.status(0);
-    assert_eq!(cat.out(), "early\nlate\n");
+    assert_eq!(envelopes[0]["running"], true);
+    assert!(envelopes[1].get("running").is_none(), "{}", envelopes[1]);
+    let tail = envelopes[1]["preview"]["tail"].as_array().unwrap();
+    assert_eq!(tail.last().unwrap(), "end");
+    // One that ends first passes through, and nothing more is stored.
+    let count = || {
+        std::fs::read_dir(sb.store_root().join("default"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    let before = count();
     let quick = sb
         .cmd(&["wrap", "--report-after", "30s"])
         .stdin("quick\n")
         .run();
     quick.status(0);
     assert_eq!(quick.out(), "quick\n");
+    assert_eq!(count(), before);
 }
 
 #[test]

@@ -162,14 +162,19 @@ pub fn report_stdin(
     if opts.store_error.is_some() {
         return Ok(None);
     }
-    let Ok(fed) = live::Fed::create(running::new_id(), opts, config) else {
-        return Ok(None);
+    // With --redact the observer sees only the stored (redacted) chunks, so the entry is made
+    // at the first byte and every output is stored, as --detach-after's are.
+    let stored_opts = WrapOptions {
+        max_inline: if opts.redact { 0 } else { opts.max_inline },
+        turn: None,
+        ..opts.clone()
     };
+    let fed = live::Fed::new(running::new_id(), opts, config, stored_opts.max_inline);
     let id = fed.id();
     let done = Arc::new((Mutex::new(false), Condvar::new()));
     let printed = Arc::new(AtomicBool::new(false));
     let reporter = {
-        let (done, printed) = (Arc::clone(&done), Arc::clone(&printed));
+        let (done, printed, fed) = (Arc::clone(&done), Arc::clone(&printed), fed.clone());
         let (opts, config) = (opts.clone(), config.clone());
         std::thread::spawn(move || {
             let (lock, wake) = &*done;
@@ -182,7 +187,7 @@ pub fn report_stdin(
                     .unwrap_or_else(|e| e.into_inner())
                     .0;
             }
-            if *ended {
+            if *ended || !fed.start() {
                 return;
             }
             // Still reading: the running envelope, printed under the lock, so the end (which
@@ -205,11 +210,6 @@ pub fn report_stdin(
             }
         })
     };
-    let stored_opts = WrapOptions {
-        max_inline: 0,
-        turn: None,
-        ..opts.clone()
-    };
     let captured = {
         let mut observer = fed.observer();
         crate::wrap::capture_stdin_observed(&stored_opts, config, &mut observer).map(|(c, _)| c)
@@ -220,12 +220,36 @@ pub fn report_stdin(
         wake.notify_all();
     }
     let _ = reporter.join();
+    let captured = captured?;
     let restricted = config.restricted || config.is_remote();
     let fmt = match format {
         WrapFormat::Json => Format::Json,
         WrapFormat::Text => Format::Text,
     };
-    fed.seal(captured, opts, config, fmt, restricted)?;
+    let mut out = output::stdout();
+    let made = fed.clone().seal(&captured, opts, fmt, restricted)?;
+    // An output that fits --max-inline is printed as `wrap` prints it, itself (after the
+    // running envelope if there was one: its ref reads the same bytes); so is a large one when
+    // no entry could be made (the capture's own envelope).
+    let own = match &captured {
+        crate::wrap::Capture::Inline(bytes) => Some(bytes.clone()),
+        crate::wrap::Capture::Spilled(s) if !made => {
+            let env = crate::wrap::envelope(s, opts, None, restricted);
+            Some(match format {
+                WrapFormat::Json => (env.to_json() + "\n").into_bytes(),
+                WrapFormat::Text => crate::wrap::render_text(&env).into_bytes(),
+            })
+        }
+        crate::wrap::Capture::Spilled(_) => None,
+    };
+    if let Some(text) = own {
+        match output::write_all(&mut out, &text).and_then(|()| output::flush(&mut out)) {
+            Ok(()) => {}
+            Err(e) if e.is_broken_pipe() => {}
+            Err(e) => return Err(e),
+        }
+        return Ok(Some(Outcome::Found));
+    }
     let store = Store::new(config.clone());
     let record = match running::open(&store, &id)? {
         Some(running::Opened::Sealed(_, record)) | Some(running::Opened::Ended(record)) => record,

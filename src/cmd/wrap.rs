@@ -139,10 +139,11 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
     if let Some(id) = &args.supervise {
         return super::live::supervise(&args, &opts, format, &store, id);
     }
-    if let Some((after, stay)) = args
-        .detach_after
-        .map(|d| (d, false))
-        .or(args.report_after.map(|d| (d, true)))
+    if !args.command.is_empty()
+        && let Some((after, stay)) = args
+            .detach_after
+            .map(|d| (d, false))
+            .or(args.report_after.map(|d| (d, true)))
         && let Some(outcome) =
             super::live::detach(global, &args, &opts, format, &store, after, stay)?
     {

@@ -120,7 +120,7 @@ pub fn capture_with_warnings(
     store: &StoreConfig,
     stop: &dyn Fn() -> bool,
 ) -> Result<(Capture, Vec<Warning>)> {
-    capture_inner(input, opts, store, stop, None)
+    capture_inner(input, opts, store, stop, None, false)
 }
 
 /// [`capture_with_warnings`], handing `observer` every chunk of a spilled output as it is
@@ -134,7 +134,23 @@ pub fn capture_observed(
     stop: &dyn Fn() -> bool,
     observer: &mut dyn FnMut(&[u8]),
 ) -> Result<(Capture, Vec<Warning>)> {
-    capture_inner(input, opts, store, stop, Some(observer))
+    capture_inner(input, opts, store, stop, Some(observer), false)
+}
+
+/// [`capture_observed`], with `observer` handed every byte as it is read from the first one,
+/// also those of an output that then fits `--max-inline` (and is not stored): how `wrap
+/// --report-after` on stdin keeps a running view without storing a small output. Not with
+/// `--redact` (the bytes before redaction are not the stored ones): there it is
+/// [`capture_observed`].
+pub fn capture_observed_from_start(
+    input: &mut dyn Read,
+    opts: &WrapOptions,
+    store: &StoreConfig,
+    stop: &dyn Fn() -> bool,
+    observer: &mut dyn FnMut(&[u8]),
+) -> Result<(Capture, Vec<Warning>)> {
+    let from_start = !opts.redact;
+    capture_inner(input, opts, store, stop, Some(observer), from_start)
 }
 
 fn capture_inner(
@@ -142,7 +158,8 @@ fn capture_inner(
     opts: &WrapOptions,
     store: &StoreConfig,
     stop: &dyn Fn() -> bool,
-    observer: Option<Observer<'_>>,
+    mut observer: Option<Observer<'_>>,
+    from_start: bool,
 ) -> Result<(Capture, Vec<Warning>)> {
     let mut warnings = Vec::new();
     let limit = opts.max_inline;
@@ -160,7 +177,12 @@ fn capture_inner(
                 let captured = inline(first, false, opts, store, &mut warnings)?;
                 return Ok((captured, warnings));
             }
-            Ok(Some(n)) => first.truncate(start + n),
+            Ok(Some(n)) => {
+                first.truncate(start + n);
+                if from_start && let Some(o) = observer.as_mut() {
+                    o(&first[start..]);
+                }
+            }
             Ok(None) => {
                 first.truncate(start);
                 interrupted = true;
@@ -173,7 +195,7 @@ fn capture_inner(
         let captured = inline(first, true, opts, store, &mut warnings)?;
         return Ok((captured, warnings));
     }
-    let spilled = spill(input, first, opts, store, stop, observer)?;
+    let spilled = spill(input, first, opts, store, stop, observer, from_start)?;
     Ok((Capture::Spilled(Box::new(spilled)), warnings))
 }
 
@@ -199,7 +221,7 @@ fn inline(
             Ok(true) => {}
             Ok(false) => {
                 // Nothing is left to read: the input ended (or a signal ended reading).
-                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false, None)?;
+                let mut s = spill(&mut io::empty(), bytes, opts, store, &|| false, None, false)?;
                 s.interrupted |= interrupted;
                 return Ok(Capture::Spilled(Box::new(s)));
             }
@@ -247,6 +269,7 @@ fn spill(
     config: &StoreConfig,
     stop: &dyn Fn() -> bool,
     mut observer: Option<Observer<'_>>,
+    first_seen: bool,
 ) -> Result<Spilled> {
     let store = Store::new(config.clone());
     let mut writer: std::result::Result<CappedWriter, String> = match &opts.store_error {
@@ -295,6 +318,8 @@ fn spill(
     let mut next = first;
     let mut allocated = 1;
     let mut eof = false;
+    // The observer has seen the first buffer already (`capture_observed_from_start`).
+    let mut seen = first_seen;
     loop {
         if let Some(r) = &mut redactor {
             scratch.clear();
@@ -312,13 +337,16 @@ fn spill(
             {
                 writer = Err(e.to_string());
             }
-            if let Some(o) = observer.as_mut() {
+            if let Some(o) = observer.as_mut()
+                && !seen
+            {
                 o(&next);
             }
             if to_worker.send(next).is_err() {
                 break;
             }
         }
+        seen = false;
         if eof {
             break;
         }

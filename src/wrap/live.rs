@@ -141,27 +141,42 @@ pub fn supervise(
 
 /// A running entry fed by the caller instead of a supervised command: `wrap --report-after`
 /// reading stdin (Claude Code's in-shell route, where the harness's own shell runs the command
-/// and only its output reaches `wrap`). The caller hands every chunk to [`Fed::append`] as it is
-/// stored, may read the entry meanwhile ([`running::open`]) to print a running envelope, and
-/// ends with [`Fed::seal`].
+/// and only its output reaches `wrap`). The caller hands every byte to the [`Fed::observer`] as
+/// it is read; the entry itself is made only when it is needed — when the output outgrows
+/// `--max-inline`, or when the caller asks for it at its deadline ([`Fed::start`]) to print a
+/// running envelope — so a small output that ends first is passed through as `wrap` passes it,
+/// with nothing stored. [`Fed::seal`] ends an entry that was made.
+#[derive(Clone)]
 pub struct Fed {
-    writer: Arc<Mutex<Option<Writer>>>,
+    inner: Arc<Mutex<FedState>>,
     id: Ref,
     started: Instant,
+    config: StoreConfig,
+    label: Option<String>,
+    threshold: u64,
+}
+
+#[derive(Default)]
+struct FedState {
+    writer: Option<Writer>,
+    /// The bytes read before the entry was made.
+    pending: Vec<u8>,
+    /// The entry could not be made, or stopped growing (a full disk): bytes are no longer kept.
+    broken: bool,
 }
 
 impl Fed {
-    /// Creates the running entry `id` (its record and byte files) for an output read from
-    /// stdin, labelled as `opts` says.
-    pub fn create(id: Ref, opts: &WrapOptions, config: &StoreConfig) -> Result<Fed> {
-        let store = Store::new(config.clone());
-        let cap = super::policy::file_cap(config);
-        let writer = Writer::create(&store, id, cap, "(stdin)".into(), opts.label.clone())?;
-        Ok(Fed {
-            writer: Arc::new(Mutex::new(Some(writer))),
+    /// A running entry `id` for an output read from stdin, made once needed; `threshold` is
+    /// `--max-inline` (0 makes it at the first byte).
+    pub fn new(id: Ref, opts: &WrapOptions, config: &StoreConfig, threshold: u64) -> Fed {
+        Fed {
+            inner: Arc::new(Mutex::new(FedState::default())),
             id,
             started: Instant::now(),
-        })
+            config: config.clone(),
+            label: opts.label.clone(),
+            threshold,
+        }
     }
 
     /// The entry's id.
@@ -169,35 +184,81 @@ impl Fed {
         self.id
     }
 
-    /// An observer for [`capture_stdin_observed`](super::capture_stdin_observed): appends each
-    /// chunk; a running view that cannot grow (a full disk) stops growing, and the capture's
-    /// own publish reports the failure.
-    pub fn observer(&self) -> impl FnMut(&[u8]) + '_ {
-        let mut broken = false;
-        move |chunk: &[u8]| {
-            if broken {
-                return;
+    fn state(&self) -> std::sync::MutexGuard<'_, FedState> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Makes the entry now if it is not made yet, with the bytes read so far; true when it
+    /// exists.
+    fn make(&self, state: &mut FedState) -> bool {
+        if state.writer.is_some() {
+            return true;
+        }
+        if state.broken {
+            return false;
+        }
+        let store = Store::new(self.config.clone());
+        let cap = super::policy::file_cap(&self.config);
+        match Writer::create(&store, self.id, cap, "(stdin)".into(), self.label.clone()) {
+            Ok(mut w) => {
+                let pending = std::mem::take(&mut state.pending);
+                state.broken = w.append(&pending).is_err();
+                state.writer = Some(w);
+                true
             }
-            let mut guard = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(w) = guard.as_mut()
-                && w.append(chunk).is_err()
-            {
-                broken = true;
+            Err(_) => {
+                state.broken = true;
+                state.pending = Vec::new();
+                false
             }
         }
     }
 
-    /// Seals the entry with what the capture found (`wrap`'s `opts`; the capture itself ran
-    /// with `--max-inline 0`), exit status 0, as `supervise` seals a command's.
+    /// Makes the entry (at the caller's deadline, to print its running envelope); true when it
+    /// exists.
+    pub fn start(&self) -> bool {
+        let mut state = self.state();
+        self.make(&mut state)
+    }
+
+    /// True once the entry is made.
+    pub fn exists(&self) -> bool {
+        self.state().writer.is_some()
+    }
+
+    /// The observer for [`capture_stdin_observed`](super::capture_stdin_observed).
+    pub fn observer(&self) -> impl FnMut(&[u8]) + '_ {
+        move |chunk: &[u8]| {
+            let mut state = self.state();
+            if state.broken {
+                return;
+            }
+            if let Some(w) = state.writer.as_mut() {
+                if w.append(chunk).is_err() {
+                    state.broken = true;
+                }
+                return;
+            }
+            state.pending.extend_from_slice(chunk);
+            if state.pending.len() as u64 > self.threshold {
+                self.make(&mut state);
+            }
+        }
+    }
+
+    /// Seals a made entry with what the capture found (`wrap`'s `opts`), exit status 0, as
+    /// `supervise` seals a command's; `Ok(false)` when none was made (nothing to seal).
     pub fn seal(
         self,
-        captured: Result<Capture>,
+        captured: &Capture,
         opts: &WrapOptions,
-        config: &StoreConfig,
         format: Format,
         restricted: bool,
-    ) -> Result<()> {
-        let store = Store::new(config.clone());
+    ) -> Result<bool> {
+        let Some(writer) = self.state().writer.take() else {
+            return Ok(false);
+        };
+        let store = Store::new(self.config.clone());
         let mut end = End {
             state: State::Exited,
             code: Some(0),
@@ -205,28 +266,22 @@ impl Fed {
             ..End::default()
         };
         match captured {
-            Err(e) => end.error = Some(e.to_string()),
-            Ok(Capture::Spilled(s)) => {
+            Capture::Spilled(s) => {
                 end.interrupted = s.interrupted;
-                let env = super::envelope(&s, opts, None, restricted || config.is_remote());
+                let env = super::envelope(s, opts, None, restricted || self.config.is_remote());
                 end.output = Some(render(&env, format));
                 match &s.stored {
                     Ok(st) => end.sealed = Some(st.reference),
                     Err(reason) => end.error = Some(reason.clone()),
                 }
             }
-            Ok(Capture::Inline(bytes)) => match store_small(&store, &bytes, opts) {
+            Capture::Inline(bytes) => match store_small(&store, bytes, opts) {
                 Ok(r) => end.sealed = Some(r),
                 Err(e) => end.error = Some(e.to_string()),
             },
         }
-        let writer = self
-            .writer
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .expect("the writer is kept until it seals");
-        writer.seal(end)
+        writer.seal(end)?;
+        Ok(true)
     }
 }
 

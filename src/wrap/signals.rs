@@ -84,8 +84,9 @@ pub fn capture_stdin(opts: &WrapOptions, store: &StoreConfig) -> Result<(Capture
     }
 }
 
-/// [`capture_stdin`], handing `observer` every chunk of a spilled output as it is stored (see
-/// [`capture_observed`](super::capture::capture_observed)): `wrap --report-after` reading stdin.
+/// [`capture_stdin`], handing `observer` every byte as it is read, from the first (see
+/// [`capture_observed_from_start`](super::capture::capture_observed_from_start); with
+/// `--redact`, every stored chunk): `wrap --report-after` reading stdin.
 pub fn capture_stdin_observed(
     opts: &WrapOptions,
     store: &StoreConfig,
@@ -96,9 +97,9 @@ pub fn capture_stdin_observed(
     let stop = signalled;
     match Interruptible::stdin() {
         Some(mut input) => {
-            super::capture::capture_observed(&mut input, opts, store, &stop, observer)
+            super::capture::capture_observed_from_start(&mut input, opts, store, &stop, observer)
         }
-        None => super::capture::capture_observed(
+        None => super::capture::capture_observed_from_start(
             &mut std::io::stdin().lock(),
             opts,
             store,
