@@ -84,9 +84,8 @@ pub fn capture_stdin(opts: &WrapOptions, store: &StoreConfig) -> Result<(Capture
     }
 }
 
-/// [`capture_stdin`], handing `observer` every byte as it is read, from the first (see
-/// [`capture_observed_from_start`](super::capture::capture_observed_from_start); with
-/// `--redact`, every stored chunk): `wrap --report-after` reading stdin.
+/// [`capture_stdin`], handing `observer` every byte as it is read, from the first (with
+/// `--redact`, every stored chunk, after redaction): `wrap --report-after` reading stdin.
 pub fn capture_stdin_observed(
     opts: &WrapOptions,
     store: &StoreConfig,
