@@ -291,6 +291,21 @@ pub fn wrapped_command_in(
     wrapped_command_detaching(spill, scope, turn, harness, None, command)
 }
 
+/// A shell call's timeout in milliseconds, as both Claude Code and opencode choose it: the
+/// call's own `timeout` argument, else the harness's variable for the default (`variable`),
+/// else the harness's built-in `default`; zero counts as not given.
+pub fn call_timeout_ms(
+    args: &serde_json::Map<String, serde_json::Value>,
+    variable: Option<u64>,
+    default: u64,
+) -> u64 {
+    args.get("timeout")
+        .and_then(serde_json::Value::as_u64)
+        .filter(|&t| t > 0)
+        .or(variable.filter(|&t| t > 0))
+        .unwrap_or(default)
+}
+
 /// When `wrap` hands a command still running over to its supervisor (`--detach-after`), for a
 /// harness that ends a shell call's wait after `timeout_ms` (opencode kills it; Codex answers
 /// with what it has read so far, which under `wrap` is nothing): early enough that the running

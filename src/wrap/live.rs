@@ -111,24 +111,17 @@ pub fn supervise(
                 .status
                 .signal()
                 .filter(|n| !exited.timed_out && (1..128).contains(n));
-            match &exited.capture {
-                Capture::Spilled(s) => {
-                    end.interrupted = s.interrupted;
-                    let env =
-                        super::envelope(s, opts, Some(code), restricted || config.is_remote());
-                    end.output = Some(render(&env, format));
-                    match &s.stored {
-                        Ok(st) => end.sealed = Some(st.reference),
-                        Err(reason) => end.error = Some(reason.clone()),
-                    }
-                }
-                // Only an empty output is not spilled with --max-inline 0: stored all the same,
-                // so the ref keeps working.
-                Capture::Inline(bytes) => match store_small(&store, bytes, opts) {
-                    Ok(r) => end.sealed = Some(r),
-                    Err(e) => end.error = Some(e.to_string()),
-                },
-            }
+            // Only an empty output is not spilled with --max-inline 0: stored all the same, so
+            // the ref keeps working.
+            end_with(
+                &mut end,
+                &exited.capture,
+                &store,
+                opts,
+                Some(code),
+                format,
+                restricted,
+            );
         }
     }
     let writer = writer
@@ -265,27 +258,43 @@ impl Fed {
             duration_ms: self.started.elapsed().as_millis() as u64,
             ..End::default()
         };
-        match captured {
-            Capture::Spilled(s) => {
-                end.interrupted = s.interrupted;
-                let env = super::envelope(s, opts, None, restricted || self.config.is_remote());
-                end.output = Some(render(&env, format));
-                match &s.stored {
-                    Ok(st) => end.sealed = Some(st.reference),
-                    Err(reason) => end.error = Some(reason.clone()),
-                }
-            }
-            Capture::Inline(bytes) => match store_small(&store, bytes, opts) {
-                Ok(r) => end.sealed = Some(r),
-                Err(e) => end.error = Some(e.to_string()),
-            },
-        }
+        end_with(&mut end, captured, &store, opts, None, format, restricted);
         writer.seal(end)?;
         Ok(true)
     }
 }
 
-fn render(env: &Envelope, format: Format) -> String {
+/// What a capture adds to a running entry's end: a spilled output's envelope (rendered in
+/// `format`, with `code`) and its payload, or a small one stored as an ordinary payload, so the
+/// running ref keeps working; a store failure as the reason.
+fn end_with(
+    end: &mut End,
+    captured: &Capture,
+    store: &Store,
+    opts: &WrapOptions,
+    code: Option<i32>,
+    format: Format,
+    restricted: bool,
+) {
+    match captured {
+        Capture::Spilled(s) => {
+            end.interrupted = s.interrupted;
+            let restricted = restricted || store.config().is_remote();
+            end.output = Some(render(&super::envelope(s, opts, code, restricted), format));
+            match &s.stored {
+                Ok(st) => end.sealed = Some(st.reference),
+                Err(reason) => end.error = Some(reason.clone()),
+            }
+        }
+        Capture::Inline(bytes) => match store_small(store, bytes, opts) {
+            Ok(r) => end.sealed = Some(r),
+            Err(e) => end.error = Some(e.to_string()),
+        },
+    }
+}
+
+/// An envelope as `wrap` prints it in `format`: JSON on one line, or the text form.
+pub fn render(env: &Envelope, format: Format) -> String {
     match format {
         Format::Json => env.to_json() + "\n",
         Format::Text => super::render_text(env),

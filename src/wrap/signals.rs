@@ -75,13 +75,7 @@ pub fn signalled() -> bool {
 ///
 /// [`capture`]: super::capture()
 pub fn capture_stdin(opts: &WrapOptions, store: &StoreConfig) -> Result<(Capture, Vec<Warning>)> {
-    catch_signals();
-    enlarge_pipe(0);
-    let stop = signalled;
-    match Interruptible::stdin() {
-        Some(mut input) => super::capture_with_warnings(&mut input, opts, store, &stop),
-        None => super::capture_with_warnings(&mut std::io::stdin().lock(), opts, store, &stop),
-    }
+    read_stdin(|input, stop| super::capture_with_warnings(input, opts, store, stop))
 }
 
 /// [`capture_stdin`], handing `observer` every byte as it is read, from the first (with
@@ -91,20 +85,20 @@ pub fn capture_stdin_observed(
     store: &StoreConfig,
     observer: &mut dyn FnMut(&[u8]),
 ) -> Result<(Capture, Vec<Warning>)> {
+    read_stdin(|input, stop| {
+        super::capture::capture_observed_from_start(input, opts, store, stop, observer)
+    })
+}
+
+/// Runs `read` on standard input with the signal handlers installed, the pipe enlarged and the
+/// self-pipe reader below (plain stdin where no self-pipe can be made).
+fn read_stdin<T>(read: impl FnOnce(&mut dyn std::io::Read, &dyn Fn() -> bool) -> T) -> T {
     catch_signals();
     enlarge_pipe(0);
     let stop = signalled;
     match Interruptible::stdin() {
-        Some(mut input) => {
-            super::capture::capture_observed_from_start(&mut input, opts, store, &stop, observer)
-        }
-        None => super::capture::capture_observed_from_start(
-            &mut std::io::stdin().lock(),
-            opts,
-            store,
-            &stop,
-            observer,
-        ),
+        Some(mut input) => read(&mut input, &stop),
+        None => read(&mut std::io::stdin().lock(), &stop),
     }
 }
 

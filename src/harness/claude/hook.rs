@@ -83,12 +83,8 @@ fn report_after(tool_input: &Map<String, Value>, ctx: &Context) -> Option<std::t
     if tool_input.get("run_in_background").and_then(Value::as_bool) == Some(true) {
         return Some(std::time::Duration::from_millis(BACKGROUND_REPORT_MS));
     }
-    let timeout = tool_input
-        .get("timeout")
-        .and_then(Value::as_u64)
-        .filter(|&t| t > 0)
-        .or(ctx.default_timeout_ms.filter(|&t| t > 0))
-        .unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout =
+        crate::hook::call_timeout_ms(tool_input, ctx.default_timeout_ms, DEFAULT_TIMEOUT_MS);
     crate::hook::detach_after(timeout)
 }
 

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Live, Response, detach_after, normalise, open_call, shell_command, through,
+    Live, Response, call_timeout_ms, detach_after, normalise, open_call, shell_command, through,
     wrapped_command_detaching,
 };
 
@@ -79,12 +79,7 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
         ));
     }
     // The call's own timeout (milliseconds), else the variable's, else opencode's default.
-    let timeout_ms = args
-        .get("timeout")
-        .and_then(Value::as_u64)
-        .filter(|&t| t > 0)
-        .or(ctx.default_timeout_ms.filter(|&t| t > 0))
-        .unwrap_or(DEFAULT_TIMEOUT_MS);
+    let timeout_ms = call_timeout_ms(args, ctx.default_timeout_ms, DEFAULT_TIMEOUT_MS);
     // opencode kills the process group 100 ms after the timeout and keeps what was printed.
     let detach = detach_after(timeout_ms).map(Live::Detach);
     let mut updated: Map<String, Value> = args.clone();
