@@ -110,10 +110,7 @@ pub fn detach(
         Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline), true).map(Some),
         Waited::Live(snap) => {
             let env = live::running_envelope(&snap, opts)?;
-            let text = match format {
-                WrapFormat::Json => env.to_json() + "\n",
-                WrapFormat::Text => crate::wrap::render_text(&env),
-            };
+            let text = live::render(&env, live_format(format));
             let mut out = output::stdout();
             output::write_all(&mut out, text.as_bytes())?;
             output::flush(&mut out)?;
@@ -156,7 +153,7 @@ pub fn report_stdin(
     format: WrapFormat,
     config: &StoreConfig,
     after: Duration,
-) -> Result<Option<Outcome>> {
+) -> Result<Option<Reported>> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
     if opts.store_error.is_some() {
@@ -196,10 +193,7 @@ pub fn report_stdin(
             if let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id)
                 && let Ok(env) = live::running_envelope(&snap, &opts)
             {
-                let text = match format {
-                    WrapFormat::Json => env.to_json() + "\n",
-                    WrapFormat::Text => crate::wrap::render_text(&env),
-                };
+                let text = live::render(&env, live_format(format));
                 let mut out = output::stdout();
                 if output::write_all(&mut out, text.as_bytes())
                     .and_then(|()| output::flush(&mut out))
@@ -222,33 +216,22 @@ pub fn report_stdin(
     let _ = reporter.join();
     let captured = captured?;
     let restricted = config.restricted || config.is_remote();
-    let fmt = match format {
-        WrapFormat::Json => Format::Json,
-        WrapFormat::Text => Format::Text,
-    };
-    let mut out = output::stdout();
-    let made = fed.clone().seal(&captured, opts, fmt, restricted)?;
-    // An output that fits --max-inline is printed as `wrap` prints it, itself (after the
-    // running envelope if there was one: its ref reads the same bytes); so is a large one when
-    // no entry could be made (the capture's own envelope).
-    let own = match &captured {
-        crate::wrap::Capture::Inline(bytes) => Some(bytes.clone()),
-        crate::wrap::Capture::Spilled(s) if !made => {
-            let env = crate::wrap::envelope(s, opts, None, restricted);
-            Some(match format {
-                WrapFormat::Json => (env.to_json() + "\n").into_bytes(),
-                WrapFormat::Text => crate::wrap::render_text(&env).into_bytes(),
-            })
-        }
-        crate::wrap::Capture::Spilled(_) => None,
-    };
-    if let Some(text) = own {
-        match output::write_all(&mut out, &text).and_then(|()| output::flush(&mut out)) {
+    let fmt = live_format(format);
+    if !fed.clone().seal(&captured, opts, fmt, restricted)? {
+        // No entry was made (a small output that ended first, or a store that could not take
+        // it): printed as `wrap` prints it, with its message about what it could not store.
+        return Ok(Some(Reported::Plain(captured)));
+    }
+    if let crate::wrap::Capture::Inline(bytes) = &captured {
+        // A small output still running at D: after its running envelope, itself (its ref
+        // reads the same bytes).
+        let mut out = output::stdout();
+        match output::write_all(&mut out, bytes).and_then(|()| output::flush(&mut out)) {
             Ok(()) => {}
             Err(e) if e.is_broken_pipe() => {}
             Err(e) => return Err(e),
         }
-        return Ok(Some(Outcome::Found));
+        return Ok(Some(Reported::Done(Outcome::Found)));
     }
     let store = Store::new(config.clone());
     let record = match running::open(&store, &id)? {
@@ -260,7 +243,23 @@ pub fn report_stdin(
         }
     };
     let pass_through = (!printed.load(Ordering::SeqCst)).then_some(opts.max_inline);
-    print_end(&store, &record, pass_through, false).map(Some)
+    print_end(&store, &record, pass_through, false).map(|o| Some(Reported::Done(o)))
+}
+
+/// How [`report_stdin`] ended.
+pub enum Reported {
+    /// It printed everything: exit so.
+    Done(Outcome),
+    /// No running entry was made: the caller prints the capture as `wrap` prints one.
+    Plain(crate::wrap::Capture),
+}
+
+/// `wrap --format` as the running entries' renderer takes it.
+fn live_format(format: WrapFormat) -> Format {
+    match format {
+        WrapFormat::Json => Format::Json,
+        WrapFormat::Text => Format::Text,
+    }
 }
 
 /// The byte `wrap` writes to its supervisor's stdin when it returns with the running envelope:
@@ -348,10 +347,7 @@ pub fn supervise(
         .map(|a| crate::wrap::shell_quote(&a.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ");
-    let format = match format {
-        WrapFormat::Json => Format::Json,
-        WrapFormat::Text => Format::Text,
-    };
+    let format = live_format(format);
     let restricted = config.restricted || config.is_remote();
     watch_the_front();
     live::supervise(id, &command, line, opts, config, format, restricted)?;

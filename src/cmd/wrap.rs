@@ -149,11 +149,22 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
     {
         return Ok(outcome);
     }
+    let print_stdin = |captured: Capture| -> Result<Outcome> {
+        let mut tally = Tally::default();
+        let printed = print(captured, &opts, format, None, &store, harness, &mut tally);
+        count(&store, &opts, &tally);
+        printed?;
+        Ok(Outcome::Found)
+    };
     if args.command.is_empty()
         && let Some(after) = args.report_after
-        && let Some(outcome) = super::live::report_stdin(&opts, format, &store, after)?
+        && !std::io::stdin().is_terminal()
     {
-        return Ok(outcome);
+        match super::live::report_stdin(&opts, format, &store, after)? {
+            Some(super::live::Reported::Done(outcome)) => return Ok(outcome),
+            Some(super::live::Reported::Plain(captured)) => return print_stdin(captured),
+            None => {}
+        }
     }
     wrap::catch_signals();
     if args.command.is_empty() {
@@ -164,11 +175,7 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         }
         let (captured, warnings) = wrap::capture_stdin(&opts, &store)?;
         warn(&warnings);
-        let mut tally = Tally::default();
-        let printed = print(captured, &opts, format, None, &store, harness, &mut tally);
-        count(&store, &opts, &tally);
-        printed?;
-        return Ok(Outcome::Found);
+        return print_stdin(captured);
     }
     run_command(&args, &opts, format, &store, harness)
 }
