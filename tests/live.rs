@@ -1083,3 +1083,37 @@ fn a_restricted_wait_names_no_path_even_when_the_command_was_started_unrestricte
             .contains(&sb.store_root().display().to_string())
     );
 }
+
+/// A command fed to `wrap --report-after` on stdin that ends with less than `--max-inline` of
+/// output has no final envelope (`wrap` passes it through): `spill wait` and the MCP `wait`
+/// answer with the output itself, never with nothing (Claude Code's model once read "(Bash
+/// completed with no output)" for a build it waited on). Under the supervisor the end is always
+/// a final envelope (the tests above).
+#[test]
+fn waiting_on_a_short_output_reads_the_output_itself() {
+    let sb = Sandbox::new();
+    let run = sb.shell(
+        "(echo step 1; sleep 1; echo 'error: it broke') | SPILL_SCOPE=conv spill wrap --report-after 200ms",
+    );
+    run.status(0);
+    let first = run.out().lines().next().unwrap().to_string();
+    let id = serde_json::from_str::<Value>(&first).unwrap()["ref"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        run.out().ends_with("\nstep 1\nerror: it broke\n"),
+        "{}",
+        run.out()
+    );
+    let wait = sb.cmd(&["wait", &id]).env("SPILL_SCOPE", "conv").run();
+    wait.status(0);
+    assert_eq!(wait.out(), "step 1\nerror: it broke\n");
+    let mut mcp = Mcp::start(&sb, "conv");
+    let answer = mcp.call("wait", serde_json::json!({"source": id}));
+    assert_eq!(answer["isError"], false, "{answer}");
+    assert!(
+        text(&answer).starts_with("step 1\nerror: it broke\n"),
+        "{answer}"
+    );
+}

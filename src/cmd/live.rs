@@ -410,8 +410,10 @@ fn without_path(rendered: &str) -> String {
 }
 
 /// Prints how a running entry ended, as `wrap -- CMD` would have: the output itself when it
-/// fits `pass_through` (`wrap`'s `--max-inline`; `None` for `spill wait`, which always prints
-/// the envelope), else the final envelope; then exits with the command's status.
+/// fits `pass_through` (`wrap`'s `--max-inline`; `None` for `spill wait`, which prints the
+/// final envelope of an output that was one) or when it ended without an envelope (it fitted
+/// the `--max-inline` of the `wrap` that ran it), else the final envelope; then exits with the
+/// command's status.
 /// With `by_signal` (`wrap`), a CMD killed by a signal ends the caller by it too.
 pub fn print_end(
     store: &Store,
@@ -448,7 +450,10 @@ pub fn print_end(
             output::write_all(&mut out, without_path(text).as_bytes())
         }
         (None, Some(text)) => output::write_all(&mut out, text.as_bytes()),
-        (None, None) => Ok(()),
+        (None, None) => match live::inline_output(store, record)? {
+            Some(bytes) => output::write_all(&mut out, &bytes),
+            None => Ok(()),
+        },
     };
     match printed.and_then(|()| output::flush(&mut out)) {
         Ok(()) => {}

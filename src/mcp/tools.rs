@@ -548,7 +548,13 @@ fn ended(store: &StoreConfig, id: &Ref, record: &Record) -> Result<Value> {
         let why = record.error.as_deref().unwrap_or("it could not be started");
         return Err(Error::Usage(format!("{}: {why}", record.command)));
     }
-    let output = record.output.clone().unwrap_or_default();
+    // An output that fitted `--max-inline` has no envelope: the answer is the output itself.
+    let output = match &record.output {
+        Some(text) => text.clone(),
+        None => crate::wrap::live::inline_output(&crate::store::Store::new(store.clone()), record)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default(),
+    };
     let mut structured = json!({});
     // The supervisor rendered it for the command line that started it; this store is
     // restricted, so the JSON envelope loses its `path` (the text form names none).

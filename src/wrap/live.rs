@@ -302,7 +302,7 @@ pub fn render(env: &Envelope, format: Format) -> String {
 }
 
 /// Publishes a small output (the empty one) as an ordinary payload.
-fn store_small(store: &Store, bytes: &[u8], opts: &WrapOptions) -> Result<Ref> {
+pub(crate) fn store_small(store: &Store, bytes: &[u8], opts: &WrapOptions) -> Result<Ref> {
     store.prepare()?;
     let mut temp = store.create_temp()?;
     temp.write_all(bytes)?;
@@ -322,6 +322,24 @@ fn store_small(store: &Store, bytes: &[u8], opts: &WrapOptions) -> Result<Ref> {
         ..Meta::default()
     };
     Ok(store.publish(finished, &mut meta)?.reference)
+}
+
+/// The output of an ended entry that `wrap` would have printed itself: one at most `--max-inline`
+/// (its record holds no envelope, only the sealed ref), read back whole. `None` when the record
+/// holds an envelope, or nothing was sealed (the store refused it: the record's error says why).
+/// `spill wait` and the MCP `wait` answer with it, so a short command that ended reads as what
+/// it printed, never as an empty answer.
+pub fn inline_output(store: &Store, record: &Record) -> Result<Option<Vec<u8>>> {
+    if record.output.is_some() {
+        return Ok(None);
+    }
+    let Some(r) = record.sealed_ref() else {
+        return Ok(None);
+    };
+    let (mut file, path) = store.open(&r)?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| Error::io("read", &path, e))?;
+    Ok(Some(bytes))
 }
 
 /// What waiting on a running entry found.

@@ -1777,6 +1777,10 @@ def main():
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    if only & {"opencode", "opencode-old"} and shutil.which("rg") is None:
+        # opencode 1.0.152 lists the project with ripgrep at start and, when rg is not on PATH,
+        # downloads it from GitHub, which this offline run cannot reach.
+        sys.exit("e2e: rg (ripgrep) is not on PATH; opencode 1.0.152 needs it (apt-get install ripgrep)")
     olds = [(install(cache, *old), cls, old[1]) for old, cls, name in [
         (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
         if only & {name, f"{name}-old"}]
