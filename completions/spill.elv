@@ -71,6 +71,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --color 'When to colour: human text, and the JSON of extract and shape (NO_COLOR is honoured)'
             cand --paging 'When the reading commands show their output through a pager (SPILL_PAGER, then PAGER, else `less -FRX`); never in restricted mode'
             cand --redact 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+            cand --condense 'Print an output that would pass through (1 KiB up to --max-inline) as its condensed view when that is at most half of it: runs of similar lines collapse to their first and last line and a marker with the command that prints the rest; every other line is shown; the whole is stored and the view ends with its ref [env: SPILL_CONDENSE=1]'
             cand --skip-invalid 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

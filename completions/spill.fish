@@ -82,6 +82,7 @@ complete -c spill -n "__fish_spill_using_subcommand wrap" -l paging -d 'When the
 always\t'Page even into a pipe'
 never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l redact -d 'Replace secrets (API keys, tokens, private keys, secret env values) with [REDACTED] [env: SPILL_REDACT=1]'
+complete -c spill -n "__fish_spill_using_subcommand wrap" -l condense -d 'Print an output that would pass through (1 KiB up to --max-inline) as its condensed view when that is at most half of it: runs of similar lines collapse to their first and last line and a marker with the command that prints the rest; every other line is shown; the whole is stored and the view ends with its ref [env: SPILL_CONDENSE=1]'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -l skip-invalid -d 'NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"), instead of describing the output as text'
 complete -c spill -n "__fish_spill_using_subcommand wrap" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand shape" -l max-depth -l depth -d 'Container levels shown; deeper ones become `"object(12 keys)"` / `"array[300]"`' -r

@@ -593,6 +593,12 @@ pub struct WrapArgs {
         help = with_default("The most bytes one turn passes through inline; later outputs are stored \
             instead [env: SPILL_TURN_BUDGET]", &flag_size(limits::TURN_BUDGET)))]
     pub turn_budget: Option<u64>,
+    /// Print an output that would pass through (1 KiB up to --max-inline) as its condensed view
+    /// when that is at most half of it: runs of similar lines collapse to their first and last
+    /// line and a marker with the command that prints the rest; every other line is shown; the
+    /// whole is stored and the view ends with its ref [env: SPILL_CONDENSE=1].
+    #[arg(long)]
+    pub condense: bool,
     /// NDJSON: skip and count the lines that are not exactly one JSON value ("skippedLines"),
     /// instead of describing the output as text.
     #[arg(long)]

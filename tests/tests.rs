@@ -8,6 +8,7 @@ mod cat;
 mod cli;
 mod color;
 mod concurrency;
+mod condense;
 mod consistency;
 mod docs_agree;
 mod env;

@@ -72,6 +72,7 @@ fn options(args: &WrapArgs) -> Result<(WrapOptions, WrapFormat)> {
         store_error: None,
         skip_invalid: args.skip_invalid,
         pass_unstored: None,
+        condense: args.condense || super::env_switch("SPILL_CONDENSE", false),
     };
     Ok((opts, format))
 }
@@ -205,8 +206,18 @@ fn print(
     match captured {
         Capture::Inline(bytes) => {
             tally.printed = bytes.len() as u64;
-            tally.sent = tally.printed;
-            output::write_all(&mut out, &bytes)?
+            let entry = crate::store::Store::new(store.clone());
+            match wrap::condensed(&entry, &bytes, opts) {
+                Some((view, _)) => {
+                    tally.sent = view.text.len() as u64;
+                    tally.stored = 1;
+                    output::write_all(&mut out, &view.text)?
+                }
+                None => {
+                    tally.sent = tally.printed;
+                    output::write_all(&mut out, &bytes)?
+                }
+            }
         }
         Capture::Spilled(s) if s.passed_through.is_some() => {
             let passed = s

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod clean;
+pub mod condense;
 pub mod fields;
 pub mod hex;
 pub mod preview;

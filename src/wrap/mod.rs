@@ -86,6 +86,55 @@ pub struct WrapOptions {
     /// default) keeps the degraded envelope. A store that fails after taking part of the output
     /// (a full disk) still gives the degraded envelope: what it took cannot be un-read.
     pub pass_unstored: Option<PassThrough>,
+    /// `--condense`: an output that would pass through inline (at least [`CONDENSE_FLOOR`]
+    /// bytes), whose condensed view ([`crate::text::condense`]) is at most half of it, is
+    /// stored and printed as that view instead ([`condensed`]).
+    pub condense: bool,
+}
+
+/// The lines the envelope's analysis of `bytes` shows (1-based): every signal and ranked line
+/// with the lines its text spans (a numeric column's extreme, a rare value's record, a
+/// diagnostic's header and continuation).
+fn shown_lines(bytes: &[u8]) -> std::collections::HashSet<u64> {
+    let mut analyzer = crate::text::analyze::TextAnalyzer::new(bytes.len().max(1))
+        .json_fields(crate::json::analyze::severity_fields);
+    analyzer.feed(bytes);
+    let facts = analyzer.finish();
+    let mut keep: std::collections::HashSet<u64> = facts.signals.iter().map(|s| s.line).collect();
+    for s in &facts.signals {
+        keep.extend(s.text_line..=s.line);
+    }
+    for r in &facts.ranked {
+        keep.insert(r.line);
+        keep.extend(r.span.0..=r.span.1);
+    }
+    keep
+}
+
+/// The smallest output `--condense` condenses: below it a view saves too little to be worth a
+/// store and a read.
+pub const CONDENSE_FLOOR: usize = 1024;
+
+/// `--condense` for an output that would pass through (`bytes`): its condensed view and the
+/// ref it is stored under, or `None` when it does not halve, is below [`CONDENSE_FLOOR`], or
+/// cannot be stored (then it passes through as without `--condense`: nothing is shown that the
+/// store does not hold).
+pub fn condensed(
+    store: &crate::store::Store,
+    bytes: &[u8],
+    opts: &WrapOptions,
+) -> Option<(crate::text::condense::Condensed, crate::store::Ref)> {
+    if !opts.condense || bytes.len() < CONDENSE_FLOOR || opts.store_error.is_some() {
+        return None;
+    }
+    // The view names the ref, which is the hash of the bytes: condense with a stand-in of the
+    // same length first, so nothing is stored for an output that does not halve.
+    const STAND_IN: &str = "sp_0000000000000000";
+    let keep = shown_lines(bytes);
+    crate::text::condense::condense(bytes, STAND_IN, &keep)?;
+    let reference = live::store_small(store, bytes, opts).ok()?;
+    let view = crate::text::condense::condense(bytes, &reference.to_string(), &keep)?;
+    Some((view, reference))
 }
 
 /// The writer [`WrapOptions::pass_unstored`] streams an unstorable output into (the `spill`
@@ -128,6 +177,7 @@ impl Default for WrapOptions {
             store_error: None,
             skip_invalid: false,
             pass_unstored: None,
+            condense: false,
         }
     }
 }
