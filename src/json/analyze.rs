@@ -224,7 +224,9 @@ pub fn analyze(doc: &[u8], opts: &AnalyzeOptions) -> Analysis {
         dominant_at = None;
         source = PreviewSource::One(root.offset());
     }
-    for (i, (key, value)) in dom.counts.iter().enumerate() {
+    let nested = dom.nested_counts.iter();
+    let counts = dom.counts.iter().chain(nested).take(COUNTS_MAX);
+    for (i, (key, value)) in counts.enumerate() {
         let n = value.parse::<u64>().map_or(value.clone(), group_digits);
         let _ = write!(summary, "{}{key} {n}", if i == 0 { "; " } else { ", " });
     }
@@ -310,6 +312,10 @@ struct Dominant<'a> {
     /// The root object's integer members that count failures or results (`errorCount`,
     /// `numFailedTests`, `warnings`), as written, at most [`COUNTS_MAX`].
     counts: Vec<(String, String)>,
+    /// The same in objects below the root object, outside arrays, at most two levels down
+    /// (mocha's `stats.failures`, pytest-json-report's `summary.failed`), named by their path
+    /// from the root; the summary names them after the root's, up to [`COUNTS_MAX`] in all.
+    nested_counts: Vec<(String, String)>,
 }
 
 /// Count members named in the summary at most.
@@ -354,6 +360,7 @@ impl<'a> Dominant<'a> {
             records: 0,
             deep: 0,
             counts: Vec::new(),
+            nested_counts: Vec::new(),
         }
     }
 
@@ -457,15 +464,22 @@ impl Visitor for Dominant<'_> {
         if self.current.is_none()
             && self.deep == 0
             && self.records <= 1
-            && self.doc_keys.len() == 1
+            && (1..=3).contains(&self.doc_keys.len())
             && kind == Scalar::Integer
-            && self.counts.len() < COUNTS_MAX
             && let Some((a, b)) = self.pending_key
         {
             let key = decode_string(&self.doc[a..b]);
+            let value = || String::from_utf8_lossy(raw).into_owned();
             if count_key(&key) && raw.len() <= 20 {
-                self.counts
-                    .push((key.into_owned(), String::from_utf8_lossy(raw).into_owned()));
+                if self.doc_keys.len() == 1 && self.counts.len() < COUNTS_MAX {
+                    self.counts.push((key.into_owned(), value()));
+                } else if self.doc_keys.len() > 1 && self.nested_counts.len() < COUNTS_MAX {
+                    let path = self.path(Some((a, b)));
+                    let name = path.strip_prefix("$.").unwrap_or(&path).to_string();
+                    if name.len() <= 80 {
+                        self.nested_counts.push((name, value()));
+                    }
+                }
             }
         }
         if let Some(c) = &mut self.current
@@ -1556,6 +1570,38 @@ mod record_tests {
             f.summary.ends_with(
                 "; $.results is an array of 50 objects; numFailedTests 1, numPassedTests 1,080, warningCount 1,080, errorCount 1"
             ),
+            "{}",
+            f.summary
+        );
+    }
+
+    #[test]
+    fn the_summary_names_counts_in_nested_objects_after_the_roots() {
+        // mocha's JSON reporter: the counts sit in `stats`, the tests in arrays beside it.
+        let tests: Vec<String> = (0..40)
+            .map(|i| format!(r#"{{"title":"t{i}","err":{{}}}}"#))
+            .collect();
+        let doc = format!(
+            r#"{{"stats":{{"suites":3,"tests":41,"passes":40,"pending":0,"failures":1,"duration":812}},"tests":[{}],"failures":[{{"title":"parses a header","err":{{"message":"expected 2 to equal 3"}}}}]}}"#,
+            tests.join(",")
+        );
+        let Analysis::Json(f) = analyze(doc.as_bytes(), &AnalyzeOptions::default()) else {
+            panic!("JSON");
+        };
+        assert!(
+            f.summary.ends_with("; stats.passes 40, stats.failures 1"),
+            "{}",
+            f.summary
+        );
+        // Root counts come first; a count two objects down is named by its path; none inside
+        // an array's records (those are the records' own values).
+        let doc = r#"{"errorCount":2,"report":{"summary":{"failed":1,"passed":9}},"items":[{"errorCount":5}]}"#;
+        let Analysis::Json(f) = analyze(doc.as_bytes(), &AnalyzeOptions::default()) else {
+            panic!("JSON");
+        };
+        assert!(
+            f.summary
+                .ends_with("; errorCount 2, report.summary.failed 1, report.summary.passed 9"),
             "{}",
             f.summary
         );

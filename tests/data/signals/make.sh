@@ -301,6 +301,22 @@ with open(os.path.join(d, ".eslintrc.json"), "w") as f:
 PY
 case_ eslint-json "eslint -f json src"
 
+# ---- mocha --reporter json: the counts sit in `stats`, one failure among 300 tests (class 2) --
+prep mocha-json
+[ -x "$W/npm/node_modules/.bin/mocha" ] || (cd "$W/npm" && npm install -q mocha@10)
+python3 - "$W/mocha-json" <<'PY'
+import sys, os
+d = sys.argv[1]
+with open(os.path.join(d, "parse.test.js"), "w") as f:
+    f.write("const assert = require('assert');\n")
+    f.write("const width = (s) => (s === 'h173' ? s.length + 1 : s.length);\n")
+    f.write("describe('header widths', () => {\n")
+    for i in range(300):
+        f.write(f"  it('measures h{i}', () => {{ assert.strictEqual(width('h{i}'), {len(f'h{i}')}); }});\n")
+    f.write("});\n")
+PY
+case_ mocha-json "mocha --reporter json parse.test.js"
+
 # ---- node --test: TAP with one failing assertion among many (class 2) -----------------------
 prep node-test
 python3 - "$W/node-test" <<'PY'

@@ -21,6 +21,7 @@ specs = [
  ("tsc","tsc",[1,2],[["TS2322"]]),
  ("eslint-json","eslint",[5],[["'total' is not defined."]]),
  ("node-test","node",[2],[["not ok 42"]],),
+ ("mocha-json","mocha",[5],[["Expected values to be strictly equal"]]),
  ("tidy","tidy",[1,10],[["<blink> is not approved by W3C"]]),
  ("yamllint","yamllint",[1],[["syntax error: expected ',' or ']'"]]),
  ("cargo-build","cargo",[1],[["error[E0308]: mismatched types"]]),
