@@ -439,13 +439,7 @@ pub fn print_end(
         (meta.size_bytes <= limit && meta.stored_bytes == meta.size_bytes).then_some(r)
     });
     let printed = match (small, &record.output) {
-        (Some(r), _) => {
-            let (mut file, path) = store.open(&r)?;
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)
-                .map_err(|e| Error::io("read", &path, e))?;
-            output::write_all(&mut out, &bytes)
-        }
+        (Some(r), _) => output::write_all(&mut out, &live::read_payload(store, &r)?),
         (None, Some(text)) if store.config().restricted => {
             output::write_all(&mut out, without_path(text).as_bytes())
         }

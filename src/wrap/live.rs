@@ -333,13 +333,18 @@ pub fn inline_output(store: &Store, record: &Record) -> Result<Option<Vec<u8>>> 
     if record.output.is_some() {
         return Ok(None);
     }
-    let Some(r) = record.sealed_ref() else {
-        return Ok(None);
-    };
-    let (mut file, path) = store.open(&r)?;
+    record
+        .sealed_ref()
+        .map(|r| read_payload(store, &r))
+        .transpose()
+}
+
+/// A stored payload read whole (an ended entry's output small enough to print).
+pub fn read_payload(store: &Store, r: &Ref) -> Result<Vec<u8>> {
+    let (mut file, path) = store.open(r)?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| Error::io("read", &path, e))?;
-    Ok(Some(bytes))
+    Ok(bytes)
 }
 
 /// What waiting on a running entry found.
