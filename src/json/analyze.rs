@@ -1179,7 +1179,7 @@ const RARE_SHARE: usize = 100;
 const TRACK_SHARE: usize = 10;
 /// In a field that is not severity-like, a value dominates when at least this share (in
 /// tenths) of the records holding the field hold it.
-const DOMINANT_TENTHS: usize = 9;
+const DOMINANT_TENTHS: usize = 8;
 /// Fields counted at most (the first ones met).
 const FIELDS_MAX: usize = 64;
 /// Values are compared by their first bytes as written.
@@ -1297,7 +1297,7 @@ pub fn record_signals(doc: &[u8], max: usize) -> Vec<RecordSignal> {
 /// a top-level array or NDJSON records, `$.results` for an array inside an object). A value is
 /// rare when at most 1% of the records (and at least one) hold it, in a field of 10 or more
 /// holders that takes few values (a category, at most one value per 10 records, or 4); in a
-/// field that is not severity-like (see `SEVERITY_FIELDS`) one value must also hold 90% of the
+/// field that is not severity-like (see `SEVERITY_FIELDS`) one value must also hold 80% of the
 /// field's holders (241 network interfaces `UP` and one `DOWN`). Among equally rare values,
 /// ones that name a bad state (`DOWN`, `failed`, `false`) come first, then a level's
 /// (`LEVEL_FIELDS`), then other severity-like fields'. Reads at most the first 100,000 records and none starting past 64 MiB.
