@@ -847,6 +847,18 @@ mod tests {
     }
 
     #[test]
+    fn a_record_is_compacted_outside_its_strings_and_its_focus_follows() {
+        let rec = b"{\n    \"ifname\": \"eth 137\",\n    \"s\": \"a \\\" b\",\n    \"operstate\": \"DOWN\"\n  }";
+        let focus = rec.windows(11).position(|w| w == b"\"operstate\"").unwrap();
+        let (out, f) = compact_record(rec, focus);
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            r#"{"ifname":"eth 137","s":"a \" b","operstate":"DOWN"}"#
+        );
+        assert!(out[f..].starts_with(b"\"operstate\""));
+    }
+
+    #[test]
     fn dominant_array_in_an_object() {
         let items: Vec<String> = (0..1250)
             .map(|i| format!(r#"{{"id":{i},"msg":"m{i}"}}"#))
@@ -1184,6 +1196,38 @@ const DOMINANT_TENTHS: usize = 8;
 const FIELDS_MAX: usize = 64;
 /// Values are compared by their first bytes as written.
 const VALUE_BYTES: usize = 64;
+
+/// A record's bytes without the blanks between its tokens (a pretty-printed record as one
+/// line, the way NDJSON writes it), and `focus` moved to the same byte: so a signal's excerpt
+/// of 240 characters shows the record's first members (`"ifname":"eth137"`), not its
+/// indentation. Bytes inside strings are kept as they are.
+pub fn compact_record(record: &[u8], focus: usize) -> (Vec<u8>, usize) {
+    let mut out = Vec::with_capacity(record.len());
+    let mut new_focus = None;
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in record.iter().enumerate() {
+        if i == focus {
+            new_focus = Some(out.len());
+        }
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+            out.push(b);
+        } else if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            out.push(b);
+        }
+    }
+    let f = new_focus.unwrap_or(out.len());
+    (out, f)
+}
 
 /// A record of a top-level JSON array that stands out by a field's value.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -382,6 +382,176 @@ fn table_rare<'a>(lines: &[(u64, &'a [u8])], start: usize, end: usize) -> Vec<Ra
     out
 }
 
+/// Blocks a layout is compared over at least.
+const BLOCKS_MIN: usize = 20;
+/// A block longer than this many lines is not compared (a section, not a record).
+const BLOCK_LINES_MAX: usize = 64;
+
+/// A block of lines laid out unlike the blocks around it: the one commit of a `git log` that
+/// has a body among 399 that have a subject only. A block starts at a line that begins, at
+/// column 0, with the word most lines at column 0 begin with (`commit`, seen on 20 or more
+/// lines and never on two consecutive ones) and runs to the next such line; its layout is each
+/// line's kind (blank, indented, a `Label:` by its label, other; a run of one kind counts
+/// once), and a long listing's blocks are not compared. The same rule as a rare
+/// value, the layout being the value: one layout holds 80% of the blocks, and at most 1% (and
+/// at least one) hold this one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RareBlock {
+    /// The index (into the lines given) of the block's first line.
+    pub first: usize,
+    /// The index of its last line.
+    pub last: usize,
+    /// The word its lines start with (`commit`).
+    pub word: String,
+    /// How many blocks have its layout.
+    pub count: usize,
+    /// How many blocks were compared.
+    pub blocks: usize,
+    /// How many blocks have the dominant layout, and its length in lines.
+    pub dominant: (usize, usize),
+}
+
+impl RareBlock {
+    /// `1 of 400 blocks starting "commit" is laid out unlike the others (8 lines; 399 have 6)`.
+    pub fn note(&self) -> String {
+        let g = |n: usize| crate::limits::group_digits(n as u64);
+        format!(
+            "{} of {} blocks starting \"{}\" {} laid out unlike the others ({} lines; {} have {})",
+            g(self.count),
+            g(self.blocks),
+            self.word,
+            if self.count == 1 { "is" } else { "are" },
+            g(self.last - self.first + 1),
+            g(self.dominant.0),
+            g(self.dominant.1)
+        )
+    }
+
+    /// `1 of 400 blocks starting "commit" is laid out unlike the others`.
+    pub fn sentence(&self) -> String {
+        let g = |n: usize| crate::limits::group_digits(n as u64);
+        format!(
+            "{} of {} blocks starting \"{}\" {} laid out unlike the others",
+            g(self.count),
+            g(self.blocks),
+            self.word,
+            if self.count == 1 { "is" } else { "are" }
+        )
+    }
+}
+
+/// The word a line starts with at column 0, when it is a word (letters, then letters, digits,
+/// `_` or `-`; a trailing `:` allowed).
+fn head_word(line: &[u8]) -> Option<&[u8]> {
+    let w = line.split(u8::is_ascii_whitespace).next()?;
+    let w = w.strip_suffix(b":").unwrap_or(w);
+    (w.len() >= 2
+        && w.len() <= VALUE_MAX
+        && w[0].is_ascii_alphabetic()
+        && w.iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-')))
+    .then_some(w)
+}
+
+/// The kind of a line inside a block, for its layout.
+fn line_kind(line: &[u8], word: &[u8]) -> Vec<u8> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return b"~".to_vec();
+    }
+    if line[0].is_ascii_whitespace() {
+        return b">".to_vec();
+    }
+    let first = line.split(u8::is_ascii_whitespace).next().unwrap_or(line);
+    if first.ends_with(b":") && head_word(line).is_some() || head_word(line) == Some(word) {
+        return first.to_vec();
+    }
+    b"*".to_vec()
+}
+
+/// The first block among `lines` (consecutive when their numbers are) laid out unlike the
+/// others, if one is; see [`RareBlock`].
+pub fn rare_block(lines: &[(u64, &[u8])]) -> Option<RareBlock> {
+    // word → (lines, seen on consecutive lines, first index)
+    let mut words: HashMap<&[u8], (usize, bool, usize)> = HashMap::new();
+    let mut prev: Option<(u64, &[u8])> = None;
+    for (i, &(no, line)) in lines.iter().enumerate() {
+        let w = head_word(line);
+        if let Some(w) = w {
+            let e = words.entry(w).or_insert((0, false, i));
+            e.0 += 1;
+            // Two consecutive lines starting with it: rows, not block headers.
+            if prev.is_some_and(|(p, pw)| p + 1 == no && pw == w) {
+                e.1 = true;
+            }
+        }
+        prev = w.map(|w| (no, w));
+    }
+    // Of words equally common (`commit` and `Author:`), the one met first starts the blocks.
+    let (&word, _) = words
+        .iter()
+        .filter(|(_, (n, adjacent, _))| *n >= BLOCKS_MIN && !adjacent)
+        .max_by_key(|(_, (n, _, first))| (*n, std::cmp::Reverse(*first)))?;
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| head_word(lines[i].1) == Some(word))
+        .collect();
+    // Complete blocks only: from one start to the line before the next, with no gap between.
+    let mut blocks: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+    for pair in starts.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        if b - a > BLOCK_LINES_MAX || lines[b].0 != lines[a].0 + (b - a) as u64 {
+            continue;
+        }
+        // A long listing's blocks (`ls -lR`) differ by their names only.
+        if lines[a..b].iter().any(|(_, l)| super::rank::is_listing(l)) {
+            return None;
+        }
+        // Runs of one kind count once: a record with three indented lines is laid out as one
+        // with two.
+        let mut layout = Vec::new();
+        let mut last: Option<Vec<u8>> = None;
+        for &(_, l) in &lines[a..b] {
+            let kind = line_kind(l, word);
+            if last.as_ref() != Some(&kind) {
+                layout.extend(&kind);
+                layout.push(b'\n');
+                last = Some(kind);
+            }
+        }
+        blocks.push((a, b - 1, layout));
+    }
+    if blocks.len() < BLOCKS_MIN {
+        return None;
+    }
+    let mut layouts: HashMap<&[u8], usize> = HashMap::new();
+    for (_, _, l) in &blocks {
+        *layouts.entry(l.as_slice()).or_default() += 1;
+    }
+    let (&top, &top_n) = layouts
+        .iter()
+        .max_by_key(|(l, n)| (**n, std::cmp::Reverse(**l)))?;
+    if top_n * 10 < blocks.len() * DOMINANT_TENTHS || !top[..top.len() - 1].contains(&b'\n') {
+        return None;
+    }
+    // The dominant layout's length in lines, from its first block.
+    let top_lines = blocks
+        .iter()
+        .find(|(_, _, l)| l.as_slice() == top)
+        .map_or(0, |(a, b, _)| b - a + 1);
+    let rare_max = (blocks.len() / RARE_SHARE).max(1);
+    let (a, b, layout) = blocks
+        .iter()
+        .filter(|(_, _, l)| layouts[l.as_slice()] <= rare_max)
+        .min_by_key(|(a, _, l)| (layouts[l.as_slice()], *a))?;
+    Some(RareBlock {
+        first: *a,
+        last: *b,
+        word: String::from_utf8_lossy(word).into_owned(),
+        count: layouts[layout.as_slice()],
+        blocks: blocks.len(),
+        dominant: (top_n, top_lines),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -472,6 +642,89 @@ mod tests {
         assert_eq!(f[0].index, 1234);
         assert_eq!(f[0].value, "503");
         assert_eq!(f[0].dominant, ("200".to_string(), 1799));
+    }
+
+    fn block(text: &str) -> Option<RareBlock> {
+        let lines: Vec<(u64, &[u8])> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i as u64 + 1, l.as_bytes()))
+            .collect();
+        rare_block(&lines)
+    }
+
+    fn commit(i: usize, body: &[&str]) -> String {
+        let mut c = format!(
+            "commit {i:040x}\nAuthor: A{} <a@x>\nDate:   Tue Jan 28 00:47:{:02} 2025\n\n    subject {i}\n",
+            i % 6,
+            i % 60
+        );
+        for line in body {
+            c.push_str(&format!("    \n    {line}\n"));
+        }
+        c.push('\n');
+        c
+    }
+
+    #[test]
+    fn the_one_block_laid_out_unlike_the_others_is_found_by_its_first_line() {
+        let text: String = (0..400)
+            .map(|i| {
+                if i == 187 {
+                    commit(i, &["Ranges are written first-last."])
+                } else {
+                    commit(i, &[])
+                }
+            })
+            .collect();
+        let b = block(&text).expect("a block that differs");
+        assert_eq!(b.word, "commit");
+        assert_eq!(b.first, 187 * 6);
+        assert_eq!(b.last - b.first + 1, 8);
+        assert_eq!((b.count, b.blocks, b.dominant), (1, 399, (398, 6)));
+        assert_eq!(
+            b.note(),
+            "1 of 399 blocks starting \"commit\" is laid out unlike the others (8 lines; 398 have 6)"
+        );
+    }
+
+    #[test]
+    fn blocks_of_many_layouts_listings_and_one_line_records_give_none() {
+        // A history where bodies are common: no layout dominates.
+        let text: String = (0..400)
+            .map(|i| match i % 3 {
+                0 => commit(i, &[]),
+                1 => commit(i, &["a body"]),
+                _ => commit(i, &["a body", "and a trailer"]),
+            })
+            .collect();
+        assert_eq!(block(&text), None);
+        // An indented line more or less is the same layout (runs count once).
+        let text: String = (0..400)
+            .map(|i| {
+                let mut c = commit(i, &[]);
+                if i == 9 {
+                    c = c.replace("    subject 9\n", "    subject 9\n    continued\n");
+                }
+                c
+            })
+            .collect();
+        assert_eq!(block(&text), None);
+        // `ls -lR`: one empty directory among many is a name, not a finding.
+        let mut text = String::new();
+        for d in 0..100 {
+            text.push_str(&format!("./d{d}:\ntotal 8\n"));
+            for f in 0..(if d == 50 { 0 } else { 3 }) {
+                text.push_str(&format!("-rw-r--r-- 1 root root 5 Dec  1 10:00 f{f}\n"));
+            }
+            text.push('\n');
+        }
+        assert_eq!(block(&text), None);
+        // Rows on consecutive lines are no blocks.
+        let text: String = (0..300)
+            .map(|i| format!("test t{i} ... {}\n", if i == 7 { "FAILED" } else { "ok" }))
+            .collect();
+        assert_eq!(block(&text), None);
     }
 
     #[test]

@@ -237,6 +237,21 @@ fn row_of(t: &[u8]) -> u64 {
         .map_or(0, |end| hash_of(&t[..=end]) | 1)
 }
 
+/// The row key of a template without its first field (a name that comes first), apart from
+/// every [`row_of`] key; 0 when it has no number or no first field to drop.
+fn rest_of(t: &[u8]) -> u64 {
+    let Some(space) = t.iter().position(|&b| b == b' ') else {
+        return 0;
+    };
+    if space == 0 || t[..space] == *b"0" {
+        return 0;
+    }
+    let rest = &t[space + 1..];
+    rest.iter().rposition(|&b| b == b'0').map_or(0, |end| {
+        hash_of(&[b"rest ".as_slice(), &rest[..=end]].concat()) | 1
+    })
+}
+
 /// The key the rows of one table share, for finding where a table starts: the leading columns
 /// of numbers of the line's template when it starts with two or more (a profile's `ncalls
 /// tottime …` rows, whatever their name column holds), else its row key (the template up to
@@ -380,6 +395,10 @@ struct Line {
     /// The template up to its last number (a table row's name column cut off), for comparing
     /// the numbers of rows that differ only in their names; 0 for a line without numbers.
     row: u64,
+    /// The same without the template's first field, for rows whose name comes first (a
+    /// profile's `reconcile_accounts  812  9812` among `ledger_fn_17  40  210`); 0 when the
+    /// rest has no number.
+    rest: u64,
 }
 
 /// Renders the severity and message fields of a JSON object line (`{"level":"error",…}`), or
@@ -416,11 +435,13 @@ pub fn rank(
             let t = template(&clean);
             let tmpl = hash_of(&t);
             let row = row_of(&t);
+            let rest = rest_of(&t);
             Line {
                 no,
                 clean,
                 tmpl,
                 row,
+                rest,
             }
         })
         .collect();
@@ -561,6 +582,10 @@ pub fn rank(
         extra += 1;
         offer(own_key(r.line), r);
     }
+    if let Some(r) = rare_block(&lines) {
+        extra += 1;
+        offer(own_key(r.line), r);
+    }
     let mut all: Vec<Ranked> = best.into_values().map(|(_, r)| r).collect();
     all.sort_by(|a, b| {
         b.score
@@ -615,9 +640,21 @@ fn header_of(
 /// 10× the median.
 fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
     let mut by_tmpl: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut by_rest: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, l) in lines.iter().enumerate() {
         if l.row != 0 {
             by_tmpl.entry(l.row).or_default().push(i);
+        }
+        if l.rest != 0 {
+            by_rest.entry(l.rest).or_default().push(i);
+        }
+    }
+    // Rows whose names come first are compared as one table too, when their names take more
+    // than one template (else their row key already groups them).
+    for (k, v) in by_rest {
+        let first = lines[v[0]].row;
+        if v.iter().any(|&i| lines[i].row != first) {
+            by_tmpl.insert(k, v);
         }
     }
     // In a tree's listing (`du -a`: a directory's row sums the rows under it) only the
@@ -680,6 +717,7 @@ fn extremes(lines: &[Line], counts: &HashMap<u64, u64>) -> Vec<Ranked> {
             // A record header on the line before (`Benchmark 3: …`) names the entry.
             if let Some(p) = i.checked_sub(1).map(|j| &lines[j])
                 && p.row != l.row
+                && idx.binary_search(&(i - 1)).is_err()
                 && p.no + 1 == l.no
                 && counts[&p.tmpl] >= 2
             {
@@ -737,6 +775,41 @@ fn rare_rows(lines: &[Line]) -> Vec<Ranked> {
             }
         })
         .collect()
+}
+
+/// Lines of a block that differs ([`super::fields::rare_block`]) its entry shows at most.
+const BLOCK_SHOWN: usize = 8;
+
+/// The entry for a block laid out unlike the others: its first lines (at most 8), named by its
+/// note and sentence.
+fn rare_block(lines: &[Line]) -> Option<Ranked> {
+    let view: Vec<(u64, &[u8])> = lines.iter().map(|l| (l.no, l.clean.as_slice())).collect();
+    let b = super::fields::rare_block(&view)?;
+    let shown = &lines[b.first..=b.last.min(b.first + BLOCK_SHOWN - 1)];
+    let mut text = String::new();
+    let mut lossy = false;
+    for l in shown {
+        let (t, lo) = window_text(&l.clean, 0);
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&t);
+        lossy |= lo;
+    }
+    let head = &lines[b.first];
+    Some(Ranked {
+        line: head.no,
+        span: (head.no, shown[shown.len() - 1].no),
+        text,
+        long: false,
+        count: b.blocks as u64,
+        note: Some(b.note()),
+        sentence: Some(b.sentence()),
+        search: String::from_utf8_lossy(head.clean.trim_ascii()).into_owned(),
+        score: 11.5 + 0.5 * (head.no as f64 / lines.len().max(1) as f64),
+        classified: false,
+        lossy,
+    })
 }
 
 /// The last blank-separated field of a line (a listing's name column).
@@ -1066,6 +1139,55 @@ mod tests {
         assert_eq!(r.len(), 1, "{r:?}");
         assert!(r[0].text.contains("test_63"));
         assert_eq!(r[0].note.as_deref(), Some("largest of 100 similar lines"));
+    }
+
+    #[test]
+    fn a_row_whose_name_differs_is_compared_with_its_table() {
+        // A profile: names first, the one slow function named unlike the others.
+        let mut log = String::from("function    calls   total_ms\n");
+        for i in 0..300 {
+            let (name, total) = if i == 188 {
+                ("reconcile_accounts".to_string(), 9812)
+            } else {
+                (format!("ledger_fn_{i:03}"), 5 + i % 390)
+            };
+            log.push_str(&format!(
+                "{name:<24} {:>6} {total:>8}\n",
+                10 + i * 13 % 4000
+            ));
+        }
+        let r = ranked(&log);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].line, 190);
+        // The row alone: the row before it is of its own table, no record header.
+        assert!(
+            r[0].text.starts_with("reconcile_accounts"),
+            "{:?}",
+            r[0].text
+        );
+        assert_eq!(r[0].note.as_deref(), Some("largest of 300 similar lines"));
+    }
+
+    #[test]
+    fn a_block_laid_out_unlike_the_others_is_an_entry_showing_its_lines() {
+        let mut log = String::new();
+        for i in 0..100 {
+            log.push_str(&format!(
+                "commit {i:040x}\nAuthor: A <a@x>\nDate:   Tue Jan 28 2025\n\n    subject {i}\n"
+            ));
+            if i == 40 {
+                log.push_str("    \n    the body that says why\n");
+            }
+            log.push('\n');
+        }
+        let r = ranked(&log);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert_eq!(r[0].line, 40 * 6 + 1);
+        assert!(r[0].text.contains("subject 40") && r[0].text.contains("the body"));
+        assert_eq!(
+            r[0].sentence.as_deref(),
+            Some("1 of 99 blocks starting \"commit\" is laid out unlike the others")
+        );
     }
 
     #[test]

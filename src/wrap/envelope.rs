@@ -456,8 +456,9 @@ fn json_signals(s: &Spilled, room: usize) -> Option<Signals> {
             continue;
         }
         total += 1;
-        let (text, _) =
-            crate::text::rank::window_text(&part.map[rec.span.0..rec.span.1], rec.focus);
+        let (record, focus) =
+            crate::json::analyze::compact_record(&part.map[rec.span.0..rec.span.1], rec.focus);
+        let (text, _) = crate::text::rank::window_text(&record, focus);
         let c = text.len() + rec.note.len() + rec.path.len() + 40;
         if used + c > room {
             continue;
