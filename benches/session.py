@@ -16,8 +16,11 @@ Each mode runs the whole session on a fresh copy of the repository:
   spill-condense  the same with `--condense`
   rtk           the command as rtk's Claude Code hook rewrites it (`git log` -> `rtk git log`,
                 `cat F` -> `rtk read F`, ...; the rest run unchanged), if --rtk names a binary
+                (rtk-ai/rtk, built from its source: the crate named rtk on crates.io is
+                another program)
   tokf          the command as `tokf rewrite` gives it to tokf's hook (`tokf run git log`), if
-                --tokf names a binary (cargo install tokf)
+                --tokf names a binary, or is `install` (tokf 0.2.54 from crates.io, built once
+                into ~/.cache/spill-bench-session)
 
 For each mode it reports the bytes sent, the facts visible in them, and — with follow-ups — what
 an agent that does not see the fact does next and what that costs: for spill, the commands of the
@@ -48,6 +51,7 @@ import session_repo  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PYTEST = "8.3.5"
+TOKF = "0.2.54"
 
 
 def edit(path, old, new):
@@ -301,7 +305,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--spill", default=os.path.join(ROOT, "target", "release", "spill"))
     ap.add_argument("--rtk", help="an rtk binary (rtk-ai/rtk): adds the rtk mode")
-    ap.add_argument("--tokf", help="a tokf binary (cargo install tokf): adds the tokf mode")
+    ap.add_argument("--tokf", help="a tokf binary (cargo install tokf), or `install` for tokf "
+                    f"{TOKF} built with cargo into ~/.cache/spill-bench-session: adds the tokf mode")
     ap.add_argument("--only", help="comma-separated modes to run")
     ap.add_argument("--json", help="write every row and summary to this file")
     ap.add_argument("--keep", help="work in this directory (made; kept) instead of a temporary one")
@@ -316,6 +321,15 @@ def main():
     for tool in ("git", "cargo", "cc", "make", "jq"):
         if not shutil.which(tool):
             sys.exit(f"session.py: {tool} is needed and not on PATH")
+    cache = os.path.join(os.path.expanduser("~"), ".cache", "spill-bench-session")
+    os.makedirs(cache, exist_ok=True)
+    if a.tokf == "install":
+        root = os.path.join(cache, f"tokf-{TOKF}")
+        a.tokf = os.path.join(root, "bin", "tokf")
+        if not os.access(a.tokf, os.X_OK):
+            print(f"session.py: building tokf {TOKF} with cargo install (minutes)…", file=sys.stderr)
+            subprocess.run(["cargo", "install", "--quiet", "--locked", "--root", root, "tokf",
+                            "--version", TOKF], check=True)
     modes = ["raw", "spill", "spill-condense"]
     lossy = {}
     for name in ("rtk", "tokf"):
@@ -325,8 +339,7 @@ def main():
             modes.append(name)
     if a.only:
         modes = [m for m in modes if m in a.only.split(",")]
-    cache = os.path.join(os.path.expanduser("~"), ".cache", "spill-bench-session")
-    os.makedirs(cache, exist_ok=True)
+
     bindir = python_with_pytest(cache)
     work = a.keep or tempfile.mkdtemp(prefix="spill-session-")
     if a.keep:
