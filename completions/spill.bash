@@ -1476,7 +1476,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__wrap)
-            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --condense --skip-invalid --timeout --detach-after --report-after --supervise --dir --store --scope --ttl --quota --max-file --color --paging --help"
+            opts="-h --max-inline --format --preview --head-lines --tail-lines --label --redact --turn --turn-budget --condense --skip-invalid --timeout --detach-after --report-after --report-every --supervise --dir --store --scope --ttl --quota --max-file --color --paging --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1523,6 +1523,10 @@ _spill() {
                     return 0
                     ;;
                 --report-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report-every)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

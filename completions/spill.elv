@@ -61,6 +61,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --timeout 'With CMD: kill it after this long and exit 124, like timeout(1)'
             cand --detach-after 'With CMD: return after this long even if CMD is still running, with a running envelope (its ref, the output so far, the commands that read on, wait and stop); CMD goes on under a supervisor and its output into the store (e.g. 100s, 500ms)'
             cand --report-after 'After this long, if CMD is still running (or stdin has not ended), print a running envelope (as --detach-after does) and go on waiting: the final envelope follows at the end, and wrap exits with CMD''s status (for a harness that keeps a long command running and reads its output as it comes, like Codex and Claude Code)'
+            cand --report-every 'With --report-after: while CMD runs on (or stdin has not ended), print one line every this long after the running envelope, with the bytes and lines so far and the command that reads what is new (for a harness that cancels a command that prints nothing for a while, like Gemini CLI)'
             cand --supervise 'Internal: run as the supervisor of the running entry ID (started by --detach-after)'
             cand --dir 'Store root directory [env: SPILL_DIR] [default: ${TMPDIR:-/tmp}/spill-<uid>]'
             cand --store 'Object store: s3://BUCKET/PREFIX, read through a local cache (built with `--features s3`) [env: SPILL_STORE]'

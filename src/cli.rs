@@ -618,6 +618,13 @@ pub struct WrapArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms,
         conflicts_with = "detach_after")]
     pub report_after: Option<Duration>,
+    /// With --report-after: while CMD runs on (or stdin has not ended), print one line every
+    /// this long after the running envelope, with the bytes and lines so far and the command
+    /// that reads what is new (for a harness that cancels a command that prints nothing for a
+    /// while, like Gemini CLI).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_ms,
+        requires = "report_after")]
+    pub report_every: Option<Duration>,
     /// Internal: run as the supervisor of the running entry ID (started by --detach-after).
     #[arg(long, value_name = "ID", hide = true, requires = "command")]
     pub supervise: Option<String>,

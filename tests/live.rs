@@ -389,6 +389,100 @@ fn report_after_on_stdin_prints_the_running_envelope_then_the_end() {
     assert_eq!(count(), before);
 }
 
+/// `--report-every` (Gemini CLI's hook, which cancels a command silent for its inactivity
+/// timeout): after the running envelope, a line at each interval in which the output grew;
+/// nothing while the command prints nothing, so a silent command stays silent.
+#[test]
+fn report_every_prints_a_line_while_the_output_grows_and_nothing_while_it_is_silent() {
+    let sb = Sandbox::new();
+    let script = "for i in 1 2 3 4 5 6; do echo line $i; sleep 0.3; done";
+    for (how, run) in [
+        (
+            "stdin",
+            sb.shell(&format!(
+                "({script}) | spill wrap --report-after 200ms --report-every 400ms"
+            )),
+        ),
+        (
+            "CMD",
+            sb.cmd(&[
+                "wrap",
+                "--report-after",
+                "200ms",
+                "--report-every",
+                "400ms",
+                "--",
+                "bash",
+                "-c",
+                script,
+            ])
+            .run(),
+        ),
+    ] {
+        run.status(0);
+        let out = run.out();
+        let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(first["running"], true, "{how}: {out}");
+        let id = first["ref"].as_str().unwrap();
+        let lines: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("[spill: {id} still running: ")))
+            .collect();
+        assert!(!lines.is_empty(), "{how}: {out}");
+        // Each names a cursor that reads on from there.
+        let cursor: u64 = lines[0]
+            .rsplit_once("--since ")
+            .unwrap()
+            .1
+            .trim_end_matches(']')
+            .parse()
+            .unwrap();
+        assert!(cursor > first["cursor"].as_u64().unwrap(), "{how}: {out}");
+        // The end follows: the output itself (it fits --max-inline) or its final envelope.
+        assert!(
+            out.ends_with("line 6\n") || out.contains("\"exitCode\":0"),
+            "{how}: {out}"
+        );
+    }
+    // Silent for a second: nothing is printed until the command prints, so the first report
+    // (the running envelope) already holds its first line.
+    let script = "sleep 1; echo done; sleep 0.6";
+    for (how, run) in [
+        (
+            "stdin",
+            sb.shell(&format!(
+                "({script}) | spill wrap --report-after 200ms --report-every 200ms"
+            )),
+        ),
+        (
+            "CMD",
+            sb.cmd(&[
+                "wrap",
+                "--report-after",
+                "200ms",
+                "--report-every",
+                "200ms",
+                "--",
+                "bash",
+                "-c",
+                script,
+            ])
+            .run(),
+        ),
+    ] {
+        run.status(0);
+        let out = run.out();
+        let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(first["running"], true, "{how}: {out}");
+        assert_eq!(first["preview"]["head"][0], "done", "{how}: {out}");
+    }
+    // It needs --report-after.
+    let run = sb
+        .cmd(&["wrap", "--report-every", "1s", "--", "true"])
+        .run();
+    run.status(2);
+}
+
 #[test]
 fn a_cursor_returns_only_what_is_new() {
     let sb = Sandbox::new();

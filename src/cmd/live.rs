@@ -109,15 +109,45 @@ pub fn detach(
     match waited {
         Waited::Ended(record) => print_end(&store, &record, Some(opts.max_inline), true).map(Some),
         Waited::Live(snap) => {
-            let env = live::running_envelope(&snap, opts)?;
-            let text = live::render(&env, live_format(format));
-            let mut out = output::stdout();
-            output::write_all(&mut out, text.as_bytes())?;
-            output::flush(&mut out)?;
+            // With --report-every nothing is printed while CMD has printed nothing: a harness
+            // that cancels a silent command (Gemini CLI) still sees it silent.
+            let quiet = stay
+                && args.report_every.is_some()
+                && snap.total == 0
+                && snap.liveness == Liveness::Running;
+            if !quiet {
+                print_running(&snap, opts, format)?;
+            }
             match snap.liveness {
                 Liveness::Running if stay => {
+                    let (mut shown, mut last) = (!quiet, snap.total);
                     drop(snap);
-                    let end = live::wait_with(&store, &id, None, &mut || false, &mut pause);
+                    // With --report-every, at each interval in which the output grew: the
+                    // running envelope if it was not printed yet, else a line.
+                    let end = loop {
+                        let next = args
+                            .report_every
+                            .and_then(|e| Instant::now().checked_add(e));
+                        match live::wait_with(&store, &id, next, &mut || false, &mut pause) {
+                            Ok(Waited::Live(snap))
+                                if next.is_some() && snap.liveness == Liveness::Running =>
+                            {
+                                if snap.total > last {
+                                    last = snap.total;
+                                    if shown {
+                                        let line = live::progress_line(&snap);
+                                        let mut out = output::stdout();
+                                        output::write_all(&mut out, line.as_bytes())?;
+                                        output::flush(&mut out)?;
+                                    } else {
+                                        print_running(&snap, opts, format)?;
+                                        shown = true;
+                                    }
+                                }
+                            }
+                            other => break other,
+                        }
+                    };
                     release(&mut hand_over);
                     match end? {
                         Waited::Ended(record) => print_end(&store, &record, None, true).map(Some),
@@ -141,6 +171,15 @@ pub fn detach(
     }
 }
 
+/// Prints the running envelope of `snap`.
+fn print_running(snap: &running::Snapshot, opts: &WrapOptions, format: WrapFormat) -> Result<()> {
+    let env = live::running_envelope(snap, opts)?;
+    let text = live::render(&env, live_format(format));
+    let mut out = output::stdout();
+    output::write_all(&mut out, text.as_bytes())?;
+    output::flush(&mut out)
+}
+
 /// `spill wrap --report-after D` reading stdin (no CMD: Claude Code's in-shell route, where the
 /// harness's shell runs the command and pipes its output here). The output is a running entry
 /// from the start, fed as it arrives ([`live::Fed`]); if the input has not ended at D, the
@@ -153,6 +192,7 @@ pub fn report_stdin(
     format: WrapFormat,
     config: &StoreConfig,
     after: Duration,
+    every: Option<Duration>,
 ) -> Result<Option<Reported>> {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
@@ -188,18 +228,55 @@ pub fn report_stdin(
                 return;
             }
             // Still reading: the running envelope, printed under the lock, so the end (which
-            // takes it to say so) comes after it.
+            // takes it to say so) comes after it. With --report-every, not while nothing has
+            // been read (a harness that cancels a silent command still sees it silent), and
+            // then at each interval in which the output grew: the envelope if it was not
+            // printed yet, else a line.
             let store = Store::new(config);
-            if let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id)
-                && let Ok(env) = live::running_envelope(&snap, &opts)
-            {
-                let text = live::render(&env, live_format(format));
+            let mut last = 0;
+            let mut report = |printed_yet: bool| -> Option<bool> {
+                let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id) else {
+                    return None;
+                };
+                if every.is_some() && snap.total <= last {
+                    return Some(printed_yet);
+                }
+                last = snap.total;
+                let text = if printed_yet {
+                    live::progress_line(&snap)
+                } else {
+                    let env = live::running_envelope(&snap, &opts).ok()?;
+                    live::render(&env, live_format(format))
+                };
+                drop(snap);
                 let mut out = output::stdout();
-                if output::write_all(&mut out, text.as_bytes())
+                output::write_all(&mut out, text.as_bytes())
                     .and_then(|()| output::flush(&mut out))
-                    .is_ok()
-                {
-                    printed.store(true, Ordering::SeqCst);
+                    .ok()?;
+                printed.store(true, Ordering::SeqCst);
+                Some(true)
+            };
+            let Some(mut printed_yet) = report(false) else {
+                return;
+            };
+            let Some(every) = every else {
+                return;
+            };
+            loop {
+                let deadline = Instant::now() + every;
+                while !*ended && Instant::now() < deadline {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    ended = wake
+                        .wait_timeout(ended, left)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                if *ended {
+                    return;
+                }
+                match report(printed_yet) {
+                    Some(p) => printed_yet = p,
+                    None => return,
                 }
             }
         })

@@ -161,7 +161,7 @@ pub fn run(global: &Global, args: WrapArgs) -> Result<Outcome> {
         && let Some(after) = args.report_after
         && !std::io::stdin().is_terminal()
     {
-        match super::live::report_stdin(&opts, format, &store, after)? {
+        match super::live::report_stdin(&opts, format, &store, after, args.report_every)? {
             Some(super::live::Reported::Done(outcome)) => return Ok(outcome),
             Some(super::live::Reported::Plain(captured)) => return print_stdin(captured),
             None => {}

@@ -443,6 +443,10 @@ pub struct Exports<'a> {
     /// the running envelope this long after the start if the output has not ended, and the
     /// final envelope at its end.
     pub report_after: Option<std::time::Duration>,
+    /// `wrap --report-every` with `report_after`: a line at each interval after the running
+    /// envelope while the command runs on (for a harness that cancels a command silent for a
+    /// while: Gemini CLI).
+    pub report_every: Option<std::time::Duration>,
 }
 
 impl<'a> Exports<'a> {
@@ -493,7 +497,11 @@ fi <<'{delimiter}'\n{command}\n{delimiter}\n"
     }
     let (bash_start, zsh_start) = match exports.report_after {
         Some(d) => {
-            let flag = format!("wrap --report-after {}ms --label", d.as_millis());
+            let every = exports
+                .report_every
+                .map(|e| format!(" --report-every {}ms", e.as_millis()))
+                .unwrap_or_default();
+            let flag = format!("wrap --report-after {}ms{every} --label", d.as_millis());
             (
                 BASH_START.replace("wrap --label", &flag),
                 ZSH_START.replace("wrap --label", &flag),

@@ -405,6 +405,19 @@ pub fn wait_with(
     }
 }
 
+/// The line `wrap --report-every` prints while a command runs on, after its running envelope:
+/// `[spill: sp_… still running: 1,234 lines, 56.7 KiB so far; what is new: spill cat sp_…
+/// --since 58061]`.
+pub fn progress_line(snap: &Snapshot) -> String {
+    format!(
+        "[spill: {id} still running: {} lines, {} so far; what is new: spill cat {id} --since {}]\n",
+        crate::limits::group_digits(snap.lines),
+        crate::limits::human_size(snap.total),
+        snap.total,
+        id = snap.id,
+    )
+}
+
 /// The envelope of a running entry: the preview and signals of its bytes so far, as for a
 /// finished output, with `running`, the cursor, and the commands that read on, wait and stop.
 pub fn running_envelope(snap: &Snapshot, opts: &WrapOptions) -> Result<Envelope> {

@@ -1419,6 +1419,9 @@ def old_version_checks(h, work, version):
     if not got:
         return None
     plain, spilled, full = got
+    if isinstance(h, Gemini):
+        # Its inactivity timeout is the same at the oldest version (0.36.0's ShellTool).
+        gemini_live_checks(h, home, plain_home)
     return table_row(f"{h.product} {version}", plain[0][0], spilled[0][0], full)
 
 
@@ -1457,6 +1460,7 @@ def gemini_checks(gemini, work):
     scopes = {e.get("scope") for e in json.loads(store.stdout or "{}").get("entries", [])} if store.returncode == 0 else {"?"}
     check("gemini: SessionEnd removed the conversations' entries",
           not any(s and s.startswith("gemini-") for s in scopes), store.stdout[:300])
+    gemini_live_checks(gemini, home, plain_home)
     # A deny policy rule still denies: the hook leaves the command alone, Gemini applies the rule.
     policies = home / ".gemini" / "policies"
     policies.mkdir(exist_ok=True)
@@ -1468,6 +1472,44 @@ def gemini_checks(gemini, work):
     check("gemini: a deny policy rule still stops the command",
           len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
     return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+
+
+def gemini_live_checks(gemini, home, plain_home):
+    """Long commands in Gemini CLI (README, "Gemini CLI"): Gemini cancels a command that prints
+    nothing for `tools.shell.inactivityTimeout` (4 s here; 300 s by default). Under the hook the
+    command's output goes to `wrap`, so `wrap` reports while it grows (the running envelope a
+    fifth before the timeout, then a line at each such interval in which the command printed):
+    a build that prints all along runs to its end as without spill, and one that prints nothing
+    is cancelled as without spill."""
+    files = [d / ".gemini" / "settings.json" for d in (home, plain_home)]
+    saved = [f.read_text() for f in files]
+    for f in files:
+        doc = json.loads(f.read_text())
+        doc.setdefault("tools", {}).setdefault("shell", {})["inactivityTimeout"] = 4
+        f.write_text(json.dumps(doc, indent=2) + "\n")
+    steps = ["for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do echo build step $i; sleep 0.5; done; "
+             f"echo '{LIVE_FAILURE}'; exit 3",
+             "sleep 7; echo after the silence"]
+    got = without_and_with(gemini, home, plain_home, "live", steps)
+    for f, text in zip(files, saved):
+        f.write_text(text)
+    if not got:
+        return
+    plain, spilled = got
+    check("gemini: without spill a 9-second build that prints all along outlives the 4-second inactivity timeout",
+          LIVE_FAILURE in plain[0][0] and "Exit Code: 3" in plain[0][0], plain[0][0][-300:])
+    build = spilled[0][0]
+    check("gemini: under spill the same build runs to its end: the model reads its failure line and status 3",
+          LIVE_FAILURE in build and "Exit Code: 3" in build and "without output" not in build, build[-400:])
+    check("gemini: while it ran, spill reported: the running envelope, then lines with what is new",
+          '"running":true' in build.replace(" ", "") and "still running:" in build and "--since" in build,
+          build[:400])
+    check("gemini: a command silent for 7 s is cancelled at the inactivity timeout without spill",
+          "without output" in plain[1][0] and "after the silence" not in plain[1][0], plain[1][0][:300])
+    check("gemini: under spill the silent command is cancelled too, as without spill",
+          "without output" in spilled[1][0] and "after the silence" not in spilled[1][0], spilled[1][0][:300])
+    print(f"info  gemini: a 9-second build under a 4-second inactivity timeout, bytes the model received: "
+          f"without spill {len(plain[0][0].encode())}; with spill {len(build.encode())}")
 
 
 def own_file_checks(h, work, own_file):

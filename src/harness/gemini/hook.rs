@@ -24,7 +24,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through,
+    Exports, Reply, Response, SpillRequest, detach_after, in_shell_command_in, open_call,
+    shell_command, through,
 };
 
 /// The scope prefix of Gemini CLI conversations.
@@ -40,6 +41,9 @@ pub struct Context<'a> {
     /// `Some(why)` when a policy rule or setting may concern the shell tool for a session in
     /// this directory (or cannot be read); `None` when none does.
     pub shell_rule: &'a dyn Fn(&Path) -> Option<String>,
+    /// Gemini CLI's inactivity timeout for a session in this directory, in milliseconds (0:
+    /// off); see [`RuleSources::inactivity_ms`].
+    pub inactivity_ms: &'a dyn Fn(&Path) -> u64,
 }
 
 /// Answers one Gemini CLI hook call.
@@ -88,10 +92,24 @@ fn before_tool(input: &Value, scope: &str, ctx: &Context) -> Response {
             "{why}; the command runs without spill so Gemini CLI applies its rules"
         ));
     }
+    // Gemini CLI cancels a command that prints nothing for its inactivity timeout; under the
+    // hook the command's output goes to `wrap`, so `wrap` reports while the output grows: the
+    // running envelope a little before the timeout, then a line at each such interval in
+    // which the command printed (a silent command stays silent, and is cancelled as without
+    // spill, at most one interval later).
+    let every = detach_after((ctx.inactivity_ms)(&cwd));
     let mut updated: Map<String, Value> = tool_input.clone();
     updated.insert(
         "command".into(),
-        Value::String(in_shell_command(ctx.spill, scope, None, command)),
+        Value::String(in_shell_command_in(
+            ctx.spill,
+            &Exports {
+                report_after: every,
+                report_every: every,
+                ..Exports::new(scope, None)
+            },
+            command,
+        )),
     );
     let reply = serde_json::json!({
         "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": Value::Object(updated)}
@@ -228,7 +246,36 @@ impl RuleSources {
         }
         None
     }
+
+    /// `tools.shell.inactivityTimeout` (seconds) for a session in `cwd`, in milliseconds, as
+    /// Gemini CLI merges its settings: the system file's value, else the project's, else the
+    /// user's, else its default of 300 s; 0 for a value of 0 or less (no timeout). A file that
+    /// cannot be read or parsed is skipped (the shell rule check lets no command through
+    /// unchanged past such a file anyway).
+    pub fn inactivity_ms(&self, cwd: &Path) -> u64 {
+        let mut dirs = vec![self.system_dir.clone(), cwd.join(".gemini")];
+        dirs.extend(self.user_dir.iter().cloned());
+        for dir in dirs {
+            let Ok(bytes) = std::fs::read(dir.join("settings.json")) else {
+                continue;
+            };
+            let Ok(doc) = serde_json::from_slice::<Value>(&bytes) else {
+                continue;
+            };
+            if let Some(secs) = doc["tools"]["shell"]["inactivityTimeout"].as_f64() {
+                return if secs > 0.0 {
+                    (secs * 1000.0).min(u64::MAX as f64) as u64
+                } else {
+                    0
+                };
+            }
+        }
+        INACTIVITY_DEFAULT_MS
+    }
 }
+
+/// Gemini CLI's default `tools.shell.inactivityTimeout`: 5 minutes (0.36.0 to 0.61.0).
+pub const INACTIVITY_DEFAULT_MS: u64 = 300_000;
 
 /// A settings file's tool lists that name the shell tool.
 fn settings_rule(bytes: &[u8]) -> Option<String> {
@@ -297,7 +344,38 @@ mod tests {
         Context {
             spill: "/usr/bin/spill",
             shell_rule: rule,
+            inactivity_ms: &|_| INACTIVITY_DEFAULT_MS,
         }
+    }
+
+    #[test]
+    fn the_inactivity_timeout_is_read_as_gemini_merges_its_settings() {
+        let root = tempfile::tempdir().unwrap();
+        let (system, project, user) = (
+            root.path().join("etc"),
+            root.path().join("work"),
+            root.path().join("home/.gemini"),
+        );
+        let sources = RuleSources {
+            user_dir: Some(user.clone()),
+            system_dir: system.clone(),
+        };
+        let write = |dir: &Path, text: &str| {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("settings.json"), text).unwrap();
+        };
+        assert_eq!(sources.inactivity_ms(&project), INACTIVITY_DEFAULT_MS);
+        write(&user, r#"{"tools":{"shell":{"inactivityTimeout":4}}}"#);
+        assert_eq!(sources.inactivity_ms(&project), 4_000);
+        write(
+            &project.join(".gemini"),
+            r#"{"tools":{"shell":{"inactivityTimeout":1.5}}}"#,
+        );
+        assert_eq!(sources.inactivity_ms(&project), 1_500);
+        write(&system, r#"{"tools":{"shell":{"inactivityTimeout":0}}}"#);
+        assert_eq!(sources.inactivity_ms(&project), 0);
+        // A timeout of 2 s or less is left to Gemini: no reporting flags.
+        assert_eq!(detach_after(sources.inactivity_ms(&project)), None);
     }
 
     #[test]
@@ -313,14 +391,27 @@ mod tests {
         assert_eq!(out["hookEventName"], "BeforeTool");
         assert_eq!(out["tool_input"]["description"], "list");
         // Run in Gemini CLI's own shell, so `$$` and its death are the shell's, as without spill.
+        // Reporting before Gemini's inactivity timeout (300 s): at 295 s, then every 295 s.
+        let every = Some(std::time::Duration::from_secs(295));
         assert_eq!(
             out["tool_input"]["command"],
-            crate::hook::in_shell_command(
+            crate::hook::in_shell_command_in(
                 "/usr/bin/spill",
-                "gemini-6de72b63-9500-4e37-b5e6-adb6ec6bfe7a",
-                None,
+                &Exports {
+                    report_after: every,
+                    report_every: every,
+                    ..Exports::new("gemini-6de72b63-9500-4e37-b5e6-adb6ec6bfe7a", None)
+                },
                 "ls"
             )
+        );
+        assert!(
+            out["tool_input"]["command"]
+                .as_str()
+                .unwrap()
+                .contains("wrap --report-after 295000ms --report-every 295000ms --label"),
+            "{}",
+            out["tool_input"]["command"]
         );
         assert!(
             !out["tool_input"]["command"]

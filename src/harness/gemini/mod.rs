@@ -53,6 +53,7 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
     let ctx = hook::Context {
         spill: &spill,
         shell_rule: &|cwd| sources.shell_rule(cwd),
+        inactivity_ms: &|cwd| sources.inactivity_ms(cwd),
     };
     Ok(hook::respond(input, &ctx))
 }
