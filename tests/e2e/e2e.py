@@ -1658,8 +1658,34 @@ def pi_checks(p, work):
         check("pi: with shellCommandPrefix, a 500 KB output reaches the model as spill's envelope",
               '"spilled":true' in spilled_p[2][0].replace(" ", "") and len(spilled_p[2][0]) < 4096,
               spilled_p[2][0][:300])
+    pi_live_checks(p, home, plain_home)
     tool_row = pi_tool_checks(p, work, home, plain_home, full)
     return [table_row(f"Pi {PI[1]}", plain[0][0], spilled[0][0], full), *tool_row]
+
+
+def pi_live_checks(p, home, plain_home):
+    """A call's timeout in Pi (README, "Pi"): Pi kills the command at the `timeout` the model
+    gave and shows what it printed so far, which under `wrap` was nothing. Now `wrap` prints the
+    running envelope a fifth before (the output so far, stored); the command still dies at the
+    timeout, as without spill, and its output so far stays readable by its ref."""
+    build = {"tool": "bash", "input": {"command": "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do echo build step $i; "
+                                                  f"sleep 0.5; done; echo '{LIVE_FAILURE}'; exit 3", "timeout": 4}}
+    got = without_and_with(p, home, plain_home, "timeout", [build, "sleep 1; spill cat {ref}"])
+    if not got:
+        return
+    plain, spilled = got
+    check("pi: without spill the call's timeout kills the build and the model reads its output so far",
+          "timed out" in plain[0][0] and "build step 1" in plain[0][0] and LIVE_FAILURE not in plain[0][0],
+          plain[0][0][-300:])
+    first = spilled[0][0]
+    check("pi: under spill the model reads the output so far too, as the running envelope, and the timeout",
+          "timed out" in first and "build step 1" in first and '"running":true' in first.replace(" ", "")
+          and '"exitCode"' not in first, first[-400:])
+    # (The envelope's label is the command, which names the failure line; the output is read.)
+    check("pi: the killed build's output so far stays readable by its ref",
+          "build step 1" in spilled[1][0] and LIVE_FAILURE not in spilled[1][0], spilled[1][0][:300])
+    print(f"info  pi: a build killed at a 4-second call timeout, bytes the model received: without spill "
+          f"{len(plain[0][0].encode())}; with spill {len(first.encode())}")
 
 
 # An extension tool of the e2e's own (in both HOMEs), standing for an MCP adapter or any tool an

@@ -21,8 +21,8 @@
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Reply, Response, SpillRequest, in_shell_command, open_call, shell_command, through,
-    wrapped_command,
+    Exports, Live, Reply, Response, SpillRequest, detach_after, in_shell_command_in, open_call,
+    shell_command, through, wrapped_command_detaching,
 };
 
 /// The scope prefix of Pi sessions.
@@ -66,10 +66,34 @@ fn tool_call(input: &Value, scope: &str, ctx: &Context) -> Response {
         // Pi's shell is then unknown: running the command inside it is right for both kinds.
         Err(_) => true,
     };
+    // Pi kills a call at its `timeout` (seconds, the model's own; none by default) and shows
+    // the output so far, which under `wrap` is nothing: `wrap` prints the running envelope a
+    // fifth before it (the output so far, stored), and a `spill wait` gets the same deadline.
+    // The command still dies at the timeout, as without spill (Pi's kill ends `wrap`, and the
+    // supervisor then stops CMD).
+    let report = args
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .filter(|t| *t > 0.0)
+        .and_then(|t| detach_after((t * 1000.0).min(u64::MAX as f64) as u64));
     let command = if own_shell {
-        in_shell_command(ctx.spill, scope, None, command)
+        in_shell_command_in(
+            ctx.spill,
+            &Exports {
+                report_after: report,
+                ..Exports::new(scope, None)
+            },
+            command,
+        )
     } else {
-        wrapped_command(ctx.spill, scope, None, command)
+        wrapped_command_detaching(
+            ctx.spill,
+            scope,
+            None,
+            None,
+            report.map(Live::Report),
+            command,
+        )
     };
     let mut updated: Map<String, Value> = args.clone();
     updated.insert("command".into(), Value::String(command));
@@ -162,10 +186,14 @@ mod tests {
     use super::*;
 
     fn call(command: &str) -> Vec<u8> {
+        call_with(command, serde_json::json!(5))
+    }
+
+    fn call_with(command: &str, timeout: Value) -> Vec<u8> {
         serde_json::json!({
             "hook_event_name": "tool_call", "session_id": "01a23515-426c-7470-bf37-e2a830f7d970",
             "tool": "bash", "call_id": "call_1", "cwd": "/tmp/p",
-            "input": {"command": command, "timeout": 5}
+            "input": {"command": command, "timeout": timeout}
         })
         .to_string()
         .into_bytes()
@@ -188,19 +216,43 @@ mod tests {
         let reply = answer(&call("ls -l"), Ok(None));
         let v: Value = serde_json::from_str(&reply.stdout).unwrap();
         assert_eq!(v["input"]["timeout"], 5);
+        // The call's timeout, 5 s: the running envelope at 4 s, before Pi kills the call.
         assert_eq!(
             v["input"]["command"],
             "SPILL_SCOPE=pi-01a23515-426c-7470-bf37-e2a830f7d970 SPILL_ALLOW_RUN=1 \
-             /usr/bin/spill wrap --label 'ls -l' -- bash -c 'ls -l'"
+             /usr/bin/spill wrap --label 'ls -l' --report-after 4000ms -- bash -c 'ls -l'"
+        );
+        // Without a timeout (Pi has none by default), or one of 2 s or less: no flag.
+        for t in [Value::Null, serde_json::json!(2), serde_json::json!(0)] {
+            let reply = answer(&call_with("ls -l", t), Ok(None));
+            let v: Value = serde_json::from_str(&reply.stdout).unwrap();
+            assert_eq!(
+                v["input"]["command"],
+                "SPILL_SCOPE=pi-01a23515-426c-7470-bf37-e2a830f7d970 SPILL_ALLOW_RUN=1 \
+                 /usr/bin/spill wrap --label 'ls -l' -- bash -c 'ls -l'"
+            );
+        }
+        // A `spill wait` gets the same deadline, so it answers before Pi's kill.
+        let reply = answer(&call("spill wait sp_0123456789abcdef"), Ok(None));
+        let v: Value = serde_json::from_str(&reply.stdout).unwrap();
+        assert!(
+            v["input"]["command"]
+                .as_str()
+                .unwrap()
+                .contains("spill wait sp_0123456789abcdef --timeout 4000ms"),
+            "{}",
+            v["input"]["command"]
         );
     }
 
     #[test]
     fn with_a_shell_setting_the_command_runs_in_pis_own_shell() {
-        let want = in_shell_command(
+        let want = in_shell_command_in(
             "/usr/bin/spill",
-            "pi-01a23515-426c-7470-bf37-e2a830f7d970",
-            None,
+            &Exports {
+                report_after: Some(std::time::Duration::from_millis(4_000)),
+                ..Exports::new("pi-01a23515-426c-7470-bf37-e2a830f7d970", None)
+            },
             "ll",
         );
         for setting in [Ok(Some("shellCommandPrefix".into())), Err("bad".into())] {
