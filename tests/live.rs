@@ -395,30 +395,36 @@ fn report_after_on_stdin_prints_the_running_envelope_then_the_end() {
 #[test]
 fn report_every_prints_a_line_while_the_output_grows_and_nothing_while_it_is_silent() {
     let sb = Sandbox::new();
-    let script = "for i in 1 2 3 4 5 6; do echo line $i; sleep 0.3; done";
-    for (how, run) in [
-        (
-            "stdin",
-            sb.shell(&format!(
-                "({script}) | spill wrap --report-after 200ms --report-every 400ms"
-            )),
-        ),
-        (
-            "CMD",
-            sb.cmd(&[
-                "wrap",
-                "--report-after",
-                "200ms",
-                "--report-every",
-                "400ms",
-                "--",
-                "bash",
-                "-c",
-                script,
-            ])
-            .run(),
-        ),
-    ] {
+    // The script run both ways: its output piped in, and as `-- bash -c SCRIPT`.
+    let both = |script: &str, every: &str| {
+        [
+            (
+                "stdin",
+                sb.shell(&format!(
+                    "({script}) | spill wrap --report-after 200ms --report-every {every}"
+                )),
+            ),
+            (
+                "CMD",
+                sb.cmd(&[
+                    "wrap",
+                    "--report-after",
+                    "200ms",
+                    "--report-every",
+                    every,
+                    "--",
+                    "bash",
+                    "-c",
+                    script,
+                ])
+                .run(),
+            ),
+        ]
+    };
+    for (how, run) in both(
+        "for i in 1 2 3 4 5 6; do echo line $i; sleep 0.3; done",
+        "400ms",
+    ) {
         run.status(0);
         let out = run.out();
         let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
@@ -446,30 +452,7 @@ fn report_every_prints_a_line_while_the_output_grows_and_nothing_while_it_is_sil
     }
     // Silent for a second: nothing is printed until the command prints, so the first report
     // (the running envelope) already holds its first line.
-    let script = "sleep 1; echo done; sleep 0.6";
-    for (how, run) in [
-        (
-            "stdin",
-            sb.shell(&format!(
-                "({script}) | spill wrap --report-after 200ms --report-every 200ms"
-            )),
-        ),
-        (
-            "CMD",
-            sb.cmd(&[
-                "wrap",
-                "--report-after",
-                "200ms",
-                "--report-every",
-                "200ms",
-                "--",
-                "bash",
-                "-c",
-                script,
-            ])
-            .run(),
-        ),
-    ] {
+    for (how, run) in both("sleep 1; echo done; sleep 0.6", "200ms") {
         run.status(0);
         let out = run.out();
         let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();

@@ -171,6 +171,22 @@ pub fn detach(
     }
 }
 
+/// Waits on `wake` until the flag `ended` guards is set or `deadline` passes; the guard back.
+fn wait_until<'a>(
+    wake: &std::sync::Condvar,
+    mut ended: std::sync::MutexGuard<'a, bool>,
+    deadline: Instant,
+) -> std::sync::MutexGuard<'a, bool> {
+    while !*ended && Instant::now() < deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        ended = wake
+            .wait_timeout(ended, left)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
+    ended
+}
+
 /// Prints the running envelope of `snap`.
 fn print_running(snap: &running::Snapshot, opts: &WrapOptions, format: WrapFormat) -> Result<()> {
     let env = live::running_envelope(snap, opts)?;
@@ -215,15 +231,8 @@ pub fn report_stdin(
         let (opts, config) = (opts.clone(), config.clone());
         std::thread::spawn(move || {
             let (lock, wake) = &*done;
-            let deadline = Instant::now() + after;
-            let mut ended = lock.lock().unwrap_or_else(|e| e.into_inner());
-            while !*ended && Instant::now() < deadline {
-                let left = deadline.saturating_duration_since(Instant::now());
-                ended = wake
-                    .wait_timeout(ended, left)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-            }
+            let ended = lock.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ended = wait_until(wake, ended, Instant::now() + after);
             if *ended || !fed.start() {
                 return;
             }
@@ -263,14 +272,7 @@ pub fn report_stdin(
                 return;
             };
             loop {
-                let deadline = Instant::now() + every;
-                while !*ended && Instant::now() < deadline {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    ended = wake
-                        .wait_timeout(ended, left)
-                        .unwrap_or_else(|e| e.into_inner())
-                        .0;
-                }
+                ended = wait_until(wake, ended, Instant::now() + every);
                 if *ended {
                     return;
                 }
