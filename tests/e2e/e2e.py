@@ -193,7 +193,7 @@ class Claude:
 
     def run(self, home, name, commands, *flags):
         proc = self.start(home, name, commands, *flags)
-        out, err = proc.communicate(timeout=180)
+        out, err = proc.communicate(timeout=max(180, 3 * POLLS * POLL_SECONDS))
         if proc.returncode != 0:
             print(err, file=sys.stderr)
         return proc.returncode, out
@@ -357,7 +357,16 @@ def claude_live_checks(claude, home, plain_home):
     polling_checks(claude, home, plain_home)
 
 
-POLLS = 8
+# The polling measurement (README, "Live output"): POLLS reads POLL_SECONDS apart of a build
+# printing ten lines a second for BUILD_SECONDS. CI runs the short one; a longer one is a run
+# away from CI, e.g. SPILL_E2E_POLLS=10 SPILL_E2E_POLL_SECONDS=6 SPILL_E2E_BUILD_SECONDS=60
+# tests/e2e/e2e.py --only claude-code (its timings, not its checks, grow), which passes. A
+# 10-minute build polled 20 times 30 s apart (Claude Code 2.1.332) did not: with spill every
+# read of the task's output file was empty, and without spill the reads held only 14 KB in all;
+# not yet understood (a limit of Claude Code's on long background tasks is one guess).
+POLLS = int(os.environ.get("SPILL_E2E_POLLS", "8"))
+POLL_SECONDS = float(os.environ.get("SPILL_E2E_POLL_SECONDS", "1"))
+BUILD_SECONDS = int(os.environ.get("SPILL_E2E_BUILD_SECONDS", "12"))
 
 
 def polling_checks(claude, home, plain_home):
@@ -367,9 +376,9 @@ def polling_checks(claude, home, plain_home):
     (`spill cat REF --since CURSOR`, whose footer gives the next cursor). The bytes of the reads
     are the ratio README reports."""
     build = {"tool": "Bash", "input": {
-        "command": "for i in $(seq 1 120); do echo \"build step $i: compiling module_$i with 3 warnings\"; sleep 0.1; done; "
+        "command": f"for i in $(seq 1 {BUILD_SECONDS * 10}); do echo \"build step $i: compiling module_$i with 3 warnings\"; sleep 0.1; done; "
                    f"echo '{LIVE_FAILURE}'", "run_in_background": True, "description": "background build"}}
-    pause = {"tool": "Bash", "input": {"command": "sleep 1", "description": "wait"}}
+    pause = {"tool": "Bash", "input": {"command": f"sleep {POLL_SECONDS:g}", "description": "wait"}}
     read = {"tool": "Read", "input": {"file_path": "{file}"}}
     plain_steps = [build] + [pause, read] * POLLS
     spill_steps = [build, pause, read] + [pause, "{next}"] * (POLLS - 1)
@@ -398,7 +407,7 @@ def polling_checks(claude, home, plain_home):
           "build step 30" in seen_plain and "build step 30" in seen_spill, seen_spill[-400:])
     total_plain = sum(len(r.encode()) for r in reads_plain)
     total_spill = sum(len(r.encode()) for r in reads_spill)
-    print(f"info  claude-code: {POLLS} polls of a background build: {total_plain} bytes without spill "
+    print(f"info  claude-code: {POLLS} polls {POLL_SECONDS:g} s apart of a {BUILD_SECONDS}-second background build: {total_plain} bytes without spill "
           f"(the Read tool), {total_spill} with spill (cursors), ratio {total_spill / max(total_plain, 1):.2f}")
 
 
