@@ -416,11 +416,8 @@ impl RareBlock {
     pub fn note(&self) -> String {
         let g = |n: usize| crate::limits::group_digits(n as u64);
         format!(
-            "{} of {} blocks starting \"{}\" {} laid out unlike the others ({} lines; {} have {})",
-            g(self.count),
-            g(self.blocks),
-            self.word,
-            if self.count == 1 { "is" } else { "are" },
+            "{} ({} lines; {} have {})",
+            self.sentence(),
             g(self.last - self.first + 1),
             g(self.dominant.0),
             g(self.dominant.1)
@@ -453,8 +450,8 @@ fn head_word(line: &[u8]) -> Option<&[u8]> {
     .then_some(w)
 }
 
-/// The kind of a line inside a block, for its layout.
-fn line_kind(line: &[u8], word: &[u8]) -> Vec<u8> {
+/// The kind of a line inside a block, for its layout; `head` is its [`head_word`].
+fn line_kind(line: &[u8], head: Option<&[u8]>, word: &[u8]) -> Vec<u8> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return b"~".to_vec();
     }
@@ -462,7 +459,7 @@ fn line_kind(line: &[u8], word: &[u8]) -> Vec<u8> {
         return b">".to_vec();
     }
     let first = line.split(u8::is_ascii_whitespace).next().unwrap_or(line);
-    if first.ends_with(b":") && head_word(line).is_some() || head_word(line) == Some(word) {
+    if first.ends_with(b":") && head.is_some() || head == Some(word) {
         return first.to_vec();
     }
     b"*".to_vec()
@@ -473,9 +470,9 @@ fn line_kind(line: &[u8], word: &[u8]) -> Vec<u8> {
 pub fn rare_block(lines: &[(u64, &[u8])]) -> Option<RareBlock> {
     // word → (lines, seen on consecutive lines, first index)
     let mut words: HashMap<&[u8], (usize, bool, usize)> = HashMap::new();
+    let heads: Vec<Option<&[u8]>> = lines.iter().map(|&(_, l)| head_word(l)).collect();
     let mut prev: Option<(u64, &[u8])> = None;
-    for (i, &(no, line)) in lines.iter().enumerate() {
-        let w = head_word(line);
+    for (i, (&(no, _), &w)) in lines.iter().zip(&heads).enumerate() {
         if let Some(w) = w {
             let e = words.entry(w).or_insert((0, false, i));
             e.0 += 1;
@@ -492,7 +489,7 @@ pub fn rare_block(lines: &[(u64, &[u8])]) -> Option<RareBlock> {
         .filter(|(_, (n, adjacent, _))| *n >= BLOCKS_MIN && !adjacent)
         .max_by_key(|(_, (n, _, first))| (*n, std::cmp::Reverse(*first)))?;
     let starts: Vec<usize> = (0..lines.len())
-        .filter(|&i| head_word(lines[i].1) == Some(word))
+        .filter(|&i| heads[i] == Some(word))
         .collect();
     // Complete blocks only: from one start to the line before the next, with no gap between.
     let mut blocks: Vec<(usize, usize, Vec<u8>)> = Vec::new();
@@ -509,8 +506,8 @@ pub fn rare_block(lines: &[(u64, &[u8])]) -> Option<RareBlock> {
         // with two.
         let mut layout = Vec::new();
         let mut last: Option<Vec<u8>> = None;
-        for &(_, l) in &lines[a..b] {
-            let kind = line_kind(l, word);
+        for (&(_, l), &head) in lines[a..b].iter().zip(&heads[a..b]) {
+            let kind = line_kind(l, head, word);
             if last.as_ref() != Some(&kind) {
                 layout.extend(&kind);
                 layout.push(b'\n');

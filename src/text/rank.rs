@@ -578,11 +578,13 @@ pub fn rank(
         extra += 1;
         offer(own_key(r.line), r);
     }
-    for r in rare_rows(&lines) {
+    // The window as (number, text) pairs, for the record readers of `fields`.
+    let view: Vec<(u64, &[u8])> = lines.iter().map(|l| (l.no, l.clean.as_slice())).collect();
+    for r in rare_rows(&lines, &view) {
         extra += 1;
         offer(own_key(r.line), r);
     }
-    if let Some(r) = rare_block(&lines) {
+    if let Some(r) = rare_block(&lines, &view) {
         extra += 1;
         offer(own_key(r.line), r);
     }
@@ -752,9 +754,8 @@ const RARE_ROWS: usize = 2;
 
 /// Entries for the records that hold a rare value of a field ([`super::fields`]): the line,
 /// named by its note and sentence, found by its `key=value` pair or its value.
-fn rare_rows(lines: &[Line]) -> Vec<Ranked> {
-    let view: Vec<(u64, &[u8])> = lines.iter().map(|l| (l.no, l.clean.as_slice())).collect();
-    super::fields::rare_values(&view)
+fn rare_rows(lines: &[Line], view: &[(u64, &[u8])]) -> Vec<Ranked> {
+    super::fields::rare_values(view)
         .into_iter()
         .take(RARE_ROWS)
         .map(|v| {
@@ -782,20 +783,10 @@ const BLOCK_SHOWN: usize = 8;
 
 /// The entry for a block laid out unlike the others: its first lines (at most 8), named by its
 /// note and sentence.
-fn rare_block(lines: &[Line]) -> Option<Ranked> {
-    let view: Vec<(u64, &[u8])> = lines.iter().map(|l| (l.no, l.clean.as_slice())).collect();
-    let b = super::fields::rare_block(&view)?;
+fn rare_block(lines: &[Line], view: &[(u64, &[u8])]) -> Option<Ranked> {
+    let b = super::fields::rare_block(view)?;
     let shown = &lines[b.first..=b.last.min(b.first + BLOCK_SHOWN - 1)];
-    let mut text = String::new();
-    let mut lossy = false;
-    for l in shown {
-        let (t, lo) = window_text(&l.clean, 0);
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&t);
-        lossy |= lo;
-    }
+    let (text, lossy) = joined_text(shown);
     let head = &lines[b.first];
     Some(Ranked {
         line: head.no,
@@ -810,6 +801,22 @@ fn rare_block(lines: &[Line]) -> Option<Ranked> {
         classified: false,
         lossy,
     })
+}
+
+/// The lines' texts as a signal shows them, one per line (each windowed when long), and whether
+/// any had bytes that are not UTF-8.
+fn joined_text(lines: &[Line]) -> (String, bool) {
+    let mut text = String::new();
+    let mut lossy = false;
+    for l in lines {
+        let (t, lo) = window_text(&l.clean, 0);
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&t);
+        lossy |= lo;
+    }
+    (text, lossy)
 }
 
 /// The last blank-separated field of a line (a listing's name column).
@@ -853,16 +860,7 @@ fn table_after_prelude(lines: &[Line]) -> Option<Ranked> {
         } else {
             i - 1
         };
-        let mut text = String::new();
-        let mut lossy = false;
-        for l in &lines[start..i + 2] {
-            let (t, lo) = window_text(&l.clean, 0);
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&t);
-            lossy |= lo;
-        }
+        let (text, lossy) = joined_text(&lines[start..i + 2]);
         return Some(Ranked {
             line: lines[start].no,
             span: (lines[start].no, lines[i + 1].no),
