@@ -111,19 +111,13 @@ pub fn detach(
         Waited::Live(snap) => {
             // With --report-every nothing is printed while CMD has printed nothing: a harness
             // that cancels a silent command (Gemini CLI) still sees it silent.
-            let quiet = stay
-                && args.report_every.is_some()
-                && snap.total == 0
-                && snap.liveness == Liveness::Running;
-            if !quiet {
-                print_running(&snap, opts, format)?;
-            }
+            let mut reports =
+                Reports::new(args.report_every.is_some() && snap.liveness == Liveness::Running);
+            reports.report(&snap, opts, format)?;
             match snap.liveness {
                 Liveness::Running if stay => {
-                    let (mut shown, mut last) = (!quiet, snap.total);
                     drop(snap);
-                    // With --report-every, at each interval in which the output grew: the
-                    // running envelope if it was not printed yet, else a line.
+                    // With --report-every, at each interval in which the output grew.
                     let end = loop {
                         let next = args
                             .report_every
@@ -132,18 +126,7 @@ pub fn detach(
                             Ok(Waited::Live(snap))
                                 if next.is_some() && snap.liveness == Liveness::Running =>
                             {
-                                if snap.total > last {
-                                    last = snap.total;
-                                    if shown {
-                                        let line = live::progress_line(&snap);
-                                        let mut out = output::stdout();
-                                        output::write_all(&mut out, line.as_bytes())?;
-                                        output::flush(&mut out)?;
-                                    } else {
-                                        print_running(&snap, opts, format)?;
-                                        shown = true;
-                                    }
-                                }
+                                reports.report(&snap, opts, format)?;
                             }
                             other => break other,
                         }
@@ -187,13 +170,50 @@ fn wait_until<'a>(
     ended
 }
 
-/// Prints the running envelope of `snap`.
-fn print_running(snap: &running::Snapshot, opts: &WrapOptions, format: WrapFormat) -> Result<()> {
-    let env = live::running_envelope(snap, opts)?;
-    let text = live::render(&env, live_format(format));
-    let mut out = output::stdout();
-    output::write_all(&mut out, text.as_bytes())?;
-    output::flush(&mut out)
+/// What `wrap --report-after` (and `--report-every`) has printed of a running entry, so each
+/// report knows what is due ([`Reports::report`]).
+struct Reports {
+    /// `--report-every`: report only when the output grew since the last report (so nothing at
+    /// all while the command is silent).
+    every: bool,
+    /// The running envelope was printed.
+    shown: bool,
+    /// The output's size at the last report.
+    last: u64,
+}
+
+impl Reports {
+    fn new(every: bool) -> Reports {
+        Reports {
+            every,
+            shown: false,
+            last: 0,
+        }
+    }
+
+    /// Prints what is due for `snap`: the running envelope the first time, a line after it;
+    /// with `every`, nothing while the output has not grown.
+    fn report(
+        &mut self,
+        snap: &running::Snapshot,
+        opts: &WrapOptions,
+        format: WrapFormat,
+    ) -> Result<()> {
+        if self.every && snap.total <= self.last {
+            return Ok(());
+        }
+        self.last = snap.total;
+        let text = if self.shown {
+            live::progress_line(snap)
+        } else {
+            live::render(&live::running_envelope(snap, opts)?, live_format(format))
+        };
+        let mut out = output::stdout();
+        output::write_all(&mut out, text.as_bytes())?;
+        output::flush(&mut out)?;
+        self.shown = true;
+        Ok(())
+    }
 }
 
 /// `spill wrap --report-after D` reading stdin (no CMD: Claude Code's in-shell route, where the
@@ -210,7 +230,6 @@ pub fn report_stdin(
     after: Duration,
     every: Option<Duration>,
 ) -> Result<Option<Reported>> {
-    use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Condvar, Mutex};
     if opts.store_error.is_some() {
         return Ok(None);
@@ -225,62 +244,39 @@ pub fn report_stdin(
     let fed = live::Fed::new(running::new_id(), opts, config, stored_opts.max_inline);
     let id = fed.id();
     let done = Arc::new((Mutex::new(false), Condvar::new()));
-    let printed = Arc::new(AtomicBool::new(false));
+    // The reporter says whether it printed anything (then the end is always the envelope).
     let reporter = {
-        let (done, printed, fed) = (Arc::clone(&done), Arc::clone(&printed), fed.clone());
+        let (done, fed) = (Arc::clone(&done), fed.clone());
         let (opts, config) = (opts.clone(), config.clone());
         std::thread::spawn(move || {
             let (lock, wake) = &*done;
             let ended = lock.lock().unwrap_or_else(|e| e.into_inner());
             let mut ended = wait_until(wake, ended, Instant::now() + after);
             if *ended || !fed.start() {
-                return;
+                return false;
             }
             // Still reading: the running envelope, printed under the lock, so the end (which
-            // takes it to say so) comes after it. With --report-every, not while nothing has
-            // been read (a harness that cancels a silent command still sees it silent), and
-            // then at each interval in which the output grew: the envelope if it was not
-            // printed yet, else a line.
+            // takes it to say so) comes after it; with --report-every, at each interval in
+            // which the output grew (the envelope at the first, a line after it).
             let store = Store::new(config);
-            let mut last = 0;
-            let mut report = |printed_yet: bool| -> Option<bool> {
-                let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id) else {
-                    return None;
-                };
-                if every.is_some() && snap.total <= last {
-                    return Some(printed_yet);
-                }
-                last = snap.total;
-                let text = if printed_yet {
-                    live::progress_line(&snap)
-                } else {
-                    let env = live::running_envelope(&snap, &opts).ok()?;
-                    live::render(&env, live_format(format))
-                };
-                drop(snap);
-                let mut out = output::stdout();
-                output::write_all(&mut out, text.as_bytes())
-                    .and_then(|()| output::flush(&mut out))
-                    .ok()?;
-                printed.store(true, Ordering::SeqCst);
-                Some(true)
-            };
-            let Some(mut printed_yet) = report(false) else {
-                return;
-            };
-            let Some(every) = every else {
-                return;
-            };
+            let mut reports = Reports::new(every.is_some());
             loop {
+                let Ok(Some(running::Opened::Live(snap))) = running::open(&store, &id) else {
+                    break;
+                };
+                if reports.report(&snap, &opts, format).is_err() {
+                    break;
+                }
+                drop(snap);
+                let Some(every) = every else {
+                    break;
+                };
                 ended = wait_until(wake, ended, Instant::now() + every);
                 if *ended {
-                    return;
-                }
-                match report(printed_yet) {
-                    Some(p) => printed_yet = p,
-                    None => return,
+                    break;
                 }
             }
+            reports.shown
         })
     };
     let captured = {
@@ -292,7 +288,7 @@ pub fn report_stdin(
         *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
         wake.notify_all();
     }
-    let _ = reporter.join();
+    let printed = reporter.join().unwrap_or(false);
     let captured = captured?;
     let restricted = config.restricted || config.is_remote();
     let fmt = live_format(format);
@@ -321,7 +317,7 @@ pub fn report_stdin(
             )));
         }
     };
-    let pass_through = (!printed.load(Ordering::SeqCst)).then_some(opts.max_inline);
+    let pass_through = (!printed).then_some(opts.max_inline);
     print_end(&store, &record, pass_through, false).map(|o| Some(Reported::Done(o)))
 }
 
