@@ -359,11 +359,12 @@ def claude_live_checks(claude, home, plain_home):
 
 # The polling measurement (README, "Live output"): POLLS reads POLL_SECONDS apart of a build
 # printing ten lines a second for BUILD_SECONDS. CI runs the short one; a longer one is a run
-# away from CI, e.g. SPILL_E2E_POLLS=10 SPILL_E2E_POLL_SECONDS=6 SPILL_E2E_BUILD_SECONDS=60
-# tests/e2e/e2e.py --only claude-code (its timings, not its checks, grow), which passes. A
-# 10-minute build polled 20 times 30 s apart (Claude Code 2.1.332) did not: with spill every
-# read of the task's output file was empty, and without spill the reads held only 14 KB in all;
-# not yet understood (a limit of Claude Code's on long background tasks is one guess).
+# away from CI, e.g. SPILL_E2E_POLLS=20 SPILL_E2E_POLL_SECONDS=30 SPILL_E2E_BUILD_SECONDS=600
+# tests/e2e/e2e.py --only claude-code (its timings, not its checks, grow). The pause between
+# polls is not `sleep N`: Claude Code (2.1.332) refuses a foreground command that begins with
+# `sleep` of 25 s or more ("Blocked: standalone sleep 30. To wait for a condition, use
+# Monitor…") at once, so such polls all ran within the build's first second (with spill before
+# its running envelope was written: every read of the output file was empty).
 POLLS = int(os.environ.get("SPILL_E2E_POLLS", "8"))
 POLL_SECONDS = float(os.environ.get("SPILL_E2E_POLL_SECONDS", "1"))
 BUILD_SECONDS = int(os.environ.get("SPILL_E2E_BUILD_SECONDS", "12"))
@@ -378,7 +379,8 @@ def polling_checks(claude, home, plain_home):
     build = {"tool": "Bash", "input": {
         "command": f"for i in $(seq 1 {BUILD_SECONDS * 10}); do echo \"build step $i: compiling module_$i with 3 warnings\"; sleep 0.1; done; "
                    f"echo '{LIVE_FAILURE}'", "run_in_background": True, "description": "background build"}}
-    pause = {"tool": "Bash", "input": {"command": f"sleep {POLL_SECONDS:g}", "description": "wait"}}
+    pause = {"tool": "Bash", "input": {"command": f"python3 -c 'import time; time.sleep({POLL_SECONDS:g})'",
+                                       "description": "wait"}}
     read = {"tool": "Read", "input": {"file_path": "{file}"}}
     plain_steps = [build] + [pause, read] * POLLS
     spill_steps = [build, pause, read] + [pause, "{next}"] * (POLLS - 1)
@@ -391,6 +393,9 @@ def polling_checks(claude, home, plain_home):
           f"{len(plain)} {len(got)}")
     if len(plain) < n or len(got) < n:
         return
+    pauses = [r[i][0] for r in (plain, got) for i in range(1, n, 2)]
+    check("claude-code: the pauses between polls ran (Claude Code refused none)",
+          not any("Blocked" in p for p in pauses), repr([p for p in pauses if "Blocked" in p][:1])[:300])
     reads_plain = [plain[i][0] for i in range(2, n, 2)]
     reads_spill = [got[i][0] for i in range(2, n, 2)]
     check("claude-code: a background call's output file shows spill's running envelope (ref, cursor)",
