@@ -288,7 +288,7 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Configure the user''s settings (the default)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change as a unified diff; write nothing')
             [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove spill''s hooks instead (and its MCP proxy routes, with or without --proxy-mcp)')
-            [CompletionResult]::new('--proxy-mcp', '--proxy-mcp', [CompletionResultType]::ParameterName, 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode: their MCP results have no hook that can replace them)')
+            [CompletionResult]::new('--proxy-mcp', '--proxy-mcp', [CompletionResultType]::ParameterName, 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -273,7 +273,7 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --user 'Configure the user''s settings (the default)'
             cand --dry-run 'Print what would change as a unified diff; write nothing'
             cand --uninstall 'Remove spill''s hooks instead (and its MCP proxy routes, with or without --proxy-mcp)'
-            cand --proxy-mcp 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode: their MCP results have no hook that can replace them)'
+            cand --proxy-mcp 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

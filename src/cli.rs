@@ -406,7 +406,7 @@ pub struct InitArgs {
     #[arg(long)]
     pub uninstall: bool,
     /// Also route each stdio MCP server the harness registers through `spill mcp proxy`
-    /// (Codex, opencode: their MCP results have no hook that can replace them).
+    /// (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them).
     #[arg(long)]
     pub proxy_mcp: bool,
 }

@@ -1081,8 +1081,17 @@ fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
             .out()
             .is_empty()
     );
-    // A configuration spill cannot parse (JSONC comments): nothing is wrapped.
-    std::fs::write(&config, "// mine\n{}").unwrap();
+    // opencode reads its files as JSONC: comments and trailing commas do not hide a rule.
+    std::fs::write(
+        &config,
+        "// mine\n{\"permission\": {\"bash\": {\"*\": \"allow\", /* no */ \"rm *\": \"deny\",},},}",
+    )
+    .unwrap();
+    let run = sb.run(&["hook", "opencode"], opencode_call(session, "rm -rf x"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("rm *"), "{}", run.stderr);
+    // A configuration spill cannot parse: nothing is wrapped.
+    std::fs::write(&config, "{not json").unwrap();
     let run = sb.run(&["hook", "opencode"], opencode_call(session, "ls"));
     assert_eq!(run.out(), "");
     assert!(run.stderr.contains("cannot parse"), "{}", run.stderr);
@@ -1093,6 +1102,78 @@ fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
     )
     .status(0);
     sb.run(&["cat", "--scope", &scope, reference], "").status(2);
+}
+
+fn kilo_call(session: &str, agent: &str, command: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "tool.execute.before", "session_id": session, "tool": "bash",
+        "call_id": "call_1", "cwd": "/nonexistent", "agent": agent,
+        "args": {"command": command, "description": "d", "timeout": 5000}
+    })
+    .to_string()
+}
+
+#[test]
+fn kilo_bash_calls_are_rewritten_in_the_default_agent_once_bash_is_allowed() {
+    let sb = Sandbox::new();
+    let session = "ses_dc42f50b2ffeaRLZs3GSrS2ucE";
+    // A new user's Kilo Code: no rule allows bash, its own rules ask; nothing is rewritten.
+    let run = sb.run(&["hook", "kilo"], kilo_call(session, "code", "ls"));
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(
+        run.stderr.contains("ask before most commands"),
+        "{}",
+        run.stderr
+    );
+    // The rule Kilo Code writes for an existing user, in its global kilo.json.
+    let config = sb.path().join(".config/kilo/kilo.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "{\n  \"permission\": {\n    \"bash\": \"allow\"\n  }\n}",
+    )
+    .unwrap();
+    let run = sb.run(
+        &["hook", "kilo"],
+        kilo_call(session, "code", "seq 1 100000; exit 5"),
+    );
+    run.status(0);
+    let v = run.json();
+    assert_eq!(v["args"]["timeout"], 5000);
+    let out = sb.shell(v["args"]["command"].as_str().unwrap());
+    out.status(5);
+    let reference = out.json()["ref"].as_str().unwrap().to_string();
+    let scope = format!("kilo-{session}");
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    // Not in opencode's scope, and not in another agent than the default one.
+    sb.run(
+        &["cat", "--scope", &format!("opencode-{session}"), &reference],
+        "",
+    )
+    .status(2);
+    let run = sb.run(&["hook", "kilo"], kilo_call(session, "plan", "ls"));
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("\"plan\""), "{}", run.stderr);
+    // A deny rule in $KILO_PERMISSION: unchanged.
+    let run = sb
+        .cmd(&["hook", "kilo"])
+        .env(
+            "KILO_PERMISSION",
+            r#"{"bash": {"*": "allow", "rm *": "deny"}}"#,
+        )
+        .stdin(kilo_call(session, "code", "rm -rf x"))
+        .run();
+    assert_eq!(run.out(), "");
+    assert!(run.stderr.contains("rm *"), "{}", run.stderr);
+    sb.run(
+        &["hook", "kilo"],
+        format!(r#"{{"hook_event_name":"session.deleted","session_id":"{session}"}}"#),
+    )
+    .status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(2);
 }
 
 fn pi_call(session: &str, cwd: &std::path::Path, command: &str) -> String {
@@ -1186,6 +1267,12 @@ fn opencode_and_pi_init_install_spills_file_once_and_uninstall_removes_it() {
             "opencode",
             ".config/opencode/plugin/spill.js",
             "\"tool.execute.before\"",
+            "plugin",
+        ),
+        (
+            "kilo",
+            ".config/kilo/plugin/spill.js",
+            "\"chat.params\"",
             "plugin",
         ),
         (

@@ -36,9 +36,15 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         }
         Some(proxy) => unrouted = Some(proxy),
         None if args.proxy_mcp => {
+            let routed: Vec<&str> = crate::harness::ALL
+                .iter()
+                .filter(|h| h.mcp_proxy.is_some())
+                .map(|h| h.product)
+                .collect();
             return Err(Error::Usage(format!(
                 "init: --proxy-mcp routes MCP servers where no hook can replace their results \
-                 (Codex, opencode); {}'s hooks replace them already",
+                 ({}); {}'s hooks replace them already",
+                routed.join(", "),
                 harness.product
             )));
         }

@@ -22,6 +22,7 @@ use crate::init::Entries;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
+pub mod kilo;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
@@ -35,6 +36,7 @@ pub static ALL: &[&Harness] = &[
     &opencode::HARNESS,
     &pi::HARNESS,
     &qwen::HARNESS,
+    &kilo::HARNESS,
 ];
 
 /// The harness `spill hook`/`spill init` call `name`.

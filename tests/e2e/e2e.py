@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,pi,qwen-code]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,kilo,pi,qwen-code]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -51,6 +51,11 @@ CODEX_OLD = ("@openai/codex", "0.131.0", "codex")
 GEMINI_OLD = ("@google/gemini-cli", "0.36.0", "gemini")
 OPENCODE_OLD = ("opencode-ai", "1.0.152", "opencode")
 PI = ("@mariozechner/pi-coding-agent", "0.73.1", "pi")
+# Kilo Code, an opencode fork hooked by the same plugin under its own names: npm serves its CLI
+# from 7.0.33 (the first 7.x) to 7.8.1, but its linux-x64 binary only at 7.0.33, 7.7.2 and 7.7.7
+# (`npm view @kilocode/cli-linux-x64 versions`), so these two are the oldest and newest that run.
+KILO = ("@kilocode/cli", "7.7.7", "kilo")
+KILO_OLD = ("@kilocode/cli", "7.0.33", "kilo")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
@@ -866,7 +871,9 @@ class Harness:
         script = self.work / f"{name}.json"
         script.write_text(json.dumps(commands))
         cwd = self.project()
-        return subprocess.Popen(self.argv(script), cwd=cwd, env=self.env(home), stdin=subprocess.DEVNULL,
+        # PWD as a shell sets it: Kilo Code takes its project from PWD before its cwd.
+        env = {**self.env(home), "PWD": str(cwd)}
+        return subprocess.Popen(self.argv(script), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def project(self):
@@ -1042,15 +1049,28 @@ class Opencode(Harness):
     def argv(self, script):
         return [str(self.exe), "run", "--model", "fake/m", "--format", "json", f"SCRIPT:{script}"]
 
+    # The file the plugin's checks and the proxy route read and change, under HOME.
+    config_file = ".config/opencode/opencode.json"
+    schema = "https://opencode.ai/config.json"
+    # The plugin `spill init NAME --user` writes, under HOME.
+    plugin_file = ".config/opencode/plugin/spill.js"
+
+    def config_path(self, home):
+        return home / self.config_file
+
     def setup(self, home):
-        config = home / ".config" / "opencode" / "opencode.json"
+        config = self.config_path(home)
         config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(json.dumps({"$schema": "https://opencode.ai/config.json", "autoupdate": False,
+        config.write_text(json.dumps({"$schema": self.schema, "autoupdate": False,
                                       "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "fake",
                                                             "options": {"baseURL": f"http://127.0.0.1:{self.server.port}/v1",
                                                                         "apiKey": "sk-test"},
-                                                            "models": {"m": {"name": "m"}}}}}, indent=2) + "\n")
+                                                            "models": {"m": {"name": "m"}}}},
+                                      **self.extra_config()}, indent=2) + "\n")
         return config
+
+    def extra_config(self):
+        return {}
 
     def results(self, marker):
         return chat_results_for(self.server, marker)
@@ -1064,6 +1084,29 @@ class Opencode(Harness):
 
     def mcp_step(self, server, tool):
         return {"tool": f"{server}_{tool}", "input": {}}
+
+
+class Kilo(Opencode):
+    """`kilo run` (Kilo Code, an opencode fork) with the same provider in its kilo.json."""
+
+    name = "kilo"
+    product = "Kilo Code"
+    drop_env = ("KILO", "OPENCODE", "XDG_", "OPENAI")
+    config_file = ".config/kilo/kilo.json"
+    schema = "https://app.kilo.ai/config.json"
+    plugin_file = ".config/kilo/plugin/spill.js"
+
+    def extra_env(self, home):
+        # Telemetry off: 7.0.33 waits forever on its PostHog client after a conversation when
+        # that host cannot be reached (this run is offline), with spill as without.
+        return {"KILO_DISABLE_AUTOUPDATE": "1", "KILO_TELEMETRY_LEVEL": "off"}
+
+    def extra_config(self):
+        # As Kilo Code leaves an existing user's file at its first start (it adds this rule to
+        # a global file that has none and drops `.bash-permission-migrated`): without a rule
+        # that allows bash, its own rules ask before most commands, and `kilo run` refuses
+        # what it would ask about (kilo_new_user_checks).
+        return {"permission": {"bash": "allow"}}
 
 
 class Pi(Harness):
@@ -1255,7 +1298,7 @@ def result_text(text):
 
 def proxy_route_checks(h, work):
     """`spill init NAME --user --proxy-mcp` in a harness with no hook that can replace an MCP
-    result (Codex, opencode): the configured stdio server's 300 KB result, ending in a failure
+    result (Codex, opencode, Kilo Code): the configured stdio server's 300 KB result, ending in a failure
     line, reaches the model as spill's envelope with that line (not the harness's cut), the
     envelope's hinted shell command finds it, and --uninstall gives the file back byte for byte.
     The first step is a shell command: the hook binds the conversation, which the proxy follows."""
@@ -1266,7 +1309,7 @@ def proxy_route_checks(h, work):
     h.tmpdir.mkdir(exist_ok=True)
     for hm in (home, plain_home):
         h.add_mcp_server(h.setup(hm), "fake")
-    config = (home / ".codex" / "config.toml") if n == "codex" else (home / ".config" / "opencode" / "opencode.json")
+    config = (home / ".codex" / "config.toml") if n == "codex" else h.config_path(home)
     before = config.read_text()
     tool = h.mcp_step("fake", "k300")
     h.run(plain_home, f"{n}-route-plain", ["echo bound", tool])
@@ -1549,30 +1592,73 @@ def own_file_checks(h, work, own_file):
     return home, plain_home, got
 
 
-def opencode_checks(oc, work):
-    home, plain_home, got = own_file_checks(oc, work, ".config/opencode/plugin/spill.js")
+def opencode_checks(oc, work, version=OPENCODE[1]):
+    """opencode's checks, and Kilo Code's (its fork, `version` as pinned): the plugin's
+    conversation, the shell's state, a deny rule, live output and the MCP proxy route."""
+    n = oc.name
+    home, plain_home, got = own_file_checks(oc, work, oc.plugin_file)
     if not got:
         return None
     plain, spilled, full = got
     # opencode waits for its tool's timeout after a killed shell (without spill too): 3 s here.
+    # Kilo Code reports a killed shell by its output alone, with no status (7.7.7).
+    kilo = isinstance(oc, Kilo)
     shell_state_checks(oc, home, plain_home, {"tool": "bash", "input": {
-        "command": "echo before; kill -9 $$", "timeout": 3000, "description": "scripted command"}})
+        "command": "echo before; kill -9 $$" + ("; echo after the kill" if kilo else ""), "timeout": 3000,
+        "description": "scripted command"}}, reports_kill=not kilo)
     # A deny permission rule still denies: the hook leaves the command alone.
-    config = home / ".config" / "opencode" / "opencode.json"
+    config = oc.config_path(home)
     kept = config.read_text()
     doc = json.loads(kept)
     doc["permission"] = {"bash": {"*": "allow", "printf *": "deny"}}
     config.write_text(json.dumps(doc))
-    oc.run(home, "opencode-deny", ["printf denied-marker"])
+    oc.run(home, f"{n}-deny", ["printf denied-marker"])
     config.write_text(kept)
-    denied = oc.results("opencode-deny.json")
-    check("opencode: a deny permission rule still stops the command",
+    denied = oc.results(f"{n}-deny.json")
+    check(f"{n}: a deny permission rule still stops the command",
           len(denied) == 1 and "denied-marker" not in denied[0][0].replace("printf denied-marker", "")
           and "rule" in denied[0][0], repr(denied)[:300])
     live_checks(oc, home, plain_home)
-    row = table_row(f"opencode {OPENCODE[1]}", plain[0][0], spilled[0][0], full)
+    if kilo:
+        kilo_new_user_checks(oc, work)
+    row = table_row(f"{oc.product} {version}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(oc, work)
     return row
+
+
+def kilo_checks(k, work):
+    return opencode_checks(k, work, KILO[1])
+
+
+def kilo_new_user_checks(k, work):
+    """Kilo Code with no rule that allows bash (a new user's, whose first start found no file to
+    migrate): its own rules allow a few commands (`ls`, `touch`), ask before the others, and
+    `kilo run` refuses what it would ask about and ends with status 1. With spill's plugin the
+    conversation goes exactly as without it: the hook leaves each command alone, since its
+    rewritten form would be asked about where the command itself was allowed."""
+    homes = {}
+    for tag in ("plain", "spill"):
+        home = work / f"kilo-new-{tag}"
+        config = k.setup(home)
+        doc = json.loads(config.read_text())
+        del doc["permission"]
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+        (config.parent / ".bash-permission-migrated").write_text("")
+        homes[tag] = home
+    init = k.spill(homes["spill"], "init", "kilo")
+    check("kilo: init installs the plugin for a new user", init.returncode == 0, init.stderr)
+    steps = ["ls", "touch made-by-the-model", "rm made-by-the-model"]
+    got = {}
+    for tag, home in homes.items():
+        rc, _ = k.run(home, f"kilo-new-{tag}", steps)
+        got[tag] = (rc, k.results(f"kilo-new-{tag}.json"), (k.project() / "made-by-the-model").exists())
+        (k.project() / "made-by-the-model").unlink(missing_ok=True)
+    plain, spilled = got["plain"], got["spill"]
+    check("kilo: without a rule that allows bash, a conversation goes as without spill",
+          plain[0] == spilled[0] and [k.stable(r) for r in plain[1]] == [k.stable(r) for r in spilled[1]]
+          and plain[2] == spilled[2] and len(plain[1]) >= 2, f"{plain!r} vs {spilled!r}")
+    check("kilo: without a rule that allows bash, touch ran and rm was refused, with spill as without",
+          spilled[0] == 1 and len(spilled[1]) == 2 and spilled[2], repr(spilled)[:300])
 
 
 LIVE_FAILURE = "error[E0308]: mismatched types at build.rs:42"
@@ -1613,39 +1699,40 @@ def live_checks(oc, home, plain_home):
     read while it runs and stopped."""
     def bash(command, timeout):
         return {"tool": "bash", "input": {"command": command, "timeout": timeout, "description": "scripted"}}
+    n = oc.name
     build = bash(f"for i in $(seq 1 14); do echo build step $i; sleep 0.5; done; echo '{LIVE_FAILURE}'; exit 3", 4000)
     steps = [build, bash("spill wait {ref}", 4000), bash("spill wait {ref}", 4000)]
-    oc.run(plain_home, "opencode-live-plain", [build])
-    plain = oc.results("opencode-live-plain.json")
-    oc.run(home, "opencode-live-spill", steps)
-    got = oc.results("opencode-live-spill.json")
-    check("opencode: the live-output conversations complete", len(plain) == 1 and len(got) == 3,
+    oc.run(plain_home, f"{n}-live-plain", [build])
+    plain = oc.results(f"{n}-live-plain.json")
+    oc.run(home, f"{n}-live-spill", steps)
+    got = oc.results(f"{n}-live-spill.json")
+    check(f"{n}: the live-output conversations complete", len(plain) == 1 and len(got) == 3,
           f"{len(plain)} {len(got)}")
     if len(plain) < 1 or len(got) < 3:
         return
-    check("opencode: without spill the tool timeout kills the build before its failure line",
+    check(f"{n}: without spill the tool timeout kills the build before its failure line",
           LIVE_FAILURE not in plain[0][0] and "build step 1" in plain[0][0], plain[0][0][-300:])
     first = got[0][0]
-    check("opencode: at the timeout the model gets a running envelope (ref, output so far, wait and stop)",
+    check(f"{n}: at the timeout the model gets a running envelope (ref, output so far, wait and stop)",
           '"running":true' in first.replace(" ", "") and "spill wait sp_" in first and "spill stop sp_" in first
           and "build step 1" in first, first[:400])
     final = got[2][0]
     seen = got[1][0] + final
-    check("opencode: waiting on the ref reads the failure line and the build's status 3",
+    check(f"{n}: waiting on the ref reads the failure line and the build's status 3",
           LIVE_FAILURE in seen and ('"exitCode":3' in final.replace(" ", "") or "exit code: 3" in final
                                    or "status 3" in final), final[:400])
     # A dev server: detached, read while it runs, stopped.
     server = bash("while true; do echo tick; sleep 0.2; done", 3000)
     steps = [server, "spill cat {ref}", "spill stop {ref}", "sleep 0.5; ps -eo args | grep -c '^[w]hile true\\|[e]cho tick' || true"]
-    oc.run(home, "opencode-live-server", steps)
-    served = oc.results("opencode-live-server.json")
-    check("opencode: the dev-server conversation completes", len(served) == 4, str(len(served)))
+    oc.run(home, f"{n}-live-server", steps)
+    served = oc.results(f"{n}-live-server.json")
+    check(f"{n}: the dev-server conversation completes", len(served) == 4, str(len(served)))
     if len(served) < 4:
         return
-    check("opencode: a running dev server is read while it runs",
+    check(f"{n}: a running dev server is read while it runs",
           "tick" in served[1][0] and "running" in served[1][0], served[1][0][-300:])
-    check("opencode: spill stop ends the dev server", "stopped" in served[2][0], served[2][0][:300])
-    print(f"info  opencode: live output, bytes the model received: without spill {len(plain[0][0].encode())} "
+    check(f"{n}: spill stop ends the dev server", "stopped" in served[2][0], served[2][0][:300])
+    print(f"info  {n}: live output, bytes the model received: without spill {len(plain[0][0].encode())} "
           f"(killed, no failure line); with spill {[len(r[0].encode()) for r in got]} (envelope, waits)")
 
 
@@ -1860,18 +1947,20 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "pi"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
+    kilo_exe = install(cache, *KILO) if "kilo" in only else None
     if only & {"opencode", "opencode-old"} and shutil.which("rg") is None:
         # opencode 1.0.152 lists the project with ripgrep at start and, when rg is not on PATH,
         # downloads it from GitHub, which this offline run cannot reach.
         sys.exit("e2e: rg (ripgrep) is not on PATH; opencode 1.0.152 needs it (apt-get install ripgrep)")
     olds = [(install(cache, *old), cls, old[1]) for old, cls, name in [
-        (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode")]
+        (CODEX_OLD, Codex, "codex"), (GEMINI_OLD, Gemini, "gemini"), (OPENCODE_OLD, Opencode, "opencode"),
+        (KILO_OLD, Kilo, "kilo")]
         if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
     pi_exe = install(cache, *PI) if "pi" in only else None
@@ -1931,6 +2020,16 @@ def main():
             if row:
                 rows.append(row)
         LABEL.value = ""
+        # The newest Kilo Code here too, since this lane is the shortest: its own server, whose
+        # log holds none of the oldest version's conversations (the same names, in `old_work`).
+        if kilo_exe:
+            start = time.time()
+            kilo_server = Server(work / "requests-kilo.log")
+            servers.append(kilo_server)
+            row = kilo_checks(Kilo(kilo_exe, spill, work, kilo_server), work)
+            print(f"time  kilo: {time.time() - start:.0f} s")
+            if row:
+                rows.append(row)
 
     # Claude Code's checks, the other harnesses' and the oldest versions' are independent (their
     # own HOMEs, projects and servers): three lanes at once, each timed.
@@ -1944,7 +2043,7 @@ def main():
 
     lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
              threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
-             threading.Thread(target=timed, args=("oldest codex, gemini, opencode", old_lane))]
+             threading.Thread(target=timed, args=("oldest codex, gemini, opencode, kilo; kilo", old_lane))]
     try:
         for lane in lanes:
             lane.start()

@@ -28,12 +28,19 @@ pub const SCOPE_PREFIX: &str = "opencode";
 pub struct Context<'a> {
     /// The spill binary the rewritten command runs.
     pub spill: &'a str,
+    /// The prefix of the harness's session scopes: [`SCOPE_PREFIX`], or a fork's own.
+    pub scope_prefix: &'a str,
+    /// The harness's name as notes write it (`opencode`, or a fork's).
+    pub product: &'a str,
     /// The `permission` values of the configuration files for a session in this directory,
     /// or why they cannot be read.
     pub permissions: &'a dyn Fn(&Path) -> std::result::Result<Vec<Value>, String>,
     /// `OPENCODE_EXPERIMENTAL_BASH_DEFAULT_TIMEOUT_MS`, when set: the bash tool's timeout for a
     /// call that gives none.
     pub default_timeout_ms: Option<u64>,
+    /// The most a call's timeout can be, where the harness caps it (Kilo Code's
+    /// `KILO_COMMAND_TIMEOUT_MAX_MS`).
+    pub timeout_cap_ms: Option<u64>,
 }
 
 /// The variable that sets opencode's bash timeout for calls that give none (milliseconds).
@@ -44,7 +51,7 @@ const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 
 /// Answers one call of spill's opencode plugin.
 pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, String> {
-    let (input, event, scope) = match open_call(input, SCOPE_PREFIX)? {
+    let (input, event, scope) = match open_call(input, ctx.scope_prefix)? {
         Ok(call) => call,
         Err(through) => return Ok(through),
     };
@@ -55,7 +62,8 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
             ..Response::default()
         }),
         other => Ok(through(format!(
-            "{other:?} is not an event spill handles for opencode; nothing done"
+            "{other:?} is not an event spill handles for {}; nothing done",
+            ctx.product
         ))),
     }
 }
@@ -75,11 +83,14 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
     };
     if let Some(rule) = permissions.iter().find_map(|p| restricts(p, command)) {
         return through(format!(
-            "the permission rule {rule} may apply to this command; it runs without spill so opencode applies the rule"
+            "the permission rule {rule} may apply to this command; it runs without spill so {} applies the rule",
+            ctx.product
         ));
     }
-    // The call's own timeout (milliseconds), else the variable's, else opencode's default.
-    let timeout_ms = call_timeout_ms(args, ctx.default_timeout_ms, DEFAULT_TIMEOUT_MS);
+    // The call's own timeout (milliseconds), else the variable's, else opencode's default; no
+    // more than the harness's cap.
+    let timeout_ms = call_timeout_ms(args, ctx.default_timeout_ms, DEFAULT_TIMEOUT_MS)
+        .min(ctx.timeout_cap_ms.unwrap_or(u64::MAX));
     // opencode kills the process group 100 ms after the timeout and keeps what was printed.
     let detach = detach_after(timeout_ms).map(Live::Detach);
     let mut updated: Map<String, Value> = args.clone();
@@ -154,15 +165,66 @@ pub fn config_files(config_dir: Option<&Path>, extra: Option<&Path>, cwd: &Path)
     files
 }
 
-/// The `permission` values of a configuration document: its own and every agent's.
+/// The `permission` values of a configuration document (JSON, or JSONC with comments): its
+/// own, every agent's and every mode's (a mode is an agent), and a legacy `"tools": {"bash":
+/// false}` as the rule it stands for, `{"bash": "deny"}`.
 pub fn permissions_of(text: &str, name: &str) -> std::result::Result<Vec<Value>, String> {
-    let doc: Value = serde_json::from_str(text)
-        .map_err(|e| format!("cannot parse {name} ({e}), so opencode's permissions are unknown"))?;
+    let unknown = |e: String| format!("cannot parse {name} ({e}), so its permissions are unknown");
+    let plain = crate::init::splice::blank_comments(text).map_err(unknown)?;
+    let plain = blank_trailing_commas(&plain);
+    let doc: Value = serde_json::from_str(&plain).map_err(|e| unknown(e.to_string()))?;
     let mut out = vec![doc["permission"].clone()];
-    if let Some(agents) = doc["agent"].as_object() {
-        out.extend(agents.values().map(|a| a["permission"].clone()));
+    for key in ["agent", "mode"] {
+        if let Some(agents) = doc[key].as_object() {
+            for agent in agents.values() {
+                out.push(agent["permission"].clone());
+                if agent["tools"]["bash"] == false {
+                    out.push(serde_json::json!({"bash": "deny"}));
+                }
+            }
+        }
+    }
+    if doc["tools"]["bash"] == false {
+        out.push(serde_json::json!({"bash": "deny"}));
     }
     Ok(out)
+}
+
+/// The text with each comma that only whitespace separates from a closing `}` or `]` turned
+/// into a space: opencode and its forks read their files with trailing commas allowed.
+fn blank_trailing_commas(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    // The comma last seen, while only whitespace followed it, if a value came before it
+    // (`[,]` stays an error).
+    let mut comma = None;
+    let mut prev = b' ';
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' => {
+                comma = None;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b',' => comma = (!matches!(prev, b'[' | b'{' | b',' | b':')).then_some(i),
+            b'}' | b']' => {
+                if let Some(at) = comma.take() {
+                    bytes[at] = b' ';
+                }
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ => comma = None,
+        }
+        if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            prev = b;
+        }
+        i += 1;
+    }
+    // Only ASCII commas outside strings were replaced, by a space: still UTF-8.
+    String::from_utf8(bytes).expect("blanking commas keeps UTF-8")
 }
 
 #[cfg(test)]
@@ -183,8 +245,11 @@ mod tests {
         let get = move |_: &Path| Ok(permissions.clone());
         let ctx = Context {
             spill: "/usr/bin/spill",
+            scope_prefix: SCOPE_PREFIX,
+            product: "opencode",
             permissions: &get,
             default_timeout_ms: None,
+            timeout_cap_ms: None,
         };
         respond(&call(command), &ctx).unwrap()
     }
@@ -233,8 +298,11 @@ mod tests {
         let get = |_: &Path| Ok(Vec::new());
         let ctx = Context {
             spill: "spill",
+            scope_prefix: SCOPE_PREFIX,
+            product: "opencode",
             permissions: &get,
             default_timeout_ms: None,
+            timeout_cap_ms: None,
         };
         let read = br#"{"hook_event_name":"tool.execute.before","session_id":"s","tool":"read","args":{}}"#;
         assert_eq!(respond(read, &ctx).unwrap(), Response::default());
@@ -248,8 +316,11 @@ mod tests {
         let broken = |_: &Path| Err("cannot parse opencode.json".to_string());
         let ctx = Context {
             spill: "spill",
+            scope_prefix: SCOPE_PREFIX,
+            product: "opencode",
             permissions: &broken,
             default_timeout_ms: None,
+            timeout_cap_ms: None,
         };
         assert_eq!(respond(&call("ls"), &ctx).unwrap().stdout, "");
         assert!(
@@ -257,7 +328,35 @@ mod tests {
                 .unwrap()
                 .contains(&serde_json::json!("ask"))
         );
-        assert!(permissions_of("// jsonc\n{}", "x").is_err());
+        // JSONC's comments are read as opencode reads them; what is not JSON is an error.
+        assert_eq!(
+            permissions_of("// jsonc\n{\"permission\": /* all */ \"ask\"}", "x").unwrap(),
+            [serde_json::json!("ask")]
+        );
+        assert!(permissions_of("{permission: 1}", "x").is_err());
+        // Trailing commas too, and a comma inside a string stays.
+        assert_eq!(
+            permissions_of(
+                "{\"permission\": {\"bash\": {\"a ,}\": \"deny\",\n},}, }",
+                "x"
+            )
+            .unwrap(),
+            [serde_json::json!({"bash": {"a ,}": "deny"}})]
+        );
+        assert!(permissions_of("{\"permission\": [,]}", "x").is_err());
+        let legacy = permissions_of(
+            r#"{"tools": {"bash": false}, "mode": {"m": {"permission": {"bash": "ask"}}}}"#,
+            "x",
+        )
+        .unwrap();
+        assert!(
+            legacy.contains(&serde_json::json!({"bash": "deny"})),
+            "{legacy:?}"
+        );
+        assert!(
+            legacy.contains(&serde_json::json!({"bash": "ask"})),
+            "{legacy:?}"
+        );
     }
 
     #[test]
@@ -279,8 +378,11 @@ mod tests {
         let answer = |args: Value, default| {
             let ctx = Context {
                 spill: "spill",
+                scope_prefix: SCOPE_PREFIX,
+                product: "opencode",
                 permissions: &get,
                 default_timeout_ms: default,
+                timeout_cap_ms: None,
             };
             let input = serde_json::json!({"hook_event_name": "tool.execute.before",
                 "session_id": "s", "tool": "bash", "args": args});

@@ -22,7 +22,7 @@ with --project), which opencode loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
     hook: answer,
     init_file,
-    entries: &init::Plugin,
+    entries: &init::OPENCODE,
     doctor,
     wraps: None,
     mcp_proxy: Some(McpProxy {
@@ -60,8 +60,11 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
         .and_then(|v| v.trim().parse::<u64>().ok());
     let ctx = hook::Context {
         spill: &spill,
+        scope_prefix: hook::SCOPE_PREFIX,
+        product: "opencode",
         permissions: &permissions,
         default_timeout_ms: default_timeout,
+        timeout_cap_ms: None,
     };
     Ok(hook::respond(input, &ctx))
 }
@@ -69,10 +72,16 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
 /// spill's plugin in opencode's global plugin directory, or the project's
 /// `.opencode/plugin`.
 fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    plugin_file(project, host, "opencode")
+}
+
+/// spill's plugin of opencode or a fork named `name`: `plugin/spill.js` in its global
+/// configuration directory, or in the current directory's `.NAME/` (`project`).
+pub(super) fn plugin_file(project: bool, host: &dyn Host, name: &str) -> Result<PathBuf> {
     let dir = if project {
-        host.cwd()?.join(".opencode")
+        host.cwd()?.join(format!(".{name}"))
     } else {
-        config_dir(host)?
+        config_dir_of(host, name)?
     };
     Ok(dir.join("plugin/spill.js"))
 }
@@ -119,8 +128,15 @@ fn doctor(host: &dyn Host) -> Facts {
 /// opencode's global configuration directory: `$XDG_CONFIG_HOME/opencode`, else
 /// `~/.config/opencode`.
 fn config_dir(host: &dyn Host) -> Result<PathBuf> {
+    config_dir_of(host, "opencode")
+}
+
+/// The global configuration directory of opencode or a fork named `name`:
+/// `$XDG_CONFIG_HOME/NAME`, else `~/.config/NAME`.
+pub(super) fn config_dir_of(host: &dyn Host, name: &str) -> Result<PathBuf> {
     if let Some(dir) = host.text("XDG_CONFIG_HOME").ok().flatten() {
-        return Ok(PathBuf::from(dir).join("opencode"));
+        return Ok(PathBuf::from(dir).join(name));
     }
-    Ok(super::home(host, "~/.config/opencode (use --project)")?.join(".config/opencode"))
+    let dir = format!(".config/{name}");
+    Ok(super::home(host, &format!("~/{dir} (use --project)"))?.join(dir))
 }
