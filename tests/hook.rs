@@ -1104,13 +1104,12 @@ fn opencode_bash_calls_are_rewritten_unless_a_permission_rule_may_apply() {
     sb.run(&["cat", "--scope", &scope, reference], "").status(2);
 }
 
+/// opencode's plugin call as Kilo Code's plugin makes it: with the session's agent.
 fn kilo_call(session: &str, agent: &str, command: &str) -> String {
-    serde_json::json!({
-        "hook_event_name": "tool.execute.before", "session_id": session, "tool": "bash",
-        "call_id": "call_1", "cwd": "/nonexistent", "agent": agent,
-        "args": {"command": command, "description": "d", "timeout": 5000}
-    })
-    .to_string()
+    let mut call: serde_json::Value =
+        serde_json::from_str(&opencode_call(session, command)).unwrap();
+    call["agent"] = agent.into();
+    call.to_string()
 }
 
 #[test]

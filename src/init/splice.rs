@@ -133,6 +133,44 @@ pub fn blank_comments(text: &str) -> Result<String, String> {
     Ok(String::from_utf8(bytes).expect("blanking whole comments keeps UTF-8"))
 }
 
+/// The text with each comma that only whitespace separates from a closing `}` or `]` turned
+/// into a space, as [`blank_comments`] does for comments: opencode and its forks read their
+/// files with trailing commas allowed (the hook's reading of their rules).
+pub fn blank_trailing_commas(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    // The comma last seen, while only whitespace followed it, if a value came before it
+    // (`[,]` stays an error).
+    let mut comma = None;
+    let mut prev = b' ';
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' => {
+                comma = None;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b',' => comma = (!matches!(prev, b'[' | b'{' | b',' | b':')).then_some(i),
+            b'}' | b']' => {
+                if let Some(at) = comma.take() {
+                    bytes[at] = b' ';
+                }
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ => comma = None,
+        }
+        if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            prev = b;
+        }
+        i += 1;
+    }
+    // Only ASCII commas outside strings were replaced, by a space: still UTF-8.
+    String::from_utf8(bytes).expect("blanking commas keeps UTF-8")
+}
+
 /// The settings file's root object, located; `None` for a file that holds nothing but
 /// whitespace (and comments, with `comments`).
 pub fn parse(text: &str, comments: bool) -> Result<Option<Node>, String> {

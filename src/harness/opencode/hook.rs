@@ -171,7 +171,7 @@ pub fn config_files(config_dir: Option<&Path>, extra: Option<&Path>, cwd: &Path)
 pub fn permissions_of(text: &str, name: &str) -> std::result::Result<Vec<Value>, String> {
     let unknown = |e: String| format!("cannot parse {name} ({e}), so its permissions are unknown");
     let plain = crate::init::splice::blank_comments(text).map_err(unknown)?;
-    let plain = blank_trailing_commas(&plain);
+    let plain = crate::init::splice::blank_trailing_commas(&plain);
     let doc: Value = serde_json::from_str(&plain).map_err(|e| unknown(e.to_string()))?;
     let mut out = vec![doc["permission"].clone()];
     for key in ["agent", "mode"] {
@@ -188,43 +188,6 @@ pub fn permissions_of(text: &str, name: &str) -> std::result::Result<Vec<Value>,
         out.push(serde_json::json!({"bash": "deny"}));
     }
     Ok(out)
-}
-
-/// The text with each comma that only whitespace separates from a closing `}` or `]` turned
-/// into a space: opencode and its forks read their files with trailing commas allowed.
-fn blank_trailing_commas(text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    // The comma last seen, while only whitespace followed it, if a value came before it
-    // (`[,]` stays an error).
-    let mut comma = None;
-    let mut prev = b' ';
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match b {
-            b'"' => {
-                comma = None;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b',' => comma = (!matches!(prev, b'[' | b'{' | b',' | b':')).then_some(i),
-            b'}' | b']' => {
-                if let Some(at) = comma.take() {
-                    bytes[at] = b' ';
-                }
-            }
-            b' ' | b'\t' | b'\r' | b'\n' => {}
-            _ => comma = None,
-        }
-        if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
-            prev = b;
-        }
-        i += 1;
-    }
-    // Only ASCII commas outside strings were replaced, by a space: still UTF-8.
-    String::from_utf8(bytes).expect("blanking commas keeps UTF-8")
 }
 
 #[cfg(test)]
