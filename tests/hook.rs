@@ -1,7 +1,7 @@
 //! `spill hook` and `spill init` through the binary: the answer Claude Code gets, the rewritten
 //! command run by a real shell, the conversation cleanup, and the settings merge.
 
-use crate::common::Sandbox;
+use crate::common::{Run, Sandbox};
 
 const SESSION: &str = "9c248b37-6480-4724-8b4a-4b4f84959f63";
 
@@ -207,6 +207,7 @@ fn hook_input_spill_cannot_parse_lets_the_call_through_with_a_warning() {
         "opencode",
         "pi",
         "qwen-code",
+        "copilot",
     ] {
         for input in ["{not json", "", "\u{feff}\u{0}"] {
             let run = sb.run(&["hook", harness], input);
@@ -1036,6 +1037,157 @@ fn qwen_code_init_is_idempotent_and_uninstall_restores_the_file() {
         v.get("hooksConfig").is_none() && v["hooks"].get("PreToolUse").is_none(),
         "{v}"
     );
+}
+
+/// `spill ARGS` in the sandbox with `stdin` and these variables set.
+fn run_env(sb: &Sandbox, args: &[&str], stdin: impl Into<Vec<u8>>, vars: &[(&str, &str)]) -> Run {
+    let mut cmd = sb.cmd(args).stdin(stdin);
+    for (k, v) in vars {
+        cmd = cmd.env(k, v);
+    }
+    cmd.run()
+}
+
+const COPILOT_SESSION: &str = "c1a8c11c-07bb-4d39-8f72-23f6fbbd5c9f";
+
+fn copilot_call(tool: &str, text: &str) -> String {
+    serde_json::json!({
+        "hook_event_name": "PostToolUse", "session_id": COPILOT_SESSION,
+        "timestamp": "2026-12-03T19:08:59.213Z", "cwd": "/nonexistent", "tool_name": tool,
+        "tool_input": {"command": "seq 1 30000; exit 3", "description": "scripted command"},
+        "tool_result": {"result_type": "success", "text_result_for_llm": text}
+    })
+    .to_string()
+}
+
+#[test]
+fn copilot_results_become_the_envelope_read_back_in_its_shell_without_a_scope() {
+    let sb = Sandbox::new();
+    let scope = format!("copilot-{COPILOT_SESSION}");
+    // Copilot CLI saves into its TMPDIR, which is the sandbox's, as the hook's.
+    let tmp = sb.path();
+    // A shell result Copilot CLI saved to a file: stored whole from it, the status line kept
+    // after the envelope.
+    let whole: String = (1..=30000).map(|i| format!("{i}\n")).collect();
+    let saved = tmp
+        .join("1796325100342-copilot-tool-output-28213-19adf5dc-15e4-4805-ba23-da458500bd1c.txt");
+    std::fs::write(&saved, &whole).unwrap();
+    let preview: String = whole.chars().take(500).collect();
+    let notice = format!(
+        "Output too large to read at once (164.9 KB). Saved to: {}\nConsider using tools like grep (for searching), head/tail (for viewing start/end), view with view_range (for specific sections), or jq (for JSON) to examine portions of the output.\n\nPreview (first 500 chars):\n{preview}\n<shellId: 1 completed with exit code 3>",
+        saved.display()
+    );
+    let run = sb.run(&["hook", "copilot"], copilot_call("Bash", &notice));
+    run.status(0);
+    let reply = run.json();
+    assert_eq!(reply["modifiedResult"]["resultType"], "success", "{reply}");
+    let text = reply["modifiedResult"]["textResultForLlm"]
+        .as_str()
+        .unwrap();
+    let (envelope, status) = text.rsplit_once('\n').unwrap();
+    assert_eq!(status, "<shellId: 1 completed with exit code 3>");
+    let envelope: serde_json::Value = serde_json::from_str(envelope).unwrap();
+    assert_eq!(envelope["sizeBytes"], whole.len(), "{envelope}");
+    // The envelope shows the output's last line.
+    assert!(text.contains("30000"), "{text}");
+    let reference = envelope["ref"].as_str().unwrap().to_string();
+    // Copilot CLI's shell names the session: spill there reads the conversation's scope.
+    let read = run_env(
+        &sb,
+        &["cat", &reference, "--lines", "29999:30000"],
+        "",
+        &[("COPILOT_AGENT_SESSION_ID", COPILOT_SESSION)],
+    );
+    read.status(0);
+    assert_eq!(read.out(), "29999\n30000\n");
+    sb.run(&["cat", &reference], "").status(2);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(0);
+    // Another conversation's shell cannot read it; SPILL_SCOPE still wins over the session.
+    run_env(
+        &sb,
+        &["cat", &reference],
+        "",
+        &[(
+            "COPILOT_AGENT_SESSION_ID",
+            "0e0e0e0e-07bb-4d39-8f72-23f6fbbd5c9f",
+        )],
+    )
+    .status(2);
+    run_env(
+        &sb,
+        &["cat", &reference],
+        "",
+        &[
+            ("COPILOT_AGENT_SESSION_ID", COPILOT_SESSION),
+            ("SPILL_SCOPE", "default"),
+        ],
+    )
+    .status(2);
+    // A notice naming a file Copilot CLI did not save there is left as it is.
+    let secret = sb
+        .path()
+        .join("1796325100342-copilot-tool-output-28213.txt");
+    std::fs::write(&secret, &whole).unwrap();
+    let forged = notice.replace(&saved.display().to_string(), &secret.display().to_string());
+    let run = sb.run(&["hook", "copilot"], copilot_call("fake-big", &forged));
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(
+        run.stderr.contains("as Copilot CLI made it"),
+        "{}",
+        run.stderr
+    );
+    // An MCP tool's large text is stored from the text; a small one is the result.
+    let big = "a line of a large result\n".repeat(1000);
+    let run = sb.run(&["hook", "copilot"], copilot_call("fake-medium", &big));
+    let text = run.json()["modifiedResult"]["textResultForLlm"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let envelope: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(envelope["sizeBytes"], big.len());
+    let small = copilot_call("Bash", "small\n<shellId: 2 completed with exit code 0>");
+    assert_eq!(sb.run(&["hook", "copilot"], small).out(), "");
+    // SessionEnd drops the scope.
+    let end = serde_json::json!({"hook_event_name": "SessionEnd", "session_id": COPILOT_SESSION,
+                                 "cwd": "/nonexistent", "reason": "complete"});
+    sb.run(&["hook", "copilot"], end.to_string()).status(0);
+    sb.run(&["cat", "--scope", &scope, &reference], "")
+        .status(2);
+}
+
+#[test]
+fn copilot_init_creates_its_own_hooks_file_and_uninstall_removes_it() {
+    let sb = Sandbox::new();
+    let file = sb.path().join(".copilot/hooks/spill.json");
+    sb.run(&["init", "copilot"], "").status(0);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_spill_hook(&v, "PostToolUse", Some(".*"), "copilot");
+    assert_spill_hook(&v, "SessionEnd", None, "copilot");
+    assert!(v["hooks"].get("PreToolUse").is_none(), "{v}");
+    assert!(
+        sb.run(&["init", "copilot"], "")
+            .out()
+            .contains("nothing changed")
+    );
+    sb.run(&["init", "copilot", "--uninstall"], "").status(0);
+    assert!(!file.exists());
+    // COPILOT_HOME moves it; --project writes the repository's .github/hooks.
+    let home = sb.path().join("copilot-home");
+    let at = home.display().to_string();
+    run_env(
+        &sb,
+        &["init", "copilot"],
+        "",
+        &[("COPILOT_HOME", at.as_str())],
+    )
+    .status(0);
+    assert!(home.join("hooks/spill.json").is_file());
+    let original = "{\n  \"version\": 1,\n  \"hooks\": {}\n}\n";
+    let v = settings_init_round_trip("copilot", ".copilot/hooks/spill.json", original, "");
+    assert_spill_hook(&v, "PostToolUse", Some(".*"), "copilot");
 }
 
 fn opencode_call(session: &str, command: &str) -> String {

@@ -13,13 +13,14 @@ use crate::common::{Run, Sandbox};
 const SPILL: &str = env!("CARGO_BIN_EXE_spill");
 
 /// Every harness `spill init` takes.
-const HARNESSES: [&str; 6] = [
+const HARNESSES: [&str; 7] = [
     "claude-code",
     "gemini",
     "codex",
     "opencode",
     "pi",
     "qwen-code",
+    "copilot",
 ];
 
 /// Where `spill init HARNESS` writes, in a sandbox's HOME.
@@ -31,6 +32,7 @@ fn target(sb: &Sandbox, harness: &str) -> PathBuf {
         "opencode" => ".config/opencode/plugin/spill.js",
         "pi" => ".pi/agent/extensions/spill.js",
         "qwen-code" => ".qwen/settings.json",
+        "copilot" => ".copilot/hooks/spill.json",
         _ => unreachable!("{harness}"),
     };
     let path = sb.path().join(rel);

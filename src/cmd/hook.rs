@@ -92,7 +92,10 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
                 });
             }
             let json = envelope.to_json();
-            stdout = request.reply.render(&json);
+            stdout = match &request.after {
+                Some(after) => request.reply.render(&format!("{json}\n{after}")),
+                None => request.reply.render(&json),
+            };
             // The result counts in the conversation's tally (`spill stats`) as a wrap's
             // output would: what the tool returned, and the envelope the harness shows instead.
             let tally = crate::store::stats::Tally {

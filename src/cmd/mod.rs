@@ -302,6 +302,7 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
             |s| validate_scope(s).map(|_| s.to_string()),
             false,
         )?
+        .or_else(|| crate::harness::shell_scope(&|name| env_text(name).ok().flatten()))
         .unwrap_or_else(|| "default".to_string()),
     };
     let mut config = StoreConfig::new(root, scope);

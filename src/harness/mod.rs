@@ -21,6 +21,7 @@ use crate::init::Entries;
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
 pub mod kilo;
 pub mod opencode;
@@ -37,7 +38,17 @@ pub static ALL: &[&Harness] = &[
     &pi::HARNESS,
     &qwen::HARNESS,
     &kilo::HARNESS,
+    &copilot::HARNESS,
 ];
+
+/// The scope of the conversation whose shell this is, for a harness that names it in its shell's
+/// environment ([`Harness::shell_session`]); `var` reads a variable (`Host::text`).
+pub fn shell_scope(var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    ALL.iter().find_map(|h| {
+        let session = var(h.shell_session?)?;
+        crate::hook::scope_for(h.scope_prefix, &session)
+    })
+}
 
 /// The harness `spill hook`/`spill init` call `name`.
 pub fn find(name: &str) -> Option<&'static Harness> {
@@ -105,6 +116,12 @@ pub struct Harness {
     pub init_help: &'static str,
     /// The prefix of its conversations' scopes (`claude` in `claude-SESSION`).
     pub scope_prefix: &'static str,
+    /// The environment variable the harness sets in the shell it runs commands in to its
+    /// conversation's session id (the hook's `session_id`), where its hook cannot export
+    /// `SPILL_SCOPE` into a rewritten command: spill run there without `--scope` or
+    /// `SPILL_SCOPE` uses that conversation's scope (`PREFIX-SESSION`), so an envelope's
+    /// commands read what the hook stored (Copilot CLI's `COPILOT_AGENT_SESSION_ID`).
+    pub shell_session: Option<&'static str>,
     /// Answers one hook call.
     pub hook: fn(input: &[u8], host: &dyn Host) -> Answer,
     /// The file `spill init` edits: the user's, or with `project` the current directory's.

@@ -41,6 +41,10 @@ pub struct SpillRequest {
     /// When the harness cut the result before the hook saw it: what it kept, as a phrase
     /// ("lines 1-2000 of 18002"). The envelope then says the store holds only that.
     pub cut: Option<String>,
+    /// A line the harness showed after the result, not part of it, that the model should
+    /// still read after the envelope (Copilot CLI's shell status, `<shellId: N completed with
+    /// exit code X>`): the reply is rendered from the envelope, a newline and this line.
+    pub after: Option<String>,
 }
 
 /// An answer format that carries an envelope: the harness's function from the envelope's JSON

@@ -217,6 +217,7 @@ fn post_tool_use(input: &Value, scope: String) -> Response {
             label: tool.to_string(),
             reply: Reply(mcp_reply),
             cut: None,
+            after: None,
         }),
         ..Response::default()
     }

@@ -20,6 +20,7 @@ exported to it; a `SessionEnd` call removes that scope's entries.",
     init_help: "PreToolUse (Bash), PostToolUse (MCP tools) and SessionEnd hooks, and the store\n\
 root in sandbox.filesystem.allowWrite (for Claude Code's sandbox).",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::SETTINGS,

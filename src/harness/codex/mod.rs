@@ -21,6 +21,7 @@ pub static HARNESS: Harness = Harness {
     init_help: "a PreToolUse hook (its shell tool) and its trust, in $CODEX_HOME/config.toml\n\
 (user only), appended as one marked block.",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::Block,

@@ -158,6 +158,7 @@ pub fn after_tool(
             label: tool.to_string(),
             reply,
             cut,
+            after: None,
         }),
         ..Response::default()
     }

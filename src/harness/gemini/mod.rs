@@ -19,6 +19,7 @@ the scope's entries.",
     init_help: "BeforeTool (its shell tool), AfterTool (other tools) and SessionEnd hooks, and\n\
 hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --project).",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::HOOKS,

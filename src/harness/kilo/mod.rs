@@ -27,6 +27,7 @@ answers with, in `kilo-SESSION`.",
     init_help: "spill's plugin as ~/.config/kilo/plugin/spill.js (.kilo/plugin/spill.js with\n\
 --project), which Kilo Code loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::PLUGIN,

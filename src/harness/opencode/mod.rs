@@ -20,6 +20,7 @@ answers with, in `opencode-SESSION`.",
     init_help: "spill's plugin as ~/.config/opencode/plugin/spill.js (.opencode/plugin/spill.js\n\
 with --project), which opencode loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::OPENCODE,

@@ -130,6 +130,7 @@ fn tool_result(input: &Value, scope: String) -> Response {
             label: tool.to_string(),
             reply: Reply(tool_result_reply),
             cut,
+            after: None,
         }),
         ..Response::default()
     }

@@ -21,6 +21,7 @@ envelope, and the session's end removes the scope's entries.",
     init_help: "spill's extension as ~/.pi/agent/extensions/spill.js (.pi/extensions/spill.js\n\
 with --project), which Pi loads by itself.",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::EXTENSION,

@@ -20,6 +20,7 @@ Code's `PreToolUse` cannot change a command.",
     init_help: "PostToolUse (every tool but its shell) and SessionEnd hooks, in\n\
 ~/.qwen/settings.json (.qwen/settings.json with --project).",
     scope_prefix: hook::SCOPE_PREFIX,
+    shell_session: None,
     hook: answer,
     init_file,
     entries: &init::HOOKS,
