@@ -7,7 +7,7 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,kilo,pi,qwen-code]
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,kilo,pi,qwen-code,copilot,copilot-old]
 Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
 the first install; the harnesses talk to 127.0.0.1 only.
 """
@@ -59,6 +59,14 @@ KILO_OLD = ("@kilocode/cli", "7.0.33", "kilo")
 # Qwen Code: its PreToolUse cannot change a command in any version read (0.15.10 to 0.24.4), so
 # spill covers the other tools' results (README, "Qwen Code"). 0.24.4 asks for node 22 and runs on 20.
 QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
+# GitHub Copilot CLI, driven offline (COPILOT_OFFLINE with the fake model as its OpenAI-compatible
+# provider) with auto-update off: a loader that finds a newer version in the cache runs that one.
+# 1.0.67 is the oldest measured whose PostToolUse hook can replace a result (`modifiedResult`):
+# 1.0.22 to 1.0.49 send Claude Code's hook input but ignore that answer, 1.0.20 and older send
+# camelCase fields, 1.0.7 and older cannot use a provider without a GitHub login; 1.0.58 needs
+# Node 24, and 1.0.77 has no Linux binary.
+COPILOT = ("@github/copilot", "1.0.102", "copilot")
+COPILOT_OLD = ("@github/copilot", "1.0.67", "copilot")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -1035,6 +1043,46 @@ class Qwen(Harness):
         return (text, error)
 
 
+class Copilot(Harness):
+    """`copilot -p --allow-all-tools` offline with the fake model as its provider, the fake MCP
+    server and `spill mcp` (no scope) in its mcp-config.json."""
+
+    name = "copilot"
+    drop_env = ("COPILOT", "GH_", "GITHUB_")
+
+    def extra_env(self, home):
+        # TMPDIR: where Copilot CLI saves a large result (inside the work directory). The
+        # cache is shared by every HOME: 1.0.102 unpacks itself there (235 MB) on its first run.
+        tmp, cache = self.work / "copilot-tmp", self.work / "copilot-cache"
+        tmp.mkdir(exist_ok=True)
+        cache.mkdir(exist_ok=True)
+        return {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+                "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{self.server.port}/v1",
+                "COPILOT_PROVIDER_API_KEY": "sk-test", "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(cache)}
+
+    def argv(self, script):
+        return [str(self.exe), "-p", f"SCRIPT:{script}", "--allow-all-tools", "--model", "m"]
+
+    def setup(self, home):
+        config = home / ".copilot" / "mcp-config.json"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(json.dumps({"mcpServers": {
+            "fake": {"type": "local", "command": sys.executable, "args": [str(HERE / "fake_mcp.py")], "tools": ["*"]},
+            "spill": {"type": "local", "command": str(self.spill_exe), "args": ["mcp"], "tools": ["*"]}}},
+            indent=2) + "\n")
+        return config
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def stable(self, result):
+        """With the shell's number in its status line (one per call) and the file a large
+        result was saved to masked."""
+        text, error = result
+        text = re.sub(r"<shellId: \d+", "<shellId: N", text)
+        return (re.sub(r"/\S*-copilot-tool-output-[0-9a-f-]+\.txt", "COPILOT_TMP.txt", text), error)
+
+
 class Opencode(Harness):
     """`opencode run` with an OpenAI-compatible provider."""
 
@@ -1925,6 +1973,81 @@ def qwen_checks(q, work):
     return row
 
 
+def copilot_checks(c, work, version=COPILOT[1]):
+    """GitHub Copilot CLI: commands run as Copilot CLI runs them; a large result of any tool,
+    its shell's included, reaches the model as the envelope of the whole result (which Copilot
+    CLI saved to a file), read back in the same conversation through the shell and `spill mcp`."""
+    n = c.name
+    home, plain_home = work / f"copilot-{version}-home", work / f"copilot-{version}-home-plain"
+    c.setup(plain_home)
+    hooks = home / ".copilot" / "hooks" / "spill.json"
+
+    def first_ok(before, after, config_after, config_before):
+        doc = json.loads(after)
+        return (before is None and set(doc["hooks"]) == {"PostToolUse", "SessionEnd"}
+                and "hook copilot" in after and config_after == config_before)
+    harness_init_checks(c, home, hooks, first_ok)
+    # The envelope's own command works as written where Copilot CLI names the session in its
+    # shell (1.0.40 and later); before, with the --scope the reply names.
+    cat = "spill cat {ref} --lines 9000:9002" if version == COPILOT[1] else "spill --scope {scope} cat {ref} --lines 9000:9002"
+    full = subprocess.run(["bash", "-c", BIG], capture_output=True).stdout
+    steps = [BIG, SMALL, FAILING, QUOTING]
+    got = without_and_with(c, home, plain_home, "shell", [*steps, "cd /; pwd", "pwd"])
+    if not got:
+        return None
+    plain, spilled = got
+    big = spilled[0][0]
+    check(f"{n}: a 500 KB output reaches the model as spill's envelope of the whole output, with the status line",
+          '"spilled":true' in big and f'"sizeBytes":{len(full)}' in big and ERROR_LINE in big and LAST_LINE in big
+          and "exit code 0>" in big and len(big) < 4096, big[:400])
+    check(f"{n}: without spill Copilot CLI shows a 500-character preview and a file",
+          "Output too large to read at once" in plain[0][0] and ERROR_LINE not in plain[0][0], plain[0][0][:300])
+    for i, what in [(1, "a small output"), (2, "a failing command"), (3, "quotes, $(), newlines and UTF-8"),
+                    (4, "cd in one call"), (5, "the next call's working directory")]:
+        a, b = c.stable(spilled[i]), c.stable(plain[i])
+        # Copilot CLI's own shell interleaves a command's stderr and stdout in either order, with
+        # spill as without (its commands are not rewritten): the failing one's lines as a multiset.
+        same = sorted(a[0].split("\n")) == sorted(b[0].split("\n")) if i == 2 else a == b
+        check(f"{n}: {what} reaches the model as without spill", same, f"{spilled[i]!r:.300} vs {plain[i]!r:.300}")
+
+    # The ref read back: the shell's cat, spill mcp's search, in this conversation only; an MCP
+    # tool's large result; a small one.
+    search = {"tool": "spill-search", "input": {"source": "{ref}", "pattern": LAST_LINE, "fixed_strings": True}}
+    flag = work / f"{n}-{version}-second-done"
+    first = c.start(home, f"{n}-{version}-first", [
+        BIG, cat, search, {"tool": "fake-big", "input": {}}, cat.replace("9000:9002", "9000:9001"),
+        {"tool": "fake-small", "input": {}}, f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    ref = first_ref(c, f"{n}-{version}-first.json", first)
+    c.run(home, f"{n}-{version}-second", [f"spill cat {ref} --lines 1:2",
+                                          dict(search, input=dict(search["input"], source=ref or "none"))])
+    second = c.results(f"{n}-{version}-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = c.results(f"{n}-{version}-first.json")
+    c.run(plain_home, f"{n}-{version}-mcp-plain", [{"tool": "fake-big", "input": {}}])
+    mcp_plain = c.results(f"{n}-{version}-mcp-plain.json")
+    check(f"{n}: the conversations with the ref complete", len(got) == 7 and len(second) == 2 and len(mcp_plain) == 1,
+          f"{len(got)} {len(second)} {len(mcp_plain)}")
+    if len(got) < 7 or len(second) < 2 or len(mcp_plain) < 1:
+        return None
+    check(f"{n}: next turn, the envelope's spill cat REF in Copilot CLI's shell reads the output",
+          ERROR_LINE in got[1][0], got[1][0][:300])
+    check(f"{n}: spill mcp (no scope set) reads the ref of the same conversation's envelope",
+          LAST_LINE in got[2][0] and "unknown ref" not in got[2][0], got[2][0][:300])
+    check(f"{n}: a second conversation cannot read the ref, in the shell or through spill mcp",
+          "unknown ref" in second[0][0] and "unknown ref" in second[1][0] and LAST_LINE not in second[1][0],
+          repr(second)[:400])
+    mcp = got[3][0]
+    check(f"{n}: a 565 KB MCP result reaches the model as the envelope of the whole result",
+          '"spilled":true' in mcp and '"sizeBytes":564962' in mcp and MCP_ERROR in mcp and MCP_LAST in mcp
+          and len(mcp) < 4096, mcp[:400])
+    check(f"{n}: next turn, the shell reads the MCP result by its ref", MCP_ERROR in got[4][0], got[4][0][:300])
+    check(f"{n}: a small MCP result reaches the model as it is", got[5][0].strip() == "small result", got[5][0][:200])
+    row = table_row(f"GitHub Copilot CLI {version}", plain[0][0], big, full)
+    row["mcp"] = {"without": measure_mcp(mcp_plain[0][0]), "with": measure_mcp(mcp)}
+    return row
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
@@ -1949,7 +2072,7 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi", "copilot"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
@@ -1966,6 +2089,8 @@ def main():
         if only & {name, f"{name}-old"}]
     qwen_exe = install(cache, *QWEN) if "qwen-code" in only else None
     pi_exe = install(cache, *PI) if "pi" in only else None
+    copilot_exes = [(install(cache, *pin), pin[1]) for pin, name in [(COPILOT, "copilot"), (COPILOT_OLD, "copilot-old")]
+                    if only & {"copilot", name}]
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -1989,6 +2114,19 @@ def main():
             row = sandbox_checks(old, work, cache, CLAUDE_OLD[1])
             if row:
                 rows.append(row)
+        # GitHub Copilot CLI here: this lane is the shortest, and its runs take seconds. Its own
+        # server, whose log holds no other harness's chat completions.
+        if copilot_exes:
+            copilot_server = Server(work / "requests-copilot.log")
+            servers.append(copilot_server)
+        for exe, version in copilot_exes:
+            LABEL.value = f"copilot {version}: " if version != COPILOT[1] else ""
+            start = time.time()
+            row = copilot_checks(Copilot(exe, spill, work, copilot_server), work, version)
+            print(f"time  copilot {version}: {time.time() - start:.0f} s")
+            if row:
+                rows.append(row)
+        LABEL.value = ""
 
     def other_lane():
         server = Server(work / "requests-others.log")
@@ -2043,7 +2181,7 @@ def main():
             check(f"{name}: the lane ran to its end", False, f"{type(e).__name__}: {e}")
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
-    lanes = [threading.Thread(target=timed, args=("claude-code", claude_lane)),
+    lanes = [threading.Thread(target=timed, args=("claude-code; copilot", claude_lane)),
              threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
              threading.Thread(target=timed, args=("oldest codex, gemini, opencode, kilo; kilo", old_lane))]
     try:

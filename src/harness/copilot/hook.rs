@@ -4,7 +4,9 @@
 //! Copilot CLI reads hooks in Claude Code's layout (PascalCase events, `matcher` and nested
 //! `hooks`) and then sends Claude-style input: `{"hook_event_name", "session_id", "cwd",
 //! "tool_name", "tool_input", "tool_result": {"result_type", "text_result_for_llm"}}`, its shell
-//! tool named `Bash` (measured with `@github/copilot` 1.0.6 and 1.0.102). A `PostToolUse`
+//! tool named `Bash` (`bash` in 1.0.22). Measured with `@github/copilot` 1.0.67 to 1.0.102: 1.0.49
+//! and older ignore the answer that replaces a result (1.0.22 to 1.0.49 send this input, 1.0.20
+//! and older camelCase fields spill does not read). A `PostToolUse`
 //! answer `{"modifiedResult": {"resultType", "textResultForLlm"}}` replaces the result the model
 //! reads.
 //!
@@ -20,9 +22,11 @@
 //! exit status and the permissions are Copilot CLI's own, untouched. The shell's status line
 //! (`<shellId: N completed with exit code X>`) stays after the envelope.
 //!
-//! The model reads the stored result back in the same conversation: Copilot CLI exports the
-//! session's id to its shell (`COPILOT_AGENT_SESSION_ID`, the hook's `session_id`), which spill
-//! reads as the scope `copilot-ID` when no other scope is chosen (`Harness::shell_session`).
+//! The model reads the stored result back in the same conversation: the reply names the scope
+//! (`spill --scope copilot-ID …`), and from about 1.0.40 on Copilot CLI exports the session's id
+//! to its shell (`COPILOT_AGENT_SESSION_ID`, the hook's `session_id`), which spill reads as the
+//! scope `copilot-ID` when no other scope is chosen (`Harness::shell_session`), so the
+//! envelope's own commands work as written there.
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +37,7 @@ use crate::hook::{Reply, Response, SpillRequest, open_call, through};
 /// The scope prefix of Copilot CLI conversations.
 pub const SCOPE_PREFIX: &str = "copilot";
 
-/// The notice Copilot CLI puts in place of a result it saved to a file (1.0.6 to 1.0.102).
+/// The notice Copilot CLI puts in place of a result it saved to a file (1.0.22 to 1.0.102).
 const SAVED: &str = "Output too large to read at once (";
 /// Where the saved file's path starts in that notice.
 const SAVED_TO: &str = "). Saved to: ";
@@ -101,32 +105,51 @@ impl Context {
     }
 }
 
-/// Whether `name` is one Copilot CLI gives a saved result: `<ms>-copilot-tool-output-<id>.txt`,
-/// the id hex digits and dashes (`<pid>-<uuid>` for its shell, 32 hex digits for other tools).
+/// Whether `name` is one Copilot CLI gives a saved result: `<ms>-copilot-tool-output-<id>.txt`
+/// (1.0.102: `<pid>-<uuid>` for its shell, 32 hex digits for other tools; 1.0.22: six letters
+/// and digits) or, for its shell in 1.0.22, `copilot-tool-output-<ms>-<id>.txt`.
 fn is_saved_name(name: &str) -> bool {
-    let Some((ms, rest)) = name.split_once("-copilot-tool-output-") else {
+    let Some(stem) = name.strip_suffix(".txt") else {
         return false;
     };
-    let Some(id) = rest.strip_suffix(".txt") else {
-        return false;
-    };
-    !ms.is_empty()
-        && ms.bytes().all(|b| b.is_ascii_digit())
-        && !id.is_empty()
-        && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let id = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    if let Some((ms, rest)) = stem.split_once("-copilot-tool-output-") {
+        return digits(ms) && id(rest);
+    }
+    stem.strip_prefix("copilot-tool-output-")
+        .and_then(|rest| rest.split_once('-'))
+        .is_some_and(|(ms, rest)| digits(ms) && id(rest))
+}
+
+/// The length of a shell output Copilot CLI saved without the end marker of its own shell that
+/// 1.0.22 leaves after the command's output in the file (`___BEGIN___COMMAND_DONE_MARKER___N`
+/// as the last line), which the command never printed.
+fn without_done_marker(bytes: &[u8]) -> usize {
+    const MARKER: &[u8] = b"___BEGIN___COMMAND_DONE_MARKER___";
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let start = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let last = &body[start..];
+    let code = last.strip_prefix(MARKER).unwrap_or_default();
+    if !code.is_empty() && code.iter().all(u8::is_ascii_digit) {
+        start
+    } else {
+        bytes.len()
+    }
 }
 
 /// A shell result's text without its status line, and the line: Copilot CLI ends each shell
-/// result with `<shellId: N completed with exit code X>` (or another `<shellId: …>` line).
+/// result with `<shellId: N completed with exit code X>` (1.0.102; another `<shellId: …>` line
+/// for a command still running) or `<exited with exit code X>` (1.0.22 to 1.0.49).
 fn shell_status(text: &str) -> (&str, Option<&str>) {
+    let is_status = |line: &str| {
+        line.ends_with('>')
+            && (line.starts_with("<shellId: ") || line.starts_with("<exited with exit code "))
+    };
     let body = text.strip_suffix('\n').unwrap_or(text);
     match body.rsplit_once('\n') {
-        Some((before, last)) if last.starts_with("<shellId: ") && last.ends_with('>') => {
-            (before, Some(last))
-        }
-        _ if body.starts_with("<shellId: ") && body.ends_with('>') && !body.contains('\n') => {
-            ("", Some(body))
-        }
+        Some((before, last)) if is_status(last) => (before, Some(last)),
+        None if is_status(body) => ("", Some(body)),
         _ => (text, None),
     }
 }
@@ -160,18 +183,25 @@ fn post_tool_use(input: &Value, scope: String, ctx: &Context) -> Response {
         return Response::default();
     };
     let tool = input["tool_name"].as_str().unwrap_or("tool");
-    let (text, status) = if tool == "Bash" {
+    // `Bash` from 1.0.24 on, `bash` in 1.0.22.
+    let shell = tool.eq_ignore_ascii_case("bash");
+    let (text, status) = if shell {
         shell_status(text)
     } else {
         (text, None)
     };
     let bytes = match ctx.saved_output(text) {
-        Ok(Some(whole)) => whole,
+        Ok(Some(mut whole)) => {
+            if shell {
+                whole.truncate(without_done_marker(&whole));
+            }
+            whole
+        }
         Ok(None) => text.as_bytes().to_vec(),
         Err(why) => return through(format!("{why}; the result stays as Copilot CLI made it")),
     };
-    let label = match (tool, input["tool_input"]["command"].as_str()) {
-        ("Bash", Some(command)) => command,
+    let label = match (shell, input["tool_input"]["command"].as_str()) {
+        (true, Some(command)) => command,
         _ => tool,
     };
     Response {
@@ -187,10 +217,33 @@ fn post_tool_use(input: &Value, scope: String, ctx: &Context) -> Response {
     }
 }
 
-/// `modifiedResult`: the envelope (and the shell's status line after it) as the result's text.
-pub fn post_tool_use_reply(envelope: &str) -> String {
+/// `modifiedResult`: the envelope (and the shell's status line after it) as the result's text,
+/// after one sentence naming the conversation's scope for the shell: Copilot CLI exports
+/// `COPILOT_AGENT_SESSION_ID` to its shell only from about 1.0.40 on (measured: not in 1.0.24,
+/// in 1.0.40), so in an older one the envelope's commands need `--scope`. Without a path (a
+/// restricted store) it points to `spill mcp`, which follows the conversation.
+pub fn post_tool_use_reply(shown: &str) -> String {
+    let envelope = shown.split('\n').next().unwrap_or(shown);
+    let scope = serde_json::from_str::<Value>(envelope)
+        .ok()
+        .and_then(|e| {
+            let path = Path::new(e["path"].as_str()?);
+            Some(path.parent()?.file_name()?.to_str()?.to_string())
+        })
+        .filter(|s| s.starts_with(&format!("{SCOPE_PREFIX}-")));
+    let how = match scope {
+        Some(scope) => format!(
+            "in the shell, spill --scope {scope} cat/search REF (or the spill MCP server's tools)"
+        ),
+        None => {
+            "use the spill MCP server's tools (spill mcp), which follow this conversation".into()
+        }
+    };
     let reply = serde_json::json!({
-        "modifiedResult": {"resultType": "success", "textResultForLlm": envelope},
+        "modifiedResult": {
+            "resultType": "success",
+            "textResultForLlm": format!("spill stored this result; to read it {how}: {shown}"),
+        },
     });
     format!("{reply}\n")
 }
@@ -278,7 +331,11 @@ mod tests {
         // Only the shell's results have a status line; another tool's text is kept whole.
         let r = respond(&post("view", "a\n<shellId: 2>"), &in_dir(Path::new("/x"))).unwrap();
         assert_eq!(r.spill.unwrap().bytes, b"a\n<shellId: 2>");
-        // A command with no output at all.
+        // 1.0.11's status line; a command with no output at all.
+        assert_eq!(
+            shell_status("a\n<exited with exit code 0>"),
+            ("a", Some("<exited with exit code 0>"))
+        );
         assert_eq!(
             shell_status("<shellId: 0 completed with exit code 0>"),
             ("", Some("<shellId: 0 completed with exit code 0>"))
@@ -339,6 +396,47 @@ mod tests {
     }
 
     #[test]
+    fn the_end_marker_copilot_leaves_in_a_saved_shell_output_is_not_stored() {
+        assert_eq!(
+            without_done_marker(b"1\n2\n___BEGIN___COMMAND_DONE_MARKER___0"),
+            4
+        );
+        assert_eq!(
+            without_done_marker(b"___BEGIN___COMMAND_DONE_MARKER___17"),
+            0
+        );
+        for kept in [
+            &b"1\n2\n"[..],
+            b"1\n___BEGIN___COMMAND_DONE_MARKER___",
+            b"x___BEGIN___COMMAND_DONE_MARKER___0",
+        ] {
+            assert_eq!(without_done_marker(kept), kept.len());
+        }
+    }
+
+    #[test]
+    fn saved_files_are_named_as_each_version_names_them() {
+        for name in [
+            "1796324939207-copilot-tool-output-26787-1713f5ea-9a36-41b5-aced-5e3bfa7715cb.txt",
+            "1796324939622-copilot-tool-output-cf9cf55aeae24fb98355886d846de8be.txt",
+            "1796327568021-copilot-tool-output-5c9w45.txt",
+            "copilot-tool-output-1796327561266-tn6ryf.txt",
+        ] {
+            assert!(is_saved_name(name), "{name}");
+        }
+        for name in [
+            "copilot-tool-output-.txt",
+            "x-copilot-tool-output-ab.txt",
+            "1-copilot-tool-output-ab.txt.sh",
+            "1-copilot-tool-output-a/b.txt",
+            "copilot-tool-output-12.txt",
+            "secret.txt",
+        ] {
+            assert!(!is_saved_name(name), "{name}");
+        }
+    }
+
+    #[test]
     fn failed_calls_and_other_events_are_left_alone() {
         let failed = serde_json::json!({
             "hook_event_name": "PostToolUse", "session_id": SESSION, "tool_name": "Bash",
@@ -365,13 +463,26 @@ mod tests {
     }
 
     #[test]
-    fn the_reply_replaces_the_result_text() {
-        let v: Value =
-            serde_json::from_str(&post_tool_use_reply("{\"ref\":1}\n<shellId: 1>")).unwrap();
+    fn the_reply_replaces_the_result_text_and_names_the_scope() {
+        let envelope =
+            format!("{{\"ref\":\"sp_1\",\"path\":\"/tmp/spill-0/copilot-{SESSION}/0a1b\"}}");
+        let reply = post_tool_use_reply(&format!("{envelope}\n<shellId: 1>"));
+        let v: Value = serde_json::from_str(&reply).unwrap();
         assert_eq!(v["modifiedResult"]["resultType"], "success");
-        assert_eq!(
-            v["modifiedResult"]["textResultForLlm"],
-            "{\"ref\":1}\n<shellId: 1>"
+        let text = v["modifiedResult"]["textResultForLlm"].as_str().unwrap();
+        assert!(
+            text.ends_with(&format!("{envelope}\n<shellId: 1>")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("spill --scope copilot-{SESSION} cat/search REF")),
+            "{text}"
+        );
+        let v: Value = serde_json::from_str(&post_tool_use_reply("{\"ref\":1}")).unwrap();
+        let text = v["modifiedResult"]["textResultForLlm"].as_str().unwrap();
+        assert!(
+            text.contains("spill mcp") && text.ends_with("{\"ref\":1}"),
+            "{text}"
         );
     }
 }

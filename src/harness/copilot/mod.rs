@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use super::{Answer, Facts, Harness, Host, McpFormat, Verdict};
 use crate::error::Result;
 
-/// The variable Copilot CLI sets in its shell to the session's id (1.0.6 to 1.0.102).
+/// The variable Copilot CLI sets in its shell to the session's id (from 1.0.40 or a little
+/// earlier: not in 1.0.24).
 pub const SESSION_VAR: &str = "COPILOT_AGENT_SESSION_ID";
 
 /// GitHub Copilot CLI.
@@ -56,14 +57,16 @@ fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
     Ok(config_dir(host)?.join("hooks/spill.json"))
 }
 
-/// Whether spill's hooks work in this Copilot CLI version: 1.0.6 is the first that reads
-/// hooks in Claude Code's layout (PascalCase events; its changelog).
+/// Whether spill's hooks work in this Copilot CLI version: 1.0.67 is the oldest measured that
+/// replaces a result by a `PostToolUse` hook's `modifiedResult` (1.0.49 and older ignore it;
+/// versions between could not be run here: they need Node 24 or ship no Linux binary).
 fn wraps(version: &str) -> Verdict {
     let (line, fix) = super::wraps_from(
         version,
-        (1, 0, 6),
+        (1, 0, 67),
         "GitHub Copilot CLI",
-        "before 1.0.6 Copilot CLI does not read hooks in the layout spill writes",
+        "before 1.0.67 Copilot CLI ignores the hook's answer that replaces a result (measured \
+         with 1.0.49), so results stay as Copilot CLI has them",
     );
     match line.as_str() {
         "yes" => (
