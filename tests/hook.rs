@@ -1165,6 +1165,46 @@ fn copilot_results_become_the_envelope_read_back_in_its_shell_without_a_scope() 
 }
 
 #[test]
+fn claude_code_hooks_run_by_copilot_answer_as_copilots() {
+    // Copilot CLI runs a trusted project's .claude/settings.json hooks, with COPILOT_PROJECT_DIR
+    // set: Claude Code's answer (a rewritten command with "ask") would have it ask for, or deny,
+    // every command. It is answered as `spill hook copilot` instead.
+    let sb = Sandbox::new();
+    let pre = serde_json::json!({
+        "hook_event_name": "PreToolUse", "session_id": COPILOT_SESSION, "cwd": "/nonexistent",
+        "tool_name": "Bash", "tool_input": {"command": "seq 1 30000", "description": "d"}
+    });
+    let copilot = [("COPILOT_PROJECT_DIR", "/nonexistent")];
+    let run = run_env(&sb, &["hook", "claude-code"], pre.to_string(), &copilot);
+    run.status(0);
+    assert_eq!(run.out(), "");
+    assert!(
+        run.stderr.contains("run by GitHub Copilot CLI"),
+        "{}",
+        run.stderr
+    );
+    // Without it, the same input is Claude Code's.
+    assert!(
+        sb.run(&["hook", "claude-code"], pre.to_string())
+            .out()
+            .contains("updatedInput")
+    );
+    let big = "a line of a large result\n".repeat(1000);
+    let run = run_env(
+        &sb,
+        &["hook", "claude-code"],
+        copilot_call("fake-medium", &big),
+        &copilot,
+    );
+    assert!(
+        run.json()["modifiedResult"]["textResultForLlm"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("--scope copilot-{COPILOT_SESSION}"))
+    );
+}
+
+#[test]
 fn copilot_init_creates_its_own_hooks_file_and_uninstall_removes_it() {
     let sb = Sandbox::new();
     let file = sb.path().join(".copilot/hooks/spill.json");

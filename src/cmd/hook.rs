@@ -22,8 +22,18 @@ pub fn run(global: &Global, args: HookArgs) -> Result<Outcome> {
         .lock()
         .read_to_end(&mut input)
         .map_err(|e| Error::stream("read the hook input from stdin", e))?;
-    let prefix = args.harness.scope_prefix;
-    let answer = (args.harness.hook)(&input, &super::Process)?;
+    // A harness that runs hook commands spill wrote for another one (Copilot CLI runs a
+    // project's Claude Code hooks) is answered as itself, in its format and its scope.
+    let var = |name: &str| super::env_text(name).ok().flatten();
+    let harness = crate::harness::running_hook(args.harness, &var);
+    if !std::ptr::eq(harness, args.harness) {
+        diag::note(&format!(
+            "`spill hook {}` was run by {}: answered as `spill hook {}`",
+            args.harness.name, harness.product, harness.name
+        ));
+    }
+    let prefix = harness.scope_prefix;
+    let answer = (harness.hook)(&input, &super::Process)?;
     // Input spill cannot read never blocks the call: every harness reads exit 0 with nothing
     // on stdout as "no decision", and a non-zero exit (Claude Code's and Gemini CLI's 2) as
     // "block it". So the call runs unwrapped and the reason goes to stderr.

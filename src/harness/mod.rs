@@ -50,6 +50,18 @@ pub fn shell_scope(var: &dyn Fn(&str) -> Option<String>) -> Option<String> {
     })
 }
 
+/// The harness that runs a `spill hook NAMED` call: the one whose [`Harness::hook_env`] is set
+/// (`var` reads a variable), else `named`.
+pub fn running_hook(
+    named: &'static Harness,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> &'static Harness {
+    ALL.iter()
+        .copied()
+        .find(|h| h.hook_env.is_some_and(|v| var(v).is_some()))
+        .unwrap_or(named)
+}
+
 /// The harness `spill hook`/`spill init` call `name`.
 pub fn find(name: &str) -> Option<&'static Harness> {
     ALL.iter().copied().find(|h| h.name == name)
@@ -122,6 +134,11 @@ pub struct Harness {
     /// `SPILL_SCOPE` uses that conversation's scope (`PREFIX-SESSION`), so an envelope's
     /// commands read what the hook stored (Copilot CLI's `COPILOT_AGENT_SESSION_ID`).
     pub shell_session: Option<&'static str>,
+    /// An environment variable the harness sets for the hook commands it runs (and not in its
+    /// shell), for a harness that also runs hook commands spill wrote for another harness:
+    /// `spill hook OTHER` run with it set answers as this harness ([`running_hook`]; Copilot
+    /// CLI runs a project's Claude Code hooks, whose answer would ask for every command).
+    pub hook_env: Option<&'static str>,
     /// Answers one hook call.
     pub hook: fn(input: &[u8], host: &dyn Host) -> Answer,
     /// The file `spill init` edits: the user's, or with `project` the current directory's.

@@ -1056,7 +1056,7 @@ class Copilot(Harness):
         tmp, cache = self.work / "copilot-tmp", self.work / "copilot-cache"
         tmp.mkdir(exist_ok=True)
         cache.mkdir(exist_ok=True)
-        return {"COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
+        return {**getattr(self, "more_env", {}), "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false",
                 "COPILOT_PROVIDER_BASE_URL": f"http://127.0.0.1:{self.server.port}/v1",
                 "COPILOT_PROVIDER_API_KEY": "sk-test", "TMPDIR": str(tmp), "XDG_CACHE_HOME": str(cache)}
 
@@ -2043,6 +2043,26 @@ def copilot_checks(c, work, version=COPILOT[1]):
           and len(mcp) < 4096, mcp[:400])
     check(f"{n}: next turn, the shell reads the MCP result by its ref", MCP_ERROR in got[4][0], got[4][0][:300])
     check(f"{n}: a small MCP result reaches the model as it is", got[5][0].strip() == "small result", got[5][0][:200])
+    # A trusted project (COPILOT_ALLOW_ALL trusts every folder) with Claude Code's project hooks:
+    # Copilot CLI runs them too, and spill answers them as Copilot CLI's, so the commands run as
+    # without them (Claude Code's answer would ask for each, which `copilot -p` denies).
+    project = c.project()
+    claude_settings = project / ".claude" / "settings.json"
+    init = subprocess.run([str(c.spill_exe), "init", "claude-code", "--project"], cwd=project,
+                          env=c.env(plain_home), capture_output=True, text=True)
+    c.more_env = {"COPILOT_ALLOW_ALL": "true"}
+    try:
+        got = without_and_with(c, home, plain_home, "claude-hooks", ["pwd", BIG])
+    finally:
+        c.more_env = {}
+        shutil.rmtree(project / ".claude", ignore_errors=True)
+    if got:
+        plain_h, spilled_h = got
+        check(f"{n}: with Claude Code's project hooks, a command runs as without spill",
+              init.returncode == 0 and c.stable(spilled_h[0]) == c.stable(plain_h[0]) and str(project) in plain_h[0][0],
+              f"{spilled_h[0]!r:.300} vs {plain_h[0]!r:.300} {init.stderr[-200:]}")
+        check(f"{n}: with Claude Code's project hooks too, a 500 KB output reaches the model as one envelope",
+              spilled_h[1][0].count('"spilled":true') == 1 and len(spilled_h[1][0]) < 4096, spilled_h[1][0][:300])
     row = table_row(f"GitHub Copilot CLI {version}", plain[0][0], big, full)
     row["mcp"] = {"without": measure_mcp(mcp_plain[0][0]), "with": measure_mcp(mcp)}
     return row

@@ -22,6 +22,7 @@ pub static HARNESS: Harness = Harness {
 (user only), appended as one marked block.",
     scope_prefix: hook::SCOPE_PREFIX,
     shell_session: None,
+    hook_env: None,
     hook: answer,
     init_file,
     entries: &init::Block,

@@ -13,6 +13,9 @@ use crate::error::Result;
 /// earlier: not in 1.0.24).
 pub const SESSION_VAR: &str = "COPILOT_AGENT_SESSION_ID";
 
+/// The variable Copilot CLI sets for the hooks it runs, not in its shell (1.0.67 and 1.0.102).
+pub const HOOK_VAR: &str = "COPILOT_PROJECT_DIR";
+
 /// GitHub Copilot CLI.
 pub static HARNESS: Harness = Harness {
     name: "copilot",
@@ -26,6 +29,7 @@ permission rules on the command a hook hands back.",
 ~/.copilot/hooks/spill.json ($COPILOT_HOME/hooks; .github/hooks/spill.json with --project).",
     scope_prefix: hook::SCOPE_PREFIX,
     shell_session: Some(SESSION_VAR),
+    hook_env: Some(HOOK_VAR),
     hook: answer,
     init_file,
     entries: &init::HOOKS,
