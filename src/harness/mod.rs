@@ -311,6 +311,28 @@ mod tests {
     }
 
     #[test]
+    fn a_hook_is_answered_by_the_harness_that_runs_it() {
+        let none = |_: &str| None;
+        assert!(std::ptr::eq(
+            running_hook(&claude::HARNESS, &none),
+            &claude::HARNESS
+        ));
+        let copilot = |name: &str| (name == "COPILOT_PROJECT_DIR").then(|| "/p".to_string());
+        assert!(std::ptr::eq(
+            running_hook(&claude::HARNESS, &copilot),
+            &copilot::HARNESS
+        ));
+        assert!(std::ptr::eq(
+            running_hook(&copilot::HARNESS, &copilot),
+            &copilot::HARNESS
+        ));
+        // The shell's session variable names the conversation's scope.
+        let shell = |name: &str| (name == "COPILOT_AGENT_SESSION_ID").then(|| "a-b".to_string());
+        assert_eq!(shell_scope(&shell).as_deref(), Some("copilot-a-b"));
+        assert_eq!(shell_scope(&none), None);
+    }
+
+    #[test]
     fn names_read_as_a_phrase() {
         assert_eq!(in_words(&["a", "b", "c"], "or"), "a, b or c");
         assert_eq!(in_words(&["a", "b"], "and"), "a and b");
