@@ -2029,3 +2029,34 @@ fn where_claude_codes_sandbox_forbids_the_store_the_output_passes_through_with_o
         "{line}"
     );
 }
+
+#[test]
+fn doctor_says_when_kilo_codes_rules_leave_bash_unwrapped() {
+    // A new Kilo Code user's configuration allows no bash command outright: the plugin leaves
+    // every command alone, and says so only on the hook's stderr. `spill doctor` says it too.
+    let sb = Sandbox::new();
+    sb.run(&["init", "kilo"], "").status(0);
+    let report = |sb: &Sandbox| {
+        let run = sb.cmd(&["doctor"]).current_dir(sb.path()).run();
+        run.status(0);
+        let out = run.out();
+        let kilo = out[out.find("kilo:\n").expect(&out)..].to_string();
+        kilo[..kilo.find("\n\n").unwrap_or(kilo.len())].to_string()
+    };
+    let out = report(&sb);
+    assert!(
+        out.contains("wraps:     no: no Kilo Code configuration allows every bash command"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\"permission\": {\"bash\": \"allow\"}"),
+        "{out}"
+    );
+    std::fs::write(
+        sb.path().join(".config/kilo/kilo.json"),
+        r#"{"permission": {"bash": "allow"}}"#,
+    )
+    .unwrap();
+    let out = report(&sb);
+    assert!(!out.contains("wraps:"), "{out}");
+}

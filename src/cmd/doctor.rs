@@ -65,6 +65,10 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         }
         None => out.push_str(&format!("  binary:    {} not on PATH\n", h.binary)),
     }
+    if let Some((line, fix)) = &h.idle {
+        out.push_str(&format!("  wraps:     {line}\n"));
+        todo.push(fix.clone());
+    }
     match hook_state(harness, h) {
         Ok(state) => out.push_str(&format!("  hooks:     {state}\n")),
         Err(state) => {

@@ -198,6 +198,11 @@ pub struct Facts {
     pub routed: Option<&'static str>,
     /// Its sandbox, where it has one spill knows how to read.
     pub sandbox: Option<Sandbox>,
+    /// Why spill's hooks leave its shell alone under the settings read now, and what would let
+    /// them act (Kilo Code wraps only where a configuration allows every bash command): a
+    /// `wraps: no` line and a to-do of `spill doctor`, so the user is told where the hook can
+    /// only say it on stderr.
+    pub idle: Option<(String, String)>,
 }
 
 /// A harness's sandbox as its settings choose it, and what it means for spill's store.

@@ -103,6 +103,7 @@ fn doctor(host: &dyn Host) -> Facts {
         uncovered: "the built-in tools' results (Read, Grep, WebFetch) stay Claude Code's own",
         routed: None,
         sandbox: Some(sandbox(host)),
+        idle: None,
     }
 }
 

@@ -118,6 +118,7 @@ fn doctor(host: &dyn Host) -> Facts {
                 tmpdir.as_deref().map(Path::new),
             )
         }),
+        idle: None,
     }
 }
 

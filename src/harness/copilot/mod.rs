@@ -102,6 +102,7 @@ fn doctor(host: &dyn Host) -> Facts {
                     is read with Copilot CLI's own read_bash",
         routed: None,
         sandbox: None,
+        idle: None,
     }
 }
 

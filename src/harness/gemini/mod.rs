@@ -109,5 +109,6 @@ pub(crate) fn settings_facts(
         uncovered,
         routed: None,
         sandbox: None,
+        idle: None,
     }
 }

@@ -150,6 +150,29 @@ pub fn respond(
     opencode::respond(input, &ctx)
 }
 
+/// Why the hook leaves every bash call alone under the configuration read for a session in
+/// `cwd`, and what would let it wrap, for `spill doctor`; `None` when some configuration allows
+/// every bash command (or the configuration cannot be read: the hook says why at each call).
+pub fn idle(
+    files: &Files,
+    inline: &[(&str, Option<String>); 2],
+    cwd: &Path,
+) -> Option<(String, String)> {
+    let values = read_permissions(files, inline, cwd).ok()?;
+    if values.iter().any(allows_every_command) {
+        return None;
+    }
+    Some((
+        "no: no Kilo Code configuration allows every bash command, so Kilo Code's own rules, \
+         which ask before most commands, apply, and bash commands run without spill"
+            .into(),
+        "to have spill wrap Kilo Code's bash commands, allow them in kilo.json \
+         (`\"permission\": {\"bash\": \"allow\"}`, what Kilo Code writes for an existing \
+         user); spill's plugin then still leaves a command a deny or ask rule may match alone"
+            .into(),
+    ))
+}
+
 /// Whether a `permission` value allows every bash command: `"allow"`, `{"bash": "allow"}`,
 /// `{"bash": {"*": "allow", …}}` or `{"*": "allow"}` without a `bash` key.
 fn allows_every_command(permission: &Value) -> bool {

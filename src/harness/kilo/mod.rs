@@ -44,6 +44,23 @@ answers with, in `kilo-SESSION`.",
 fn answer(input: &[u8], host: &dyn Host) -> Answer {
     let spill = host.spill()?;
     let text = |name: &str| host.text(name).ok().flatten();
+    let (files, inline) = sources(host);
+    let number = |name: &str| text(name).and_then(|v| v.trim().parse::<u64>().ok());
+    Ok(hook::respond(
+        input,
+        &spill,
+        &files,
+        &inline,
+        number(hook::DEFAULT_TIMEOUT_VAR),
+        number(hook::TIMEOUT_CAP_VAR),
+    ))
+}
+
+/// Where Kilo Code's configuration comes from, as its hook reads it: its files, and the
+/// variables that hold a configuration (`KILO_CONFIG_CONTENT`) or a `permission` value
+/// (`KILO_PERMISSION`).
+fn sources(host: &dyn Host) -> (hook::Files, [(&'static str, Option<String>); 2]) {
+    let text = |name: &str| host.text(name).ok().flatten();
     let files = hook::Files {
         global: config_dir(host).ok(),
         home: text("HOME").map(PathBuf::from),
@@ -56,15 +73,7 @@ fn answer(input: &[u8], host: &dyn Host) -> Answer {
         ("KILO_CONFIG_CONTENT", text("KILO_CONFIG_CONTENT")),
         ("KILO_PERMISSION", text("KILO_PERMISSION")),
     ];
-    let number = |name: &str| text(name).and_then(|v| v.trim().parse::<u64>().ok());
-    Ok(hook::respond(
-        input,
-        &spill,
-        &files,
-        &inline,
-        number(hook::DEFAULT_TIMEOUT_VAR),
-        number(hook::TIMEOUT_CAP_VAR),
-    ))
+    (files, inline)
 }
 
 /// spill's plugin in Kilo Code's global plugin directory, or the project's `.kilo/plugin`.
@@ -110,6 +119,11 @@ fn doctor(host: &dyn Host) -> Facts {
             "file-read results and remote MCP servers' results (Kilo Code cuts them at about 51 KB); a server added later needs `spill init kilo --proxy-mcp` again",
         ),
         sandbox: None,
+        idle: {
+            let (files, inline) = sources(host);
+            let cwd = host.current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            hook::idle(&files, &inline, &cwd)
+        },
     }
 }
 

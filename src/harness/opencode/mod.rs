@@ -124,6 +124,7 @@ fn doctor(host: &dyn Host) -> Facts {
             "file-read results and remote MCP servers' results (opencode cuts them at about 51 KB); a server added later needs `spill init opencode --proxy-mcp` again",
         ),
         sandbox: None,
+        idle: None,
     }
 }
 

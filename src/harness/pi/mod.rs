@@ -95,6 +95,7 @@ fn doctor(host: &dyn Host) -> Facts {
                     `spill mcp proxy -- CMD ARGS`",
         routed: None,
         sandbox: None,
+        idle: None,
     }
 }
 
