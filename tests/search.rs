@@ -779,3 +779,84 @@ fn word_matches_next_to_invalid_utf8_do_not_depend_on_the_byte() {
     );
     assert_eq!(r.out(), "18\n");
 }
+
+/// A source past `text::clean::CHECK_BESIDE` (4 MiB) is checked for escape sequences beside
+/// the search of its stored bytes, and a dirty one is read through the streamed view: wherever
+/// its first escape sequence or bare `\r` lies (the first 64 KiB, the rest, none), every page
+/// and count is the one `--raw` gives on the cleaned text, and the note says which was read.
+#[test]
+fn a_large_source_is_searched_as_its_cleaned_view_wherever_its_escapes_lie() {
+    let s = Sandbox::new();
+    let lines = 400_000;
+    let plain: Vec<String> = (0..lines)
+        .map(|i| {
+            if i % 50_000 == 7 {
+                format!("step {i} error here")
+            } else {
+                format!("step {i} ok")
+            }
+        })
+        .collect();
+    let join = |v: &[String]| v.join("\n") + "\n";
+    // (what the file holds at line `at`, what its cleaned view holds there)
+    let cases: [(usize, &str, &str); 5] = [
+        (3, "\x1b[1mstep 3 ok\x1b[0m", "step 3 ok"),
+        (7, "step 7 \x1b[31merror\x1b[0m here", "step 7 error here"),
+        (399_993, "10%\r50%\rstep 399993 done", "step 399993 done"),
+        (
+            350_007,
+            "\x1b[31mstep 350007 err\x1b[0mor here",
+            "step 350007 error here",
+        ),
+        (200_000, "was\rstep 200000 ok", "step 200000 ok"),
+    ];
+    let clean_file = s.file("clean.log", join(&plain));
+    for (n, (at, dirty, cleaned)) in cases.iter().enumerate() {
+        let mut raw = plain.clone();
+        raw[*at] = dirty.to_string();
+        let mut view = plain.clone();
+        view[*at] = cleaned.to_string();
+        let raw_file = s.file(&format!("dirty{n}.log"), join(&raw));
+        let view_file = s.file(&format!("view{n}.log"), join(&view));
+        assert!(std::fs::metadata(&raw_file).unwrap().len() > 4 << 20);
+        for args in [
+            &["error", "-C", "2"][..],
+            &["error", "--count"],
+            &["step 3999", "--offset", "3", "--limit", "2", "-B", "1"],
+            &["err", "--json"],
+        ] {
+            let mut dirty_args = vec!["search", raw_file.to_str().unwrap()];
+            dirty_args.extend_from_slice(args);
+            let mut view_args = vec!["search", view_file.to_str().unwrap(), "--raw"];
+            view_args.extend_from_slice(args);
+            let got = s.run(&dirty_args, "");
+            let want = s.run(&view_args, "");
+            assert_eq!(got.code, want.code, "case {n} {args:?}");
+            if args.contains(&"--json") {
+                // The same object, plus the note.
+                let mut got: serde_json::Value = serde_json::from_str(&got.out()).unwrap();
+                let notes = got.as_object_mut().unwrap().remove("notes").unwrap();
+                assert!(
+                    notes[0].as_str().unwrap().contains("escape sequences"),
+                    "{notes}"
+                );
+                let want: serde_json::Value = serde_json::from_str(&want.out()).unwrap();
+                assert_eq!(got, want, "case {n} {args:?}");
+            } else {
+                assert_eq!(got.out(), want.out(), "case {n} {args:?}");
+                assert!(
+                    got.stderr.contains("escape sequences"),
+                    "case {n}: {}",
+                    got.stderr
+                );
+            }
+        }
+    }
+    // A clean source is searched as stored: no note.
+    let r = s.run(
+        &["search", clean_file.to_str().unwrap(), "error", "--count"],
+        "",
+    );
+    assert_eq!(r.out(), "8\n");
+    assert!(!r.stderr.contains("escape sequences"), "{}", r.stderr);
+}

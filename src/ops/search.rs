@@ -131,10 +131,8 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     };
     let source = crate::source::open(&req.source, store)?;
     // Lines as the envelope shows them (same numbers); --paths reads JSON, so stored bytes.
-    let cleaned = (!req.raw && !req.paths)
-        .then(|| crate::text::clean::view(&source))
-        .flatten();
-    let input: &[u8] = cleaned.as_deref().unwrap_or(&source);
+    let clean = !req.raw && !req.paths;
+    let input: &[u8] = &source;
     let searching = |e| Error::stream("search the source", e);
     let writing = |e| Error::stream("write to stdout", e);
     let fallback = pattern
@@ -143,23 +141,24 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     let mut report = Report::new(Outcome::Found);
 
     let total = if req.count {
-        let total = search::count_slice(input, &pattern);
+        let counted = search::count_source(input, &pattern, clean);
         source.check_unchanged()?;
-        let total = total.map_err(searching)?;
+        let (total, cleaned) = counted.map_err(searching)?;
         if req.json {
             printer::write_count_json(out, total, pattern.mode()).map_err(writing)?;
         } else {
             printer::write_count(out, total, false).map_err(writing)?;
             report.notices.extend(fallback);
-            if cleaned.is_some() {
+            if cleaned {
                 report.notices.push(Notice::SearchedCleaned);
             }
         }
         total
     } else {
-        let mut result = search::search_slice(input, &pattern, &page).map_err(searching)?;
+        let (mut result, cleaned) =
+            search::search_source(input, &pattern, &page, clean).map_err(searching)?;
         let mut notes = Vec::new();
-        if cleaned.is_some() {
+        if cleaned {
             notes.push(Notice::SearchedCleaned);
         }
         if req.paths

@@ -165,17 +165,15 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
             Err(Error::GoneRef { .. } | Error::UnknownRef(_)) => continue,
             Err(e) => return Err(e),
         };
-        let cleaned = (!req.raw)
-            .then(|| crate::text::clean::view(&source))
-            .flatten();
-        cleaned_any |= cleaned.is_some();
-        let input: &[u8] = cleaned.as_deref().unwrap_or(&source);
+        let clean = !req.raw;
+        let input: &[u8] = &source;
         let searching = |e| Error::stream("search the source", e);
         searched += 1;
         // Rows of a second output do not start cut to what is left: the page ends before them.
         let full = req.count || limit == 0 || budget == 0 || (!parts.is_empty() && budget < floor);
         let result = if full {
-            let n = search::count_slice(input, &pattern).map_err(searching)?;
+            let (n, cleaned) = search::count_source(input, &pattern, clean).map_err(searching)?;
+            cleaned_any |= cleaned;
             SearchResult {
                 matches: Vec::new(),
                 total_matches: n,
@@ -193,7 +191,10 @@ pub(super) fn run(config: &StoreConfig, req: &Request, out: &mut dyn Write) -> R
                 max_columns: if unbounded { 0 } else { req.max_columns },
                 max_bytes: budget,
             };
-            search::search_slice(input, &pattern, &page).map_err(searching)?
+            let (result, cleaned) =
+                search::search_source(input, &pattern, &page, clean).map_err(searching)?;
+            cleaned_any |= cleaned;
+            result
         };
         source.check_unchanged()?;
         if i == 0 && skip > result.total_matches {

@@ -193,6 +193,39 @@ pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Resu
     Ok(result(matches, seen + rest, page, pattern))
 }
 
+/// Searches a source as `spill search` reads it: its cleaned view when `clean` is set and the
+/// bytes hold escape sequences or `\r` frames (`text::clean`; streamed through
+/// [`ViewReader`](crate::text::clean::ViewReader), so the heap never holds the view), else the
+/// stored bytes as one slice. The flag says whether the view was searched. Whether the bytes
+/// need the view is found beside the search ([`unless_dirty`](crate::text::clean::unless_dirty)).
+pub fn search_source(
+    bytes: &[u8],
+    pattern: &Pattern,
+    page: &Page,
+    clean: bool,
+) -> io::Result<(SearchResult, bool)> {
+    use crate::text::clean::{ViewReader, unless_dirty};
+    if !clean {
+        return Ok((search_slice(bytes, pattern, page)?, false));
+    }
+    match unless_dirty(bytes, || search_slice(bytes, pattern, page)) {
+        Some(result) => Ok((result?, false)),
+        None => Ok((search_reader(ViewReader::new(bytes), pattern, page)?, true)),
+    }
+}
+
+/// Counts the occurrences in a source as [`search_source`] reads it.
+pub fn count_source(bytes: &[u8], pattern: &Pattern, clean: bool) -> io::Result<(u64, bool)> {
+    use crate::text::clean::{ViewReader, unless_dirty};
+    if !clean {
+        return Ok((count_slice(bytes, pattern)?, false));
+    }
+    match unless_dirty(bytes, || count_slice(bytes, pattern)) {
+        Some(total) => Ok((total?, false)),
+        None => Ok((count_reader(ViewReader::new(bytes), pattern)?, true)),
+    }
+}
+
 /// Searches a stream for one page of occurrences, reading it once to its end.
 pub fn search_reader<R: Read>(
     reader: R,

@@ -105,6 +105,12 @@ pub fn clean_line(line: &[u8]) -> Vec<u8> {
     last_frame(&stripped).to_vec()
 }
 
+/// [`clean_line`] appended to `out`.
+fn clean_line_into(line: &[u8], out: &mut Vec<u8>) {
+    let stripped = strip_ansi(line);
+    out.extend_from_slice(last_frame(&stripped));
+}
+
 /// The first `max` bytes (on a character boundary) of the cleaned form of `line`, copying no
 /// more than that: a signal's neighbour line is cut this way, after cleaning, so that what it
 /// shows is a prefix of the line's cleaned form (cutting first could show a progress frame
@@ -121,6 +127,162 @@ pub fn clean_prefix(line: &[u8], max: usize) -> Vec<u8> {
 pub fn needs_cleaning(bytes: &[u8]) -> bool {
     memchr::memchr2_iter(0x1b, b'\r', bytes)
         .any(|at| bytes[at] == 0x1b || bytes.get(at + 1) != Some(&b'\n'))
+}
+
+/// A source of this many bytes or more is checked for [`needs_cleaning`] on a second thread
+/// while the search runs on its stored bytes ([`unless_dirty`]); a smaller one first, in line.
+pub const CHECK_BESIDE: usize = 4 << 20;
+
+/// The part of a large source checked in line before the second thread starts: an output that
+/// holds escape sequences at all mostly holds them from its first lines (a coloured build log),
+/// and then no work on the stored bytes is started.
+const CHECK_HEAD: usize = 64 << 10;
+
+/// Runs `raw` over the stored bytes unless the source needs its cleaned view: `Some` with its
+/// result when `bytes` need no cleaning, `None` when they do (the caller then reads
+/// [`ViewReader`]; what `raw` computed, if it ran, is dropped).
+///
+/// Finding out is one vectorised `memchr2` pass ([`needs_cleaning`]). On a source of
+/// [`CHECK_BESIDE`] bytes or more it costs no time on a machine with a second core: the first
+/// 64 KiB (to a line end) are checked in line, then the rest on a second thread while `raw`
+/// runs here, so a clean source is searched in the time of the search alone. A source whose
+/// first escape comes after its head is searched twice (the stored bytes, then the view); one
+/// whose head has one never runs `raw`. Where no thread can be started the check runs in line.
+pub fn unless_dirty<T>(bytes: &[u8], raw: impl FnOnce() -> T) -> Option<T> {
+    if bytes.len() < CHECK_BESIDE {
+        return (!needs_cleaning(bytes)).then(raw);
+    }
+    // The head ends after a line break, so a `\r\n` is never split between the two parts.
+    let split =
+        memchr::memchr(b'\n', &bytes[CHECK_HEAD..]).map_or(bytes.len(), |i| CHECK_HEAD + i + 1);
+    let (head, rest) = bytes.split_at(split);
+    if needs_cleaning(head) {
+        return None;
+    }
+    if rest.is_empty() {
+        return Some(raw());
+    }
+    std::thread::scope(|scope| {
+        let checker = std::thread::Builder::new()
+            .name("spill-clean-check".into())
+            .spawn_scoped(scope, || needs_cleaning(rest));
+        match checker {
+            Ok(checker) => {
+                let result = raw();
+                // The checker only reads a slice: it cannot panic but by a bug, and then the
+                // in-line check answers instead.
+                let dirty = checker.join().unwrap_or_else(|_| needs_cleaning(rest));
+                (!dirty).then_some(result)
+            }
+            Err(_) => (!needs_cleaning(rest)).then(raw),
+        }
+    })
+}
+
+/// The cleaned view of a source as a stream: reading it gives exactly [`view`]'s bytes (for a
+/// source that needs cleaning), a line at a time where a line needs cleaning and in bulk
+/// between such lines, so the heap holds at most one cleaned line, never the whole view.
+/// `search` reads a coloured log through it (README, `spill search`, "Reading").
+///
+/// ```
+/// use std::io::Read;
+/// use spill::text::clean::{ViewReader, view};
+///
+/// let log = b"\x1b[1m\x1b[91merror\x1b[0m: could not compile\n10%\r50%\r100%\nplain\n";
+/// let mut streamed = Vec::new();
+/// ViewReader::new(log).read_to_end(&mut streamed).unwrap();
+/// assert_eq!(streamed, view(log).unwrap());
+/// ```
+pub struct ViewReader<'a> {
+    bytes: &'a [u8],
+    /// `bytes[..at]` have been read (or are in `line`).
+    at: usize,
+    /// The next ESC or `\r` at or after `at` (`bytes.len()` for none), once found.
+    special: Option<usize>,
+    /// The cleaned form of the last line that needed it, with its line break.
+    line: Vec<u8>,
+    /// `line[..line_at]` have been read.
+    line_at: usize,
+}
+
+impl<'a> ViewReader<'a> {
+    /// A reader of `bytes`' cleaned view.
+    pub fn new(bytes: &'a [u8]) -> ViewReader<'a> {
+        ViewReader {
+            bytes,
+            at: 0,
+            special: None,
+            line: Vec::new(),
+            line_at: 0,
+        }
+    }
+}
+
+impl std::io::Read for ViewReader<'_> {
+    /// Fills `buf` as far as the view goes: a searcher reading it pays its per-read work once
+    /// per buffer, not once per cleaned line.
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match self.read_some(&mut buf[filled..]) {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        Ok(filled)
+    }
+}
+
+impl ViewReader<'_> {
+    /// One step of [`read`](std::io::Read::read): the rest of a cleaned line, or a run of
+    /// lines that need no cleaning, or (after cleaning the next line) its first bytes; 0 at the
+    /// end (or for an empty `buf`).
+    fn read_some(&mut self, buf: &mut [u8]) -> usize {
+        let bytes = self.bytes;
+        loop {
+            if buf.is_empty() {
+                return 0;
+            }
+            if self.line_at < self.line.len() {
+                let n = buf.len().min(self.line.len() - self.line_at);
+                buf[..n].copy_from_slice(&self.line[self.line_at..self.line_at + n]);
+                self.line_at += n;
+                return n;
+            }
+            if self.at >= bytes.len() {
+                return 0;
+            }
+            let at = self.at;
+            let special = *self.special.get_or_insert_with(|| {
+                memchr::memchr2(0x1b, b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i)
+            });
+            // Lines before the one holding `special` are the view's as they are.
+            let start = if special == bytes.len() {
+                special
+            } else {
+                memchr::memrchr(b'\n', &bytes[at..special]).map_or(at, |i| at + i + 1)
+            };
+            if start > at {
+                let n = buf.len().min(start - at);
+                buf[..n].copy_from_slice(&bytes[at..at + n]);
+                self.at += n;
+                return n;
+            }
+            // `at` starts a line holding an ESC or a `\r`: it is read cleaned (as `view` does,
+            // a `\r\n` line end included).
+            let end = memchr::memchr(b'\n', &bytes[special..]).map_or(bytes.len(), |i| special + i);
+            self.line.clear();
+            self.line_at = 0;
+            clean_line_into(&bytes[at..end], &mut self.line);
+            if end < bytes.len() {
+                self.line.push(b'\n');
+                self.at = end + 1;
+            } else {
+                self.at = end;
+            }
+            self.special = None;
+        }
+    }
 }
 
 /// The cleaned view of a source, when it differs from the stored bytes ([`needs_cleaning`]):
@@ -227,6 +389,85 @@ mod tests {
         assert!(view(b"").is_none());
         assert!(view(b"trailing\r").is_some());
         assert!(view(b"\x1b").is_some());
+    }
+
+    /// Reads `bytes`' view through a [`ViewReader`] in reads of the given sizes.
+    fn streamed(bytes: &[u8], sizes: &[usize]) -> Vec<u8> {
+        use std::io::Read;
+        let mut reader = ViewReader::new(bytes);
+        let mut out = Vec::new();
+        let mut buf = vec![0; 1 << 12];
+        for i in 0.. {
+            let size = sizes[i % sizes.len()].clamp(1, buf.len());
+            match reader.read(&mut buf[..size]).unwrap() {
+                0 => break,
+                n => out.extend_from_slice(&buf[..n]),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_streamed_view_is_the_view() {
+        let raw = b"a\r\n\x1b[31mred\x1b[0m\r\nplain\n\r\n10%\r\x1b[2K20%\rdone\nlast\x1b[0m";
+        assert_eq!(streamed(raw, &[1]), view(raw).unwrap());
+        assert_eq!(streamed(raw, &[4096]), view(raw).unwrap());
+        assert_eq!(streamed(b"\x1b", &[7]), b"");
+        assert_eq!(streamed(b"x\n\x1b[1m\n", &[3]), b"x\n\n");
+        assert!(streamed(b"", &[1]).is_empty());
+    }
+
+    #[test]
+    fn the_check_beside_the_search_agrees_with_the_check_in_line() {
+        // Large sources take the two-part path: dirty in the head, in the rest, at the split,
+        // a CRLF across the split, and clean.
+        let mut clean = b"plain line\r\n".repeat(CHECK_BESIDE / 12 + 1);
+        assert_eq!(unless_dirty(&clean, || 7), Some(7));
+        for at in [
+            0,
+            CHECK_HEAD - 1,
+            CHECK_HEAD,
+            CHECK_HEAD + 11,
+            clean.len() - 1,
+        ] {
+            for byte in [0x1b, b'\r'] {
+                let mut dirty = clean.clone();
+                dirty[at] = byte;
+                let expected = !needs_cleaning(&dirty);
+                assert_eq!(
+                    unless_dirty(&dirty, || ()).is_some(),
+                    expected,
+                    "{at} {byte}"
+                );
+            }
+        }
+        clean.truncate(100);
+        assert_eq!(unless_dirty(&clean, || 1), Some(1));
+        assert_eq!(unless_dirty(b"a\rb", || 1), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn the_streamed_view_equals_the_view_on_any_bytes(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::Just(b'\n'), proptest::prelude::Just(b'\r'),
+                    proptest::prelude::Just(0x1b), proptest::prelude::Just(b'['),
+                    proptest::prelude::Just(b'm'), proptest::prelude::Just(b'1'),
+                    proptest::prelude::Just(b'x'), proptest::prelude::Just(0xc3),
+                    proptest::prelude::Just(0xa9), proptest::prelude::Just(b']'),
+                    proptest::prelude::Just(0x07),
+                ],
+                0..600,
+            ),
+            sizes in proptest::collection::vec(1usize..64, 1..8),
+        ) {
+            if let Some(expected) = view(&bytes) {
+                proptest::prop_assert_eq!(streamed(&bytes, &sizes), expected);
+            }
+            proptest::prop_assert_eq!(unless_dirty(&bytes, || ()).is_some(), view(&bytes).is_none());
+        }
     }
 
     #[test]
