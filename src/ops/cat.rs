@@ -143,16 +143,36 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     let binary = || held.binary.unwrap_or_else(|| text::is_binary(input));
     let hex = req.hex || (on_terminal && !req.raw && binary());
     // Lines as the envelope shows them (same numbers); a dump or --raw is of the stored bytes.
-    let cleaned = (!hex && !req.raw)
+    // A source held whole is cleaned only as far as the page needs (`text::clean::view_window`:
+    // the heap holds the page's lines, never the whole view); a window of an object store's
+    // entry holds no more than the page.
+    let clean = !hex && !req.raw;
+    let view_window = (clean && frame.is_none())
+        .then(|| clean_window(input, lines, byte_span, max_bytes))
+        .flatten();
+    let cleaned = (clean && frame.is_some())
         .then(|| text::clean::view(input))
         .flatten();
-    let bytes: &[u8] = cleaned.as_deref().unwrap_or(input);
+    let bytes: &[u8] = match (&view_window, &cleaned) {
+        (Some(w), _) => &w.bytes,
+        (None, Some(c)) => c,
+        (None, None) => input,
+    };
     // A local source is held whole; a window (see `open`) is a part of the source.
-    let frame = frame.unwrap_or(Frame {
-        offset: 0,
-        line: 1,
-        total: bytes.len() as u64,
-    });
+    let frame = match &view_window {
+        Some(w) => Frame {
+            offset: w.offset,
+            line: w.line,
+            total: w.total,
+        },
+        None => frame.unwrap_or(Frame {
+            offset: 0,
+            line: 1,
+            total: bytes.len() as u64,
+        }),
+    };
+    let view_lines = view_window.as_ref().map(|w| w.lines);
+    let cleaned = view_window.is_some() || cleaned.is_some();
     let mut sel = if let Some(span) = lines {
         select_lines(bytes, span, max_bytes, frame)
     } else if let Some(span) = byte_span {
@@ -201,7 +221,11 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
     input.check_unchanged()?;
     written?;
     let total = frame.total;
-    let total_lines = || held.lines.unwrap_or_else(|| text::count_lines(bytes));
+    let total_lines = || {
+        held.lines
+            .or(view_lines)
+            .unwrap_or_else(|| text::count_lines(bytes))
+    };
     let mut report = Report::new(Outcome::Found);
     if sel.from < sel.to {
         // A stream read only as far as the range needed: its length is not known.
@@ -220,7 +244,7 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
                 group_digits(total)
             ),
         };
-        if cleaned.is_some() {
+        if cleaned {
             footer = format!("{footer}, {CLEANED}");
         }
         if let Some(next) = &sel.next {
@@ -234,6 +258,47 @@ pub fn run(store: &StoreConfig, req: &Request, out: &mut dyn Write) -> Result<Re
         });
     }
     Ok(report)
+}
+
+/// The part of a source's cleaned view a page reads (for a source that needs cleaning): from
+/// the range's first line, or the line holding its first byte, to what each `select_*` function
+/// below needs held (the range and a line more, or `--max-bytes` and a line more; for the
+/// default page 200 lines or 16 KiB and a line more).
+fn clean_window(
+    input: &[u8],
+    lines: Option<Span>,
+    byte_span: Option<Span>,
+    max_bytes: u64,
+) -> Option<text::clean::ViewWindow> {
+    use text::clean::{WindowStart, view_window};
+    match (lines, byte_span) {
+        (Some(span), _) => {
+            let first = span.start.unwrap_or(1).max(1);
+            let want = span.end.map_or(u64::MAX, |last| {
+                last.saturating_sub(first).saturating_add(1)
+            });
+            view_window(input, WindowStart::Line(first), want, max_bytes)
+        }
+        (None, Some(span)) => {
+            let from = span.start.unwrap_or(0);
+            let to = span
+                .end
+                .unwrap_or(u64::MAX)
+                .min(from.saturating_add(max_bytes));
+            view_window(
+                input,
+                WindowStart::Byte(from),
+                u64::MAX,
+                to.saturating_sub(from),
+            )
+        }
+        (None, None) => view_window(
+            input,
+            WindowStart::Line(1),
+            limits::CAT_LINES,
+            limits::CAT_BYTES,
+        ),
+    }
 }
 
 /// Where the bytes `cat` holds lie in the whole source, when it holds only a part (a window

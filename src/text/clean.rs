@@ -285,6 +285,250 @@ impl ViewReader<'_> {
     }
 }
 
+/// Where a [`view_window`] starts: at a 1-based line, or at the start of the line holding a
+/// byte offset of the view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowStart {
+    /// The 1-based line (0 is read as 1).
+    Line(u64),
+    /// The line holding this offset of the view.
+    Byte(u64),
+}
+
+/// A part of a source's cleaned view, cleaned alone, and where it lies in the whole view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewWindow {
+    /// The view's bytes from a line start: whole lines, up to the view's end or past the bound
+    /// asked for.
+    pub bytes: Vec<u8>,
+    /// The offset in the view of `bytes[0]`.
+    pub offset: u64,
+    /// The 1-based line that starts at `bytes[0]` (for a [`WindowStart::Line`] past the last
+    /// line, that line, with `bytes` empty).
+    pub line: u64,
+    /// The whole view's length in bytes.
+    pub total: u64,
+    /// The whole view's lines (`text::count_lines` of the view).
+    pub lines: u64,
+}
+
+/// For a source that needs cleaning ([`needs_cleaning`]; `None` otherwise, as for [`view`]):
+/// the lines of its cleaned view from `start`, until more than `want_lines` lines or more
+/// than `want_bytes` bytes past the start (for [`WindowStart::Byte`], past that byte) are held
+/// (each at a line end) or the view ends, with where they lie
+/// in the whole view: what `cat` shows of a source that needs cleaning, without holding the
+/// view (README, `spill cat`). One pass: runs of lines without an ESC or `\r` are measured in
+/// bulk, the others cleaned one at a time; only the window's lines are kept.
+///
+/// ```
+/// use spill::text::clean::{view, view_window, WindowStart};
+///
+/// let log = b"\x1b[1mone\x1b[0m\ntwo\n3%\r100%\nfour\n";
+/// let w = view_window(log, WindowStart::Line(2), 1, u64::MAX).unwrap();
+/// assert_eq!((w.bytes.as_slice(), w.offset, w.line), (&b"two\n100%\n"[..], 4, 2));
+/// assert_eq!((w.total, w.lines), (view(log).unwrap().len() as u64, 4));
+/// ```
+pub fn view_window(
+    bytes: &[u8],
+    start: WindowStart,
+    want_lines: u64,
+    want_bytes: u64,
+) -> Option<ViewWindow> {
+    use super::analyze::count_byte;
+    if !needs_cleaning(bytes) {
+        return None;
+    }
+    let start = match start {
+        WindowStart::Line(n) => WindowStart::Line(n.max(1)),
+        other => other,
+    };
+    let mut walk = Walk {
+        bytes,
+        at: 0,
+        special: None,
+        offset: 0,
+        line: 1,
+        tail: false,
+        scratch: Vec::new(),
+    };
+    // Up to the window's first line: the line start inside the next piece, if it is there.
+    while let Some(piece) = walk.piece() {
+        let (run, text_len) = match &piece {
+            Piece::Clean(run) => (run.clone(), run.len() as u64),
+            Piece::Dirty { run, cleaned } => (run.clone(), *cleaned),
+        };
+        let first = match (&piece, start) {
+            (Piece::Clean(_), WindowStart::Line(n)) if n == walk.line => Some(run.start),
+            (Piece::Clean(_), WindowStart::Line(n)) => {
+                memchr::memchr_iter(b'\n', &bytes[run.clone()])
+                    .nth((n - walk.line - 1) as usize)
+                    .map(|nl| run.start + nl + 1)
+                    .filter(|&at| at < run.end)
+            }
+            (Piece::Clean(_), WindowStart::Byte(b)) => (walk.offset + text_len > b).then(|| {
+                let pos = run.start + (b - walk.offset) as usize;
+                memchr::memrchr(b'\n', &bytes[run.start..pos])
+                    .map_or(run.start, |i| run.start + i + 1)
+            }),
+            (Piece::Dirty { .. }, WindowStart::Line(n)) => (n == walk.line).then_some(run.start),
+            (Piece::Dirty { .. }, WindowStart::Byte(b)) => {
+                (walk.offset + text_len > b).then_some(run.start)
+            }
+        };
+        match first {
+            Some(at) => {
+                let passed = &bytes[run.start..at];
+                walk.advance(at, passed.len() as u64, passed);
+                break;
+            }
+            None => walk.take(&piece),
+        }
+    }
+    let (offset, mut line) = (walk.offset, walk.line);
+    // A byte start's bound counts from that byte.
+    let want_bytes = match start {
+        WindowStart::Byte(b) => b.saturating_sub(offset).saturating_add(want_bytes),
+        WindowStart::Line(_) => want_bytes,
+    };
+    if let WindowStart::Line(n) = start
+        && walk.at >= bytes.len()
+    {
+        line = line.max(n);
+    }
+    // The window's lines: to the first line end past either bound.
+    let mut out = Vec::new();
+    let mut held_lines = 0u64;
+    while held_lines <= want_lines && out.len() as u64 <= want_bytes {
+        let Some(piece) = walk.piece() else { break };
+        match &piece {
+            Piece::Clean(run) => {
+                let run_bytes = &bytes[run.clone()];
+                let by_lines =
+                    memchr::memchr_iter(b'\n', run_bytes).nth((want_lines - held_lines) as usize);
+                let from = (want_bytes - out.len() as u64).min(run_bytes.len() as u64) as usize;
+                let by_bytes = memchr::memchr(b'\n', &run_bytes[from..]).map(|i| from + i);
+                let end = match (by_lines, by_bytes) {
+                    (Some(a), Some(b)) => a.min(b) + 1,
+                    (Some(a), None) | (None, Some(a)) => a + 1,
+                    (None, None) => run_bytes.len(),
+                };
+                let taken = &run_bytes[..end];
+                out.extend_from_slice(taken);
+                held_lines += count_byte(taken, b'\n') as u64;
+                walk.advance(run.start + end, taken.len() as u64, taken);
+            }
+            Piece::Dirty { .. } => {
+                out.extend_from_slice(&walk.scratch);
+                held_lines += 1;
+                walk.take(&piece);
+            }
+        }
+    }
+    // The rest, measured only.
+    while let Some(piece) = walk.piece() {
+        walk.take(&piece);
+    }
+    Some(ViewWindow {
+        bytes: out,
+        offset,
+        line,
+        total: walk.offset,
+        lines: walk.line - 1 + u64::from(walk.tail),
+    })
+}
+
+/// A piece of a source as its view is built: a run of whole lines the view holds as they are,
+/// or one line that is cleaned (its cleaned form, line break included, in [`Walk::scratch`]).
+enum Piece {
+    Clean(std::ops::Range<usize>),
+    Dirty {
+        run: std::ops::Range<usize>,
+        cleaned: u64,
+    },
+}
+
+/// The walk of [`view_window`]: the next piece from `at`, and the view's offset and line there.
+struct Walk<'a> {
+    bytes: &'a [u8],
+    /// A line start (or the end).
+    at: usize,
+    /// The next ESC or `\r` at or after `at` (`bytes.len()` for none), once found.
+    special: Option<usize>,
+    /// The view's offset at `at`.
+    offset: u64,
+    /// The 1-based line starting at `at`.
+    line: u64,
+    /// Whether the view's last line so far is not empty (it has bytes after its last line
+    /// break): at the end, whether `text::count_lines` counts a last line without a break.
+    tail: bool,
+    /// The cleaned form of the last [`Piece::Dirty`].
+    scratch: Vec<u8>,
+}
+
+impl Walk<'_> {
+    fn piece(&mut self) -> Option<Piece> {
+        let (bytes, at) = (self.bytes, self.at);
+        if at >= bytes.len() {
+            return None;
+        }
+        let special = *self.special.get_or_insert_with(|| {
+            memchr::memchr2(0x1b, b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i)
+        });
+        let start = if special == bytes.len() {
+            special
+        } else {
+            memchr::memrchr(b'\n', &bytes[at..special]).map_or(at, |i| at + i + 1)
+        };
+        if start > at {
+            return Some(Piece::Clean(at..start));
+        }
+        let end = memchr::memchr(b'\n', &bytes[special..]).map_or(bytes.len(), |i| special + i);
+        self.scratch.clear();
+        clean_line_into(&bytes[at..end], &mut self.scratch);
+        let end = if end < bytes.len() {
+            self.scratch.push(b'\n');
+            end + 1
+        } else {
+            end
+        };
+        Some(Piece::Dirty {
+            run: at..end,
+            cleaned: self.scratch.len() as u64,
+        })
+    }
+
+    /// Passes over a whole piece.
+    fn take(&mut self, piece: &Piece) {
+        match piece {
+            Piece::Clean(run) => {
+                let run_bytes = &self.bytes[run.clone()];
+                self.advance(run.end, run_bytes.len() as u64, run_bytes);
+            }
+            Piece::Dirty { run, cleaned } => {
+                let breaks = u64::from(self.scratch.last() == Some(&b'\n'));
+                self.at = run.end;
+                self.special = None;
+                self.offset += cleaned;
+                self.line += breaks;
+                self.tail = *cleaned > 0 && breaks == 0;
+            }
+        }
+    }
+
+    /// Passes over `text`, lines the view holds as they are, to the line start `to`.
+    fn advance(&mut self, to: usize, text_len: u64, text: &[u8]) {
+        if self.special.is_some_and(|s| s < to) {
+            self.special = None;
+        }
+        self.at = to;
+        self.offset += text_len;
+        self.line += super::analyze::count_byte(text, b'\n') as u64;
+        if !text.is_empty() {
+            self.tail = !text.ends_with(b"\n");
+        }
+    }
+}
+
 /// The cleaned view of a source, when it differs from the stored bytes ([`needs_cleaning`]):
 /// every line through [`clean_line`], line breaks kept, so line `N` of the view is line `N` of
 /// the source and the line counts agree. Lines without an ESC or a `\r` are copied in bulk.
@@ -467,6 +711,112 @@ mod tests {
                 proptest::prop_assert_eq!(streamed(&bytes, &sizes), expected);
             }
             proptest::prop_assert_eq!(unless_dirty(&bytes, || ()).is_some(), view(&bytes).is_none());
+        }
+    }
+
+    /// [`view_window`] read off the whole view, line by line.
+    fn window_oracle(
+        bytes: &[u8],
+        start: WindowStart,
+        want_lines: u64,
+        want_bytes: u64,
+    ) -> Option<ViewWindow> {
+        let v = view(bytes)?;
+        let lines: Vec<&[u8]> = v.split_inclusive(|&b| b == b'\n').collect();
+        let newlines = v.iter().filter(|&&b| b == b'\n').count() as u64;
+        let mut acc = 0u64;
+        let mut first = None;
+        for (i, l) in lines.iter().enumerate() {
+            let here = match start {
+                WindowStart::Line(n) => i as u64 + 1 == n.max(1),
+                WindowStart::Byte(b) => acc + l.len() as u64 > b,
+            };
+            if here {
+                first = Some((i, acc));
+                break;
+            }
+            acc += l.len() as u64;
+        }
+        let (from, offset, line) = match first {
+            Some((i, acc)) => (i, acc, i as u64 + 1),
+            None => {
+                let end = match start {
+                    WindowStart::Line(n) => n.max(newlines + 1),
+                    WindowStart::Byte(_) => newlines + 1,
+                };
+                (lines.len(), v.len() as u64, end)
+            }
+        };
+        let want_bytes = match start {
+            WindowStart::Byte(b) => b.saturating_sub(offset).saturating_add(want_bytes),
+            WindowStart::Line(_) => want_bytes,
+        };
+        let (mut out, mut held) = (Vec::new(), 0u64);
+        for l in &lines[from..] {
+            if held > want_lines || out.len() as u64 > want_bytes {
+                break;
+            }
+            out.extend_from_slice(l);
+            held += u64::from(l.ends_with(b"\n"));
+        }
+        Some(ViewWindow {
+            bytes: out,
+            offset,
+            line,
+            total: v.len() as u64,
+            lines: crate::text::count_lines(&v),
+        })
+    }
+
+    #[test]
+    fn a_window_of_the_view_is_the_views_lines() {
+        let log = b"\x1b[1mone\x1b[0m\ntwo\n3%\r100%\nfour\nlast\x1b";
+        for n in 0..8 {
+            for (lines, bytes) in [(0, u64::MAX), (1, u64::MAX), (9, 3), (u64::MAX, 0)] {
+                let start = WindowStart::Line(n);
+                assert_eq!(
+                    view_window(log, start, lines, bytes),
+                    window_oracle(log, start, lines, bytes),
+                    "{n} {lines} {bytes}"
+                );
+                let start = WindowStart::Byte(n * 3);
+                assert_eq!(
+                    view_window(log, start, lines, bytes),
+                    window_oracle(log, start, lines, bytes),
+                    "{n} {lines} {bytes}"
+                );
+            }
+        }
+        // The last line, cleaned to nothing, is no line.
+        let w = view_window(b"a\n\x1b[0m", WindowStart::Line(1), 5, 5).unwrap();
+        assert_eq!((w.lines, w.total), (1, 2));
+        assert_eq!(view_window(b"", WindowStart::Line(1), 5, 5), None);
+        assert_eq!(view_window(b"a\r\nb\r\n", WindowStart::Line(1), 5, 5), None);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        #[test]
+        fn a_window_equals_the_views_lines_on_any_bytes(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::Just(b'\n'), proptest::prelude::Just(b'\r'),
+                    proptest::prelude::Just(0x1b), proptest::prelude::Just(b'['),
+                    proptest::prelude::Just(b'm'), proptest::prelude::Just(b'x'),
+                    proptest::prelude::Just(b'y'),
+                ],
+                0..300,
+            ),
+            by_line in proptest::bool::ANY,
+            at in 0u64..320,
+            want_lines in proptest::prop_oneof![0u64..20, proptest::prelude::Just(u64::MAX)],
+            want_bytes in proptest::prop_oneof![0u64..200, proptest::prelude::Just(u64::MAX)],
+        ) {
+            let start = if by_line { WindowStart::Line(at / 4) } else { WindowStart::Byte(at) };
+            proptest::prop_assert_eq!(
+                view_window(&bytes, start, want_lines, want_bytes),
+                window_oracle(&bytes, start, want_lines, want_bytes)
+            );
         }
     }
 
