@@ -144,7 +144,7 @@ const CHECK_HEAD: usize = 64 << 10;
 ///
 /// Finding out is one vectorised `memchr2` pass ([`needs_cleaning`]). On a source of
 /// [`CHECK_BESIDE`] bytes or more it costs no time on a machine with a second core: the first
-/// 64 KiB (to a line end) are checked in line, then the rest on a second thread while `raw`
+/// 64 KiB are checked in line, then the rest on a second thread while `raw`
 /// runs here, so a clean source is searched in the time of the search alone. A source whose
 /// first escape comes after its head is searched twice (the stored bytes, then the view); one
 /// whose head has one never runs `raw`. Where no thread can be started the check runs in line.
@@ -152,9 +152,12 @@ pub fn unless_dirty<T>(bytes: &[u8], raw: impl FnOnce() -> T) -> Option<T> {
     if bytes.len() < CHECK_BESIDE {
         return (!needs_cleaning(bytes)).then(raw);
     }
-    // The head ends after a line break, so a `\r\n` is never split between the two parts.
-    let split =
-        memchr::memchr(b'\n', &bytes[CHECK_HEAD..]).map_or(bytes.len(), |i| CHECK_HEAD + i + 1);
+    // The head never ends in a `\r`, so a `\r\n` is never split between the two parts (and
+    // finding the split reads no more than the head: a one-line document has no line end).
+    let mut split = CHECK_HEAD;
+    while split < bytes.len() && bytes[split - 1] == b'\r' {
+        split += 1;
+    }
     let (head, rest) = bytes.split_at(split);
     if needs_cleaning(head) {
         return None;
@@ -685,6 +688,17 @@ mod tests {
                 );
             }
         }
+        // One line with no line end; CRLFs across the split.
+        let mut one = vec![b'x'; CHECK_BESIDE + 10];
+        assert_eq!(unless_dirty(&one, || 2), Some(2));
+        one[CHECK_HEAD - 1] = b'\r';
+        one[CHECK_HEAD] = b'\n';
+        assert_eq!(unless_dirty(&one, || 3), Some(3), "a CRLF across the split");
+        one[CHECK_HEAD - 2] = b'\r';
+        assert_eq!(unless_dirty(&one, || 4), None, "a bare \\r before it");
+        one[CHECK_HEAD - 2] = b'x';
+        *one.last_mut().unwrap() = 0x1b;
+        assert_eq!(unless_dirty(&one, || 5), None);
         clean.truncate(100);
         assert_eq!(unless_dirty(&clean, || 1), Some(1));
         assert_eq!(unless_dirty(b"a\rb", || 1), None);
