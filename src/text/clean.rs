@@ -252,38 +252,24 @@ impl ViewReader<'_> {
                 self.line_at += n;
                 return n;
             }
-            if self.at >= bytes.len() {
+            let Some(piece) = next_piece(bytes, self.at, &mut self.special, &mut self.line) else {
                 return 0;
-            }
-            let at = self.at;
-            let special = *self.special.get_or_insert_with(|| {
-                memchr::memchr2(0x1b, b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i)
-            });
-            // Lines before the one holding `special` are the view's as they are.
-            let start = if special == bytes.len() {
-                special
-            } else {
-                memchr::memrchr(b'\n', &bytes[at..special]).map_or(at, |i| at + i + 1)
             };
-            if start > at {
-                let n = buf.len().min(start - at);
-                buf[..n].copy_from_slice(&bytes[at..at + n]);
-                self.at += n;
-                return n;
+            match piece {
+                Piece::Clean(run) => {
+                    let n = buf.len().min(run.len());
+                    buf[..n].copy_from_slice(&bytes[run.start..run.start + n]);
+                    self.at += n;
+                    return n;
+                }
+                // A line holding an ESC or a `\r`, cleaned into `line` (as `view` does, a
+                // `\r\n` line end included); read on the next turn.
+                Piece::Dirty { run, .. } => {
+                    self.line_at = 0;
+                    self.at = run.end;
+                    self.special = None;
+                }
             }
-            // `at` starts a line holding an ESC or a `\r`: it is read cleaned (as `view` does,
-            // a `\r\n` line end included).
-            let end = memchr::memchr(b'\n', &bytes[special..]).map_or(bytes.len(), |i| special + i);
-            self.line.clear();
-            self.line_at = 0;
-            clean_line_into(&bytes[at..end], &mut self.line);
-            if end < bytes.len() {
-                self.line.push(b'\n');
-                self.at = end + 1;
-            } else {
-                self.at = end;
-            }
-            self.special = None;
         }
     }
 }
@@ -450,6 +436,44 @@ enum Piece {
     },
 }
 
+/// The piece of `bytes`' view that starts at the line start `at`: the run of lines before the
+/// next line holding an ESC or a `\r` (`special`, found once and kept until passed), or that
+/// line, cleaned into `scratch` with its line break; `None` at the end.
+fn next_piece(
+    bytes: &[u8],
+    at: usize,
+    special: &mut Option<usize>,
+    scratch: &mut Vec<u8>,
+) -> Option<Piece> {
+    if at >= bytes.len() {
+        return None;
+    }
+    let special = *special.get_or_insert_with(|| {
+        memchr::memchr2(0x1b, b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i)
+    });
+    let start = if special == bytes.len() {
+        special
+    } else {
+        memchr::memrchr(b'\n', &bytes[at..special]).map_or(at, |i| at + i + 1)
+    };
+    if start > at {
+        return Some(Piece::Clean(at..start));
+    }
+    let end = memchr::memchr(b'\n', &bytes[special..]).map_or(bytes.len(), |i| special + i);
+    scratch.clear();
+    clean_line_into(&bytes[at..end], scratch);
+    let end = if end < bytes.len() {
+        scratch.push(b'\n');
+        end + 1
+    } else {
+        end
+    };
+    Some(Piece::Dirty {
+        run: at..end,
+        cleaned: scratch.len() as u64,
+    })
+}
+
 /// The walk of [`view_window`]: the next piece from `at`, and the view's offset and line there.
 struct Walk<'a> {
     bytes: &'a [u8],
@@ -470,34 +494,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn piece(&mut self) -> Option<Piece> {
-        let (bytes, at) = (self.bytes, self.at);
-        if at >= bytes.len() {
-            return None;
-        }
-        let special = *self.special.get_or_insert_with(|| {
-            memchr::memchr2(0x1b, b'\r', &bytes[at..]).map_or(bytes.len(), |i| at + i)
-        });
-        let start = if special == bytes.len() {
-            special
-        } else {
-            memchr::memrchr(b'\n', &bytes[at..special]).map_or(at, |i| at + i + 1)
-        };
-        if start > at {
-            return Some(Piece::Clean(at..start));
-        }
-        let end = memchr::memchr(b'\n', &bytes[special..]).map_or(bytes.len(), |i| special + i);
-        self.scratch.clear();
-        clean_line_into(&bytes[at..end], &mut self.scratch);
-        let end = if end < bytes.len() {
-            self.scratch.push(b'\n');
-            end + 1
-        } else {
-            end
-        };
-        Some(Piece::Dirty {
-            run: at..end,
-            cleaned: self.scratch.len() as u64,
-        })
+        next_piece(self.bytes, self.at, &mut self.special, &mut self.scratch)
     }
 
     /// Passes over a whole piece.
