@@ -637,6 +637,65 @@ fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
 }
 
 #[test]
+fn doctor_says_when_codex_would_not_pass_spill_dir_to_spills_mcp_servers() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let doctor = |dir: bool| {
+        let mut cmd = sb.cmd(&["doctor"]);
+        if dir {
+            cmd = cmd.env("SPILL_DIR", sb.path().join("store"));
+        }
+        let run = cmd.run();
+        run.status(0);
+        run.out()
+    };
+    let entries = "[mcp_servers.spill]\ncommand = \"spill\"\nargs = [\"mcp\"]\n\n\
+                   [mcp_servers.files]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"npx\"]\n\n\
+                   [mcp_servers.other]\ncommand = \"npx\"\n";
+    std::fs::write(&config, entries).unwrap();
+    let out = doctor(true);
+    assert!(
+        out.contains("  env:       SPILL_DIR set here but not passed to MCP server \"spill\" (its entry's env_vars does not name it): it uses another store than the hooks\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  to do:     pass SPILL_DIR to MCP server \"spill\" in {}: env_vars = [\"SPILL_DIR\"]\n",
+            config.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("  to do:     pass SPILL_DIR to MCP server \"files\" in ")
+            && out.contains("(`spill init codex --proxy-mcp` adds spill's to the routes it wrote)"),
+        "{out}"
+    );
+    // Another server is no concern of spill's; nor is any of them when SPILL_DIR is not set.
+    assert!(!out.contains("MCP server \"other\""), "{out}");
+    assert!(!doctor(false).contains("  env:  "));
+    // Named in env_vars (or set in env), it is passed.
+    std::fs::write(
+        &config,
+        entries
+            .replace(
+                "args = [\"mcp\"]\n",
+                "args = [\"mcp\"]\nenv_vars = [\"SPILL_DIR\"]\n",
+            )
+            .replace(
+                "\"npx\"]\n",
+                "\"npx\"]\n[mcp_servers.files.env]\nSPILL_DIR = \"/s\"\n",
+            ),
+    )
+    .unwrap();
+    let out = doctor(true);
+    assert!(
+        !out.contains("  env:  ") && !out.contains("pass SPILL_DIR"),
+        "{out}"
+    );
+}
+
+#[test]
 fn codex_commands_an_exec_policy_rule_may_match_go_through_unchanged() {
     let sb = Sandbox::new();
     let rules = sb.path().join(".codex/rules");

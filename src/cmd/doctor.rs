@@ -77,6 +77,43 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         }
     }
     let all = mcp_servers(&h.mcp_files);
+    // The store variables set here that a server of spill's would not get (Codex passes a
+    // server only the variables its entry names): it would read or store under another root.
+    let set: Vec<&str> = STORE_VARS
+        .into_iter()
+        .filter(|v| super::env_text(v).ok().flatten().is_some())
+        .collect();
+    for s in &all {
+        let missing: Vec<&str> = set
+            .iter()
+            .copied()
+            .filter(|v| s.unpassed.contains(v))
+            .collect();
+        if missing.is_empty() || !matches!(s.kind, Kind::Spill { .. } | Kind::Proxied) {
+            continue;
+        }
+        let what = harness::in_words(&missing, "and");
+        out.push_str(&format!(
+            "  env:       {what} set here but not passed to MCP server {:?} (its entry's env_vars \
+             does not name it): it uses another store than the hooks\n",
+            s.name
+        ));
+        todo.push(format!(
+            "pass {what} to MCP server {:?} in {}: env_vars = [{}]{}",
+            s.name,
+            s.file.display(),
+            missing
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if s.kind == Kind::Proxied {
+                format!(" (`spill init {name} --proxy-mcp` adds spill's to the routes it wrote)")
+            } else {
+                String::new()
+            }
+        ));
+    }
     let servers: Vec<(&PathBuf, &String, bool)> = all
         .iter()
         .filter_map(|s| match s.kind {
@@ -184,12 +221,19 @@ fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, Strin
     if exists { Ok(state) } else { Err(state) }
 }
 
+/// The variables that choose the store: a server of spill's without them uses another one
+/// than the hooks.
+const STORE_VARS: [&str; 2] = ["SPILL_DIR", "SPILL_STORE"];
+
 /// An MCP server a harness's file registers.
 #[derive(Debug, PartialEq, Eq)]
 struct Server {
     file: PathBuf,
     name: String,
     kind: Kind,
+    /// Which of [`STORE_VARS`] the harness does not pass it: in Codex's config.toml, those its
+    /// entry does not name (`env_vars`, `env`); none where a server inherits the environment.
+    unpassed: Vec<&'static str>,
 }
 
 /// What a registered MCP server is, for spill.
@@ -212,11 +256,12 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
-        let mut push = |name: String, kind: Kind| {
+        let mut push = |name: String, kind: Kind, unpassed: Vec<&'static str>| {
             out.push(Server {
                 file: file.clone(),
                 name,
                 kind,
+                unpassed,
             })
         };
         match format {
@@ -237,7 +282,7 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                                 .filter_map(|w| w.as_str().map(String::from))
                                 .collect(),
                             _ if server.get("url").or(server.get("httpUrl")).is_some() => {
-                                push(name.clone(), Kind::Remote);
+                                push(name.clone(), Kind::Remote, Vec::new());
                                 continue;
                             }
                             _ => continue,
@@ -251,35 +296,51 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                         );
                         let env = server.get("env").or(server.get("environment"));
                         let scoped = env.is_some_and(|e| e.get("SPILL_SCOPE").is_some());
-                        push(name.clone(), kind_of(&words, scoped));
+                        push(name.clone(), kind_of(&words, scoped), Vec::new());
                     }
                 }
             }
             McpFormat::Toml => {
                 // `[mcp_servers.NAME]` with `command = "…"`, `args = […]` or `url = "…"` lines:
-                // read as text (the doctor needs no TOML parser for three keys).
+                // read as text (the doctor needs no TOML parser for three keys). A store
+                // variable named on a line of the entry (`env_vars`, `env`) is passed to it.
                 let mut name: Option<String> = None;
                 let mut words: Vec<String> = Vec::new();
                 let mut scoped = false;
                 let mut url = false;
+                let mut named: Vec<&'static str> = Vec::new();
                 let mut flush = |name: &mut Option<String>,
                                  words: &mut Vec<String>,
                                  scoped: &mut bool,
-                                 url: &mut bool| {
+                                 url: &mut bool,
+                                 named: &mut Vec<&'static str>| {
                     if let Some(n) = name.take() {
+                        let unpassed = STORE_VARS
+                            .into_iter()
+                            .filter(|v| !named.contains(v))
+                            .collect();
                         if !words.is_empty() {
-                            push(n, kind_of(words, *scoped));
+                            push(n, kind_of(words, *scoped), unpassed);
                         } else if *url {
-                            push(n, Kind::Remote);
+                            push(n, Kind::Remote, Vec::new());
                         }
                     }
                     words.clear();
+                    named.clear();
                     *scoped = false;
                     *url = false;
                 };
                 for line in text.lines().map(str::trim) {
+                    // The entry's `[mcp_servers.NAME.env]` table is still the entry.
+                    let env_of = line
+                        .strip_prefix("[mcp_servers.")
+                        .and_then(|r| r.strip_suffix(".env]"))
+                        .map(|n| n.trim_matches('"'));
+                    if env_of.is_some() && env_of == name.as_deref() {
+                        continue;
+                    }
                     if line.starts_with('[') {
-                        flush(&mut name, &mut words, &mut scoped, &mut url);
+                        flush(&mut name, &mut words, &mut scoped, &mut url, &mut named);
                         name = line
                             .strip_prefix("[mcp_servers.")
                             .and_then(|r| r.strip_suffix(']'))
@@ -304,9 +365,10 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                         } else if line.contains("SPILL_SCOPE") {
                             scoped = true;
                         }
+                        named.extend(STORE_VARS.into_iter().filter(|v| line.contains(v)));
                     }
                 }
-                flush(&mut name, &mut words, &mut scoped, &mut url);
+                flush(&mut name, &mut words, &mut scoped, &mut url, &mut named);
             }
         }
     }
@@ -409,7 +471,7 @@ mod tests {
              [mcp_servers.far]\nurl = \"https://x/mcp\"\nurl_env = 1\n",
         )
         .unwrap();
-        let found = mcp_servers(&[(json, McpFormat::Json), (toml, McpFormat::Toml)]);
+        let found = mcp_servers(&[(json, McpFormat::Json), (toml.clone(), McpFormat::Toml)]);
         let names: Vec<(&str, Kind)> = found.iter().map(|s| (s.name.as_str(), s.kind)).collect();
         let spill = |follows| Kind::Spill { follows };
         assert_eq!(
@@ -424,6 +486,35 @@ mod tests {
                 ("other", Kind::Stdio),
                 ("routed", Kind::Proxied),
                 ("far", Kind::Remote),
+            ]
+        );
+        // In config.toml a server gets the store variables its entry names, and only those.
+        let unpassed: Vec<&[&str]> = found.iter().map(|s| s.unpassed.as_slice()).collect();
+        let both: &[&str] = &["SPILL_DIR", "SPILL_STORE"];
+        assert_eq!(
+            unpassed,
+            [&[][..], &[], &[], &[], &[], both, both, both, &[]]
+        );
+        std::fs::write(
+            &toml,
+            "[mcp_servers.a]\ncommand = \"spill\"\nargs = [\"mcp\"]\nenv_vars = [\"SPILL_DIR\", \"SPILL_TTL\"]\n\n\
+             [mcp_servers.b]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"n\"]\nenv_vars = [\n  \"SPILL_STORE\",\n]\n\n\
+             [mcp_servers.c]\ncommand = \"spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.c.env]\nSPILL_DIR = \"/s\"\nSPILL_STORE = \"s3://b/p\"\n\n\
+             [mcp_servers.d]\ncommand = \"spill\"\nargs = [\"mcp\"]\nenv = { SPILL_SCOPE = \"x\" }\n",
+        )
+        .unwrap();
+        let found = mcp_servers(&[(toml, McpFormat::Toml)]);
+        let seen: Vec<(&str, Kind, &[&str])> = found
+            .iter()
+            .map(|s| (s.name.as_str(), s.kind, s.unpassed.as_slice()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", spill(true), &["SPILL_STORE"][..]),
+                ("b", Kind::Proxied, &["SPILL_DIR"]),
+                ("c", spill(true), &[]),
+                ("d", spill(false), both),
             ]
         );
     }
