@@ -940,9 +940,20 @@ class Codex(Harness):
                           f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(HERE / 'fake_mcp.py'))}]\n"
                           f"default_tools_approval_mode = \"approve\"   # codex exec asks nobody\n")
 
-    def mcp_step(self, server, tool):
-        # Codex offers each server's tools as the namespace `mcp__SERVER`.
-        return {"tool": tool, "namespace": f"mcp__{server}", "input": {}}
+    # Codex offers each server's tools as the namespace `mcp__SERVER`; 0.131.0 names it
+    # `mcp__SERVER__` (its `tools` list in the request), so the old lane sets this to "__".
+    namespace_end = ""
+
+    def mcp_step(self, server, tool, args=None):
+        return {"tool": tool, "namespace": f"mcp__{server}{self.namespace_end}", "input": args or {}}
+
+    def add_spill_mcp(self, config, env_vars=True):
+        """`spill mcp` registered as README's Codex section says: with spill's variables in
+        `env_vars` (Codex passes an MCP server no other SPILL_*), or without them."""
+        names = json.dumps(CODEX_SPILL_VARS)
+        config.write_text(config.read_text() + f"\n[mcp_servers.spill]\ncommand = {json.dumps(str(self.spill_exe))}\n"
+                          f"args = [\"mcp\"]\n" + (f"env_vars = {names}\n" if env_vars else "")
+                          + "default_tools_approval_mode = \"approve\"\n")
 
 
 class Gemini(Harness):
@@ -1458,7 +1469,72 @@ def codex_checks(codex, work):
     codex_live_checks(codex, home, plain_home)
     row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(codex, work)
+    codex_env_checks(codex, work)
     return row
+
+
+# The variables README's Codex section lists for `env_vars` (what `init --proxy-mcp` writes).
+CODEX_SPILL_VARS = ["SPILL_DIR", "SPILL_STORE", "SPILL_TTL", "SPILL_QUOTA", "SPILL_MAX_FILE", "SPILL_MAX_INLINE"]
+
+
+def codex_env_checks(codex, work):
+    """With SPILL_DIR set, as a user's environment may have it: Codex gives MCP servers only the
+    variables `env_vars` names, so `init --proxy-mcp` writes spill's into each route and README
+    registers `spill mcp` with them. The routed proxy's result (stored before the first shell
+    command) reads from the shell, the shell's ref reads through `spill mcp`, a second
+    conversation at the same time cannot read it; without `env_vars`, `spill mcp` cannot."""
+    n = codex.name
+    assert codex.tmpdir is None  # SPILL_DIR is set (Harness.env)
+    home, bare = work / f"{n}-env-home", work / f"{n}-env-bare"
+    config = codex.setup(home)
+    codex.add_mcp_server(config, "fake")
+    routed = codex.spill(home, "init", n, "--proxy-mcp")
+    written = config.read_text()
+    check(f"{n}: init --proxy-mcp passes spill's variables to the route (env_vars)",
+          routed.returncode == 0 and f"env_vars = {json.dumps(CODEX_SPILL_VARS)}" in written,
+          routed.stderr + written[-400:])
+    codex.add_spill_mcp(config)
+    search = codex.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
+    flag = work / f"{n}-env-done"
+    first = codex.start(home, f"{n}-env-first", [
+        codex.mcp_step("fake", "k300"), "{hint}", BIG, search,
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    deadline, ref = time.time() + 280, None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = codex.results(f"{n}-env-first.json")
+        if len(got) >= 3:
+            found = fake_model.REF.findall(got[2][0])
+            ref = found[0] if found else "none"
+        time.sleep(0.2)
+    other = codex.mcp_step("spill", "search", dict(search["input"], source=ref or "none"))
+    codex.run(home, f"{n}-env-second", [other])
+    second = codex.results(f"{n}-env-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = codex.results(f"{n}-env-first.json")
+    # The control: `spill mcp` registered without env_vars reads the default root, not SPILL_DIR.
+    codex.add_spill_mcp(codex.setup(bare), env_vars=False)
+    codex.spill(bare, "init", n)
+    codex.run(bare, f"{n}-env-bare", [BIG, search])
+    without = codex.results(f"{n}-env-bare.json")
+    check(f"{n}: the SPILL_DIR conversations complete", len(got) == 5 and len(second) == 1 and len(without) == 2,
+          f"{len(got)} {len(second)} {len(without)}")
+    if len(got) < 5 or len(second) < 1 or len(without) < 2:
+        return
+    hinted = result_text(got[1][0])
+    # 0.131.0 hands the model an MCP result as the JSON of its content, quotes escaped.
+    stored = result_text(got[0][0]).replace('\\"', '"')
+    check(f"{n}: with SPILL_DIR set, a result the routed proxy stored reads from the shell",
+          '"spilled"' in stored and K300_FAILURE in hinted and "unknown ref" not in hinted,
+          stored[:300] + hinted[:300])
+    read = result_text(got[3][0])
+    check(f"{n}: with SPILL_DIR set, spill mcp registered with env_vars reads the shell's ref",
+          '"spilled"' in got[2][0] and ERROR_LINE in read and "unknown ref" not in read, read[:300])
+    check(f"{n}: a second conversation at the same time cannot read it through spill mcp",
+          "unknown ref" in result_text(second[0][0]) and ERROR_LINE not in result_text(second[0][0]),
+          second[0][0][:300])
+    check(f"{n}: without env_vars, spill mcp reads another root than the hook (unknown ref)",
+          '"spilled"' in without[0][0] and "unknown ref" in result_text(without[1][0]), without[1][0][:300])
 
 
 UNSTORED = "[spill: "
@@ -2176,6 +2252,10 @@ def main():
             h = cls(exe, spill, old_work, server)
             h.lists_background = cls is Gemini
             row = old_version_checks(h, old_work, version)
+            if cls is Codex:
+                # The oldest Codex takes `env_vars` too (and names the namespace its own way).
+                h.namespace_end = "__"
+                codex_env_checks(h, old_work)
             print(f"time  {cls.name} {version}: {time.time() - start:.0f} s")
             if row:
                 rows.append(row)
