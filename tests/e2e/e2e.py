@@ -36,6 +36,12 @@ CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
 # hook output schema is the first with `updatedInput`; it runs on node, whose process title
 # overwrites the command line, so spill cannot read its permission flags and says so instead.)
 CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
+# npm's package runs `cli.js` on node up to 2.1.112 and a native binary from 2.1.113 (`npm view
+# @anthropic-ai/claude-code@V bin`). On node the command line is the process title, so spill
+# cannot read the permission flags and does not rewrite: 2.1.113 is the oldest version spill
+# wraps, and 2.1.112 the newest it leaves alone, telling the user once.
+CLAUDE_OLDEST = ("@anthropic-ai/claude-code", "2.1.113", "claude")
+CLAUDE_NODE = ("@anthropic-ai/claude-code", "2.1.112", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
@@ -714,21 +720,51 @@ def sandbox_checks(claude, work, cache, version):
             "withoutGrant": measure(ungranted[0][0], 0), "without": measure(plain[0][0], 0)}
 
 
-def old_checks(claude, work):
-    """Claude Code at the oldest pinned version: no CLAUDE_PID, and still wrapped."""
-    tag = f"claude-code {CLAUDE_OLD[1]}"
-    home, plain_home = work / "home-old", work / "home-old-plain"
+def old_checks(claude, work, version=CLAUDE_OLD[1]):
+    """Claude Code at an older pinned version: no CLAUDE_PID, and still wrapped."""
+    tag = f"claude-code {version}"
+    own = "" if version == CLAUDE_OLD[1] else f"-{version}"
+    home, plain_home = work / f"home-old{own}", work / f"home-old{own}-plain"
     (plain_home / ".claude").mkdir(parents=True)
     (home / ".claude").mkdir(parents=True)
     init = claude.spill(home, "init", "claude-code")
     check(f"{tag}: init installs the hooks", init.returncode == 0, init.stderr)
-    rc, _ = claude.run(home, "old-big", [BIG], "--allowedTools", "Bash")
-    got = results_for(claude.server, "old-big.json")
+    rc, _ = claude.run(home, f"old-big{own}", [BIG], "--allowedTools", "Bash")
+    got = results_for(claude.server, f"old-big{own}.json")
     text = got[0][0] if got else ""
     check(f"{tag}: without CLAUDE_PID a 500 KB output reaches the model as spill's envelope",
           '"spilled":true' in text and ERROR_LINE in text and len(text) < 4096, text[:300])
     state_checks(claude, home, plain_home, tag)
     binding_checks(claude, work, home, tag)
+
+
+def node_checks(claude, work):
+    """Claude Code 2.1.112, the newest that runs on node (CLAUDE_NODE): spill's hooks let Bash
+    run unwrapped, as without spill, and tell the user once per conversation (the hook's
+    `systemMessage`, whose mark the store keeps as `@bindings/SCOPE.told`)."""
+    tag = f"claude-code {CLAUDE_NODE[1]}"
+    home, plain_home = work / "home-node", work / "home-node-plain"
+    (plain_home / ".claude").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    init = claude.spill(home, "init", "claude-code")
+    check(f"{tag}: init installs the hooks", init.returncode == 0, init.stderr)
+    steps = [BIG, SMALL]
+    claude.run(plain_home, "node-plain", steps, "--allowedTools", "Bash")
+    rc, out = claude.run(home, "node-spill", steps, "--allowedTools", "Bash")
+    plain, got = results_for(claude.server, "node-plain.json"), results_for(claude.server, "node-spill.json")
+    check(f"{tag}: the conversations complete", len(plain) == 2 and len(got) == 2, f"{len(plain)} {len(got)}")
+    if len(plain) < 2 or len(got) < 2:
+        return
+    check(f"{tag}: Bash runs unwrapped: the big output reaches the model as Claude Code's own cut, as without spill",
+          '"spilled"' not in got[0][0] and got[0][0].startswith("<persisted-output>")
+          and plain[0][0].startswith("<persisted-output>") and got[1] == plain[1], got[0][0][:300])
+    try:
+        session = json.loads(out)["session_id"]
+    except (ValueError, KeyError, TypeError):
+        session = "?"
+    told = work / "store" / "@bindings" / f"claude-{session}.told"
+    check(f"{tag}: the user is told once that spill cannot act (the conversation's notice mark)",
+          told.is_file(), f"{told} {out[-300:]}")
 
 
 def permission_matrix(claude, work):
@@ -2171,6 +2207,8 @@ def main():
     only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi", "copilot"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
+    claude_oldest_exe = install(cache, *CLAUDE_OLDEST) if only & {"claude-code", "claude-code-old"} else None
+    claude_node_exe = install(cache, *CLAUDE_NODE) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
@@ -2210,6 +2248,10 @@ def main():
             row = sandbox_checks(old, work, cache, CLAUDE_OLD[1])
             if row:
                 rows.append(row)
+        if claude_oldest_exe:
+            old_checks(Claude(claude_oldest_exe, spill, work, server), work, CLAUDE_OLDEST[1])
+        if claude_node_exe:
+            node_checks(Claude(claude_node_exe, spill, work, server), work)
         # GitHub Copilot CLI here: this lane is the shortest, and its runs take seconds. Its own
         # server, whose log holds no other harness's chat completions.
         if copilot_exes:
