@@ -696,6 +696,47 @@ fn doctor_says_when_codex_would_not_pass_spill_dir_to_spills_mcp_servers() {
 }
 
 #[test]
+fn a_command_whose_rewrite_would_not_fit_in_one_argument_runs_unwrapped() {
+    let sb = Sandbox::new();
+    // 91 KB of quoted words: one argument as it is, so the harness's `bash -c CMD` runs it; quoted
+    // once more for `wrap -- bash -c` (each ' becomes '\'') it would pass 128 KiB and fail to
+    // start with "Argument list too long".
+    let command = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(7_000));
+    let plain = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "ran\n");
+    let pi_cwd = sb.path().join("project");
+    std::fs::create_dir_all(&pi_cwd).unwrap();
+    for (harness, call) in [
+        ("codex", codex_pre_tool_use(CODEX_SESSION, &command)),
+        // (Kilo Code's hook is opencode's.)
+        ("opencode", opencode_call("ses_1", &command)),
+        ("pi", pi_call("s1", &pi_cwd, &command)),
+    ] {
+        let run = sb.run(&["hook", harness], call);
+        run.status(0);
+        assert_eq!(run.out(), "", "{harness}: the call goes through unchanged");
+        assert!(
+            run.stderr.contains("bytes once wrapped, more than one argument may have (131071); it runs without spill"),
+            "{harness}: {}",
+            run.stderr
+        );
+    }
+    // A third of it still fits once quoted, and is wrapped.
+    let shorter = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(2_300));
+    let rewritten = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, &shorter),
+    ));
+    assert!(rewritten.len() > shorter.len() && rewritten.len() <= 131_071);
+    let out = sb.shell(&rewritten);
+    out.status(0);
+    assert_eq!(out.out(), "ran\n");
+}
+
+#[test]
 fn codex_commands_an_exec_policy_rule_may_match_go_through_unchanged() {
     let sb = Sandbox::new();
     let rules = sb.path().join(".codex/rules");
