@@ -1984,6 +1984,33 @@ fn doctor_reports_each_harness_found_and_changes_nothing() {
     assert!(out.contains("covered:   Bash output"), "{out}");
     // No Codex, Gemini CLI or opencode here: not reported.
     assert!(!out.contains("codex:") && !out.contains("gemini:"), "{out}");
+    // The registered `spill` is not on this PATH: it would not start.
+    assert!(
+        out.contains("  connects:  no: spill is not on PATH\n")
+            && out.contains("  to do:     fix the command of MCP server \"spill\" in "),
+        "{out}"
+    );
+    assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
+    // Registered by its path, it answers initialize, and still nothing is written.
+    std::fs::write(
+        sb.path().join(".claude.json"),
+        serde_json::json!({"mcpServers": {"spill": {"command": env!("CARGO_BIN_EXE_spill"), "args": ["mcp"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let before = snapshot(sb.path());
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    let out = run.out();
+    assert!(
+        out.contains(&format!(
+            "  connects:  yes: spill {} answered initialize\n",
+            env!("CARGO_PKG_VERSION")
+        )) && !out.contains("fix the command"),
+        "{out}"
+    );
     assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
     // Without the hooks, it says what to do.
     sb.run(&["init", "claude-code", "--uninstall"], "")

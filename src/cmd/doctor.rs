@@ -1,6 +1,6 @@
 //! `spill doctor`: for each harness found, what spill does there and what to do about the rest.
-//! Read-only: it reads files (PATH, the harnesses' settings, their npm package.json) and runs
-//! nothing.
+//! Read-only: it reads files (PATH, the harnesses' settings, their npm package.json), runs no
+//! harness, and starts each registered `spill mcp` once to see that it answers `initialize`.
 
 use std::path::{Path, PathBuf};
 
@@ -114,10 +114,10 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             }
         ));
     }
-    let servers: Vec<(&PathBuf, &String, bool)> = all
+    let servers: Vec<(&PathBuf, &String, bool, &[String])> = all
         .iter()
         .filter_map(|s| match s.kind {
-            Kind::Spill { follows } => Some((&s.file, &s.name, follows)),
+            Kind::Spill { follows } => Some((&s.file, &s.name, follows, s.words.as_slice())),
             _ => None,
         })
         .collect();
@@ -129,16 +129,28 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
             "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"
         ));
     } else {
-        for (file, name, follows) in servers {
+        for (file, server, follows, words) in servers {
             let how = if follows {
                 "follows the conversation's scope"
             } else {
                 "serves a fixed scope (SPILL_SCOPE or --scope): refs from the hooks' envelopes are not found there"
             };
             out.push_str(&format!(
-                "  spill mcp: registered as {name:?} in {}; {how}\n",
+                "  spill mcp: registered as {server:?} in {}; {how}\n",
                 file.display()
             ));
+            match connects(words) {
+                Ok(answer) => {
+                    out.push_str(&format!("  connects:  yes: {answer} answered initialize\n"))
+                }
+                Err(why) => {
+                    out.push_str(&format!("  connects:  no: {why}\n"));
+                    todo.push(format!(
+                        "fix the command of MCP server {server:?} in {} so that it starts spill mcp",
+                        file.display()
+                    ));
+                }
+            }
         }
     }
     if let Some(sandbox) = &h.sandbox {
@@ -221,6 +233,54 @@ fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, Strin
     if exists { Ok(state) } else { Err(state) }
 }
 
+/// Whether a registered `spill mcp` answers as its harness would start it (its command and
+/// arguments, in this environment): one `initialize` request on its stdin, which then closes,
+/// so the server answers and ends; `Ok(NAME VERSION)` of the answer's `serverInfo`. The server
+/// writes nothing for it (no store is opened before a tool is called).
+fn connects(words: &[String]) -> std::result::Result<String, String> {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let (program, args) = words.split_first().ok_or("no command")?;
+    let path = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        which(program).ok_or_else(|| format!("{program} is not on PATH"))?
+    };
+    let mut child = Command::new(&path)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"spill doctor","version":"1"}}}"#;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = writeln!(stdin, "{request}");
+    }
+    let mut stdout = child.stdout.take().ok_or("no stdout")?;
+    let (send, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        let _ = send.send(text);
+    });
+    let text = answer.recv_timeout(std::time::Duration::from_secs(5));
+    if text.is_err() {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    let text = text.map_err(|_| "no answer to initialize within 5 s".to_string())?;
+    let reply: Option<Value> = text.lines().find_map(|l| serde_json::from_str(l).ok());
+    let info = reply.as_ref().map(|r| &r["result"]["serverInfo"]);
+    match info.map(|i| (i["name"].as_str(), i["version"].as_str())) {
+        Some((Some(name), Some(version))) => Ok(format!("{name} {version}")),
+        _ => Err(format!(
+            "{} did not answer initialize as an MCP server",
+            path.display()
+        )),
+    }
+}
+
 /// The variables that choose the store: a server of spill's without them uses another one
 /// than the hooks.
 const STORE_VARS: [&str; 2] = ["SPILL_DIR", "SPILL_STORE"];
@@ -234,6 +294,8 @@ struct Server {
     /// Which of [`STORE_VARS`] the harness does not pass it: in Codex's config.toml, those its
     /// entry does not name (`env_vars`, `env`); none where a server inherits the environment.
     unpassed: Vec<&'static str>,
+    /// Its command and arguments (none for a remote server).
+    words: Vec<String>,
 }
 
 /// What a registered MCP server is, for spill.
@@ -256,12 +318,13 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
-        let mut push = |name: String, kind: Kind, unpassed: Vec<&'static str>| {
+        let mut push = |name: String, kind: Kind, unpassed: Vec<&'static str>, words: &[String]| {
             out.push(Server {
                 file: file.clone(),
                 name,
                 kind,
                 unpassed,
+                words: words.to_vec(),
             })
         };
         match format {
@@ -282,7 +345,7 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                                 .filter_map(|w| w.as_str().map(String::from))
                                 .collect(),
                             _ if server.get("url").or(server.get("httpUrl")).is_some() => {
-                                push(name.clone(), Kind::Remote, Vec::new());
+                                push(name.clone(), Kind::Remote, Vec::new(), &[]);
                                 continue;
                             }
                             _ => continue,
@@ -296,7 +359,7 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                         );
                         let env = server.get("env").or(server.get("environment"));
                         let scoped = env.is_some_and(|e| e.get("SPILL_SCOPE").is_some());
-                        push(name.clone(), kind_of(&words, scoped), Vec::new());
+                        push(name.clone(), kind_of(&words, scoped), Vec::new(), &words);
                     }
                 }
             }
@@ -320,9 +383,9 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                             .filter(|v| !named.contains(v))
                             .collect();
                         if !words.is_empty() {
-                            push(n, kind_of(words, *scoped), unpassed);
+                            push(n, kind_of(words, *scoped), unpassed, words);
                         } else if *url {
-                            push(n, Kind::Remote, Vec::new());
+                            push(n, Kind::Remote, Vec::new(), &[]);
                         }
                     }
                     words.clear();
