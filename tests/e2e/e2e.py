@@ -472,7 +472,8 @@ def binding_checks(claude, work, home, tag="claude-code"):
 
 
 STATE_STEPS = ["mkdir -p sub && cd sub", "pwd", "cd .. && false", "pwd", "echo out; exit 3",
-               "sleep 0.2 & wait; echo waited", "echo before; kill -9 $$", "pwd"]
+               "sleep 0.2 & wait; echo waited", "export E2E_CARRIED=yes", "echo carried=${E2E_CARRIED-no}",
+               "echo before; kill -9 $$", "pwd"]
 
 
 def state_checks(claude, home, plain_home, tag="claude-code"):
@@ -517,6 +518,10 @@ def state_checks_in(claude, home, plain_home, tag):
     i = at["sleep 0.2 & wait; echo waited"]
     check(f"{tag}: the command's own `wait` returns, as without spill",
           spilled[i] == plain[i] and "waited" in plain[i][0], f"{spilled[i]!r} vs {plain[i]!r}")
+    # Whether an exported variable reaches the next call is Claude Code's: the same with spill.
+    i = at["echo carried=${E2E_CARRIED-no}"]
+    check(f"{tag}: an exported variable carries over to the next call exactly as without spill",
+          spilled[i] == plain[i] and "carried=" in plain[i][0], f"{spilled[i]!r} vs {plain[i]!r}")
     # What the killed shell printed just before may be missing (README, "Claude Code"): the
     # report of the death itself must be the same.
     i = at["echo before; kill -9 $$"]
@@ -1016,6 +1021,22 @@ class Gemini(Harness):
     def results(self, marker):
         return gemini_results_for(self.server, marker)
 
+    def add_mcp_server(self, settings, name):
+        """The fake MCP server in settings.json's mcpServers."""
+        doc = json.loads(settings.read_text())
+        doc.setdefault("mcpServers", {})[name] = {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")]}
+        settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def add_spill_mcp(self, settings):
+        """`spill mcp` registered without a scope, as README says."""
+        doc = json.loads(settings.read_text())
+        doc.setdefault("mcpServers", {})["spill"] = {"command": str(self.spill_exe), "args": ["mcp"]}
+        settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool, args=None):
+        # Gemini CLI 0.61.0 names a server's tool `mcp_SERVER_TOOL` (its request's tool list).
+        return {"tool": f"mcp_{server}_{tool}", "input": args or {}}
+
     # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
     # when its shell exits, `Background PIDs: N`; under `wrap` one of wrap's own processes may
     # still be there, on its way out (README, "Gemini CLI"). Such a line is set aside where this
@@ -1177,8 +1198,14 @@ class Opencode(Harness):
                              "environment": {"FAKE": "1"}}}
         config.write_text(json.dumps(doc, indent=2) + "\n")
 
-    def mcp_step(self, server, tool):
-        return {"tool": f"{server}_{tool}", "input": {}}
+    def add_spill_mcp(self, config):
+        """`spill mcp` registered without a scope, as a local server beside the others."""
+        doc = json.loads(config.read_text())
+        doc.setdefault("mcp", {})["spill"] = {"type": "local", "command": [str(self.spill_exe), "mcp"]}
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool, args=None):
+        return {"tool": f"{server}_{tool}", "input": args or {}}
 
 
 class Kilo(Opencode):
@@ -1457,6 +1484,63 @@ def proxy_route_checks(h, work):
     return measured
 
 
+def spill_mcp_checks(h, work, direct_mcp=False):
+    """`spill mcp` registered in the harness without a scope reads the ref of the shell's
+    envelope; a second conversation at the same time cannot. With `direct_mcp` (a harness whose
+    hook replaces an MCP result: Gemini CLI) the fake server's 300 KB result, ending in a failure
+    line, reaches the model as spill's envelope, and the envelope's hinted shell command finds
+    the line; without spill the model gets the harness's own cut."""
+    n = h.name
+    home, plain_home = work / f"{n}-mcp-home", work / f"{n}-mcp-plain"
+    for hm in (home, plain_home):
+        config = h.setup(hm)
+        h.add_mcp_server(config, "fake")
+        h.add_spill_mcp(config)
+    h.spill(home, "init", n)
+    search = h.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
+    steps = [BIG, search, *([h.mcp_step("fake", "k300"), "{hint}"] if direct_mcp else [])]
+    flag = work / f"{n}-mcp-done"
+    first = h.start(home, f"{n}-mcp-first", [*steps, f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    ref = first_ref(h, f"{n}-mcp-first.json", first)
+    h.run(home, f"{n}-mcp-second", [h.mcp_step("spill", "search", dict(search["input"], source=ref or "none"))])
+    second = h.results(f"{n}-mcp-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = h.results(f"{n}-mcp-first.json")
+    check(f"{n}: the spill mcp conversations complete", len(got) == len(steps) + 1 and len(second) == 1,
+          f"{len(got)} {len(second)}")
+    if len(got) < len(steps) + 1 or len(second) < 1:
+        return None
+    check(f"{n}: spill mcp (no scope set) reads the ref of the same conversation's shell envelope",
+          '"spilled":true' in got[0][0] and ERROR_LINE in got[1][0] and "unknown ref" not in got[1][0],
+          got[1][0][:300])
+    # (Gemini CLI's tool error repeats the call's arguments, the pattern among them: no match
+    # line `N:1:PATTERN` is the proof.)
+    check(f"{n}: a second conversation at the same time cannot read it through spill mcp",
+          "unknown ref" in second[0][0] and f":1:{ERROR_LINE}" not in second[0][0], second[0][0][:300])
+    if not direct_mcp:
+        return None
+    h.run(plain_home, f"{n}-mcp-plain", [h.mcp_step("fake", "k300")])
+    plain = h.results(f"{n}-mcp-plain.json")
+    big, hinted = got[2][0], got[3][0]
+    try:
+        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
+    except ValueError:
+        envelope = {}
+    check(f"{n}: a 300 KB MCP result reaches the model as spill's envelope (the AfterTool hook)",
+          envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
+          big[:300])
+    check(f"{n}: the envelope's hinted shell command finds the MCP result's failure line",
+          K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    if not plain:
+        check(f"{n}: the MCP conversation without spill completes", False)
+        return None
+    measured = {"without": {"bytes": len(plain[0][0].encode()), "failureLine": K300_FAILURE in plain[0][0]},
+                "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
+    print(f"info  {n}: the 300 KB MCP result: {measured}")
+    return measured
+
+
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
@@ -1674,6 +1758,10 @@ def gemini_checks(gemini, work):
           spilled[3] == plain[3] and "Command injection detected" in plain[3][0], repr(spilled[3]))
     check("gemini: AfterTool replaces a large read_file result by the envelope",
           '"spilled":true' in spilled[4][0] and len(spilled[4][0]) < 4096, spilled[4][0][:300])
+    # Gemini CLI cut the file to 2,000 lines before the hook saw it: the envelope says so.
+    check("gemini: the read_file envelope says what it holds (Gemini's cut), not 'Stored in full'",
+          '"complete":false' in spilled[4][0] and "Holds only lines 1-2000 of the file's " in spilled[4][0]
+          and "Stored in full" not in spilled[4][0], spilled[4][0][:600])
     check("gemini: a small read_file result reaches the model as without spill",
           spilled[5] == plain[5], f"{spilled[5]!r} vs {plain[5]!r}")
     store = gemini.spill(home, "ls", "--all-scopes", "--json")
@@ -1691,7 +1779,9 @@ def gemini_checks(gemini, work):
     denied = gemini.results("gemini-deny.json")
     check("gemini: a deny policy rule still stops the command",
           len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
-    return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+    row["mcp"] = spill_mcp_checks(gemini, work, direct_mcp=True)
+    return row
 
 
 def gemini_live_checks(gemini, home, plain_home):
@@ -1783,6 +1873,7 @@ def opencode_checks(oc, work, version=OPENCODE[1]):
         kilo_new_user_checks(oc, work)
     row = table_row(f"{oc.product} {version}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(oc, work)
+    spill_mcp_checks(oc, work)
     return row
 
 
