@@ -125,8 +125,14 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         out.push_str(&format!("  spill mcp: {name} has no MCP client\n"));
     } else if servers.is_empty() {
         out.push_str("  spill mcp: not registered\n");
+        // config.toml's servers (Codex's) get only the variables their entry names.
+        let passed = if h.mcp_files.iter().any(|(_, f)| *f == McpFormat::Toml) {
+            ", with env_vars naming spill's variables (README)"
+        } else {
+            ""
+        };
         todo.push(format!(
-            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"
+            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation{passed}) to read refs through MCP tools"
         ));
     } else {
         for (file, server, follows, words) in servers {
