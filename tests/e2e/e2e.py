@@ -2385,6 +2385,11 @@ def main():
             h = cls(exe, spill, old_work, server)
             h.lists_background = cls is Gemini
             row = old_version_checks(h, old_work, version)
+            if cls in (Gemini, Opencode, Kilo):
+                # spill mcp at the oldest versions too; Gemini CLI's hook replaces MCP results.
+                measured = spill_mcp_checks(h, old_work, direct_mcp=cls is Gemini)
+                if row and measured:
+                    row["mcp"] = measured
             if cls is Codex:
                 # The oldest Codex takes `env_vars` too (and names the namespace its own way).
                 h.namespace_end = "__"
