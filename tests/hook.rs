@@ -597,6 +597,10 @@ fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
     let out = doctor();
     assert!(out.contains("codex:\n"), "{out}");
     assert!(
+        out.contains("  to do:     register `spill mcp` in codex (no SPILL_SCOPE: it follows the conversation, with env_vars naming spill's variables (README)) to read refs through MCP tools\n"),
+        "{out}"
+    );
+    assert!(
         out.contains("  sandbox:   read-only (no sandbox_mode in "),
         "{out}"
     );
@@ -634,6 +638,106 @@ fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
             && out.contains("to writable_roots under [sandbox_workspace_write]"),
         "{out}"
     );
+}
+
+#[test]
+fn doctor_says_when_codex_would_not_pass_spill_dir_to_spills_mcp_servers() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let doctor = |dir: bool| {
+        let mut cmd = sb.cmd(&["doctor"]);
+        if dir {
+            cmd = cmd.env("SPILL_DIR", sb.path().join("store"));
+        }
+        let run = cmd.run();
+        run.status(0);
+        run.out()
+    };
+    let entries = "[mcp_servers.spill]\ncommand = \"spill\"\nargs = [\"mcp\"]\n\n\
+                   [mcp_servers.files]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"npx\"]\n\n\
+                   [mcp_servers.other]\ncommand = \"npx\"\n";
+    std::fs::write(&config, entries).unwrap();
+    let out = doctor(true);
+    assert!(
+        out.contains("  env:       SPILL_DIR set here but not passed to MCP server \"spill\" (its entry's env_vars does not name it): it uses another store than the hooks\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "  to do:     pass SPILL_DIR to MCP server \"spill\" in {}: env_vars = [\"SPILL_DIR\"]\n",
+            config.display()
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("  to do:     pass SPILL_DIR to MCP server \"files\" in ")
+            && out.contains("(`spill init codex --proxy-mcp` adds spill's to the routes it wrote)"),
+        "{out}"
+    );
+    // Another server is no concern of spill's; nor is any of them when SPILL_DIR is not set.
+    assert!(!out.contains("MCP server \"other\""), "{out}");
+    assert!(!doctor(false).contains("  env:  "));
+    // Named in env_vars (or set in env), it is passed.
+    std::fs::write(
+        &config,
+        entries
+            .replace(
+                "args = [\"mcp\"]\n",
+                "args = [\"mcp\"]\nenv_vars = [\"SPILL_DIR\"]\n",
+            )
+            .replace(
+                "\"npx\"]\n",
+                "\"npx\"]\n[mcp_servers.files.env]\nSPILL_DIR = \"/s\"\n",
+            ),
+    )
+    .unwrap();
+    let out = doctor(true);
+    assert!(
+        !out.contains("  env:  ") && !out.contains("pass SPILL_DIR"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_command_whose_rewrite_would_not_fit_in_one_argument_runs_unwrapped() {
+    let sb = Sandbox::new();
+    // 91 KB of quoted words: one argument as it is, so the harness's `bash -c CMD` runs it; quoted
+    // once more for `wrap -- bash -c` (each ' becomes '\'') it would pass 128 KiB and fail to
+    // start with "Argument list too long".
+    let command = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(7_000));
+    let plain = std::process::Command::new("bash")
+        .args(["-c", &command])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "ran\n");
+    let pi_cwd = sb.path().join("project");
+    std::fs::create_dir_all(&pi_cwd).unwrap();
+    for (harness, call) in [
+        ("codex", codex_pre_tool_use(CODEX_SESSION, &command)),
+        // (Kilo Code's hook is opencode's.)
+        ("opencode", opencode_call("ses_1", &command)),
+        ("pi", pi_call("s1", &pi_cwd, &command)),
+    ] {
+        let run = sb.run(&["hook", harness], call);
+        run.status(0);
+        assert_eq!(run.out(), "", "{harness}: the call goes through unchanged");
+        assert!(
+            run.stderr.contains("bytes once wrapped, more than one argument may have (131071); it runs without spill"),
+            "{harness}: {}",
+            run.stderr
+        );
+    }
+    // A third of it still fits once quoted, and is wrapped.
+    let shorter = format!(": {}; echo ran", "'xxxxxxxxxx' ".repeat(2_300));
+    let rewritten = codex_rewritten(&sb.run(
+        &["hook", "codex"],
+        codex_pre_tool_use(CODEX_SESSION, &shorter),
+    ));
+    assert!(rewritten.len() > shorter.len() && rewritten.len() <= 131_071);
+    let out = sb.shell(&rewritten);
+    out.status(0);
+    assert_eq!(out.out(), "ran\n");
 }
 
 #[test]
@@ -1884,6 +1988,33 @@ fn doctor_reports_each_harness_found_and_changes_nothing() {
     assert!(out.contains("covered:   Bash output"), "{out}");
     // No Codex, Gemini CLI or opencode here: not reported.
     assert!(!out.contains("codex:") && !out.contains("gemini:"), "{out}");
+    // The registered `spill` is not on this PATH: it would not start.
+    assert!(
+        out.contains("  connects:  no: spill is not on PATH\n")
+            && out.contains("  to do:     fix the command of MCP server \"spill\" in "),
+        "{out}"
+    );
+    assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
+    // Registered by its path, it answers initialize, and still nothing is written.
+    std::fs::write(
+        sb.path().join(".claude.json"),
+        serde_json::json!({"mcpServers": {"spill": {"command": env!("CARGO_BIN_EXE_spill"), "args": ["mcp"]}}})
+            .to_string(),
+    )
+    .unwrap();
+    let before = snapshot(sb.path());
+    let run = sb
+        .cmd(&["doctor"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .run();
+    let out = run.out();
+    assert!(
+        out.contains(&format!(
+            "  connects:  yes: spill {} answered initialize\n",
+            env!("CARGO_PKG_VERSION")
+        )) && !out.contains("fix the command"),
+        "{out}"
+    );
     assert_eq!(snapshot(sb.path()), before, "doctor changed a file");
     // Without the hooks, it says what to do.
     sb.run(&["init", "claude-code", "--uninstall"], "")

@@ -822,6 +822,29 @@ fn codex_proxy_mcp_routes_each_stdio_server_and_uninstall_gives_the_file_back() 
     );
     assert_eq!(words("db"), proxy(&["db-mcp"]));
     assert_eq!(words("quick"), proxy(&["quick"]));
+    // Each route passes spill's variables: Codex gives a server only those its env_vars names.
+    let passed = |name: &str| -> Option<Vec<String>> {
+        let list = servers[name].get("env_vars")?.as_array().unwrap();
+        Some(
+            list.iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect(),
+        )
+    };
+    let spill_vars = [
+        "SPILL_DIR",
+        "SPILL_STORE",
+        "SPILL_TTL",
+        "SPILL_QUOTA",
+        "SPILL_MAX_FILE",
+        "SPILL_MAX_INLINE",
+    ];
+    for name in ["files", "db", "quick"] {
+        assert_eq!(passed(name).unwrap(), spill_vars, "{name}: {routed}");
+    }
+    for name in ["web", "store", "mine"] {
+        assert_eq!(passed(name), None, "{name}: {routed}");
+    }
     // Every other key stays as it was.
     assert_eq!(servers["files"]["cwd"].as_str(), Some("/srv"));
     assert_eq!(servers["db"]["env"]["TOKEN"].as_str(), Some("x"));
@@ -1044,6 +1067,95 @@ fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
     let other = read_in("conversation-two");
     other.status(2);
     assert!(other.stderr.contains("unknown ref"), "{}", other.stderr);
+}
+
+#[test]
+fn a_routed_server_started_with_codexs_environment_uses_the_hooks_spill_dir() {
+    // Codex gives a stdio MCP server a few variables of its own (HOME, PATH, TMPDIR, …) and
+    // those its entry's env_vars names, while its hooks get its whole environment.
+    let sb = Sandbox::new();
+    let path = target(&sb, "codex");
+    let downstream = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py");
+    std::fs::write(
+        &path,
+        format!(
+            "[mcp_servers.rows]\ncommand = \"python3\"\nargs = [{}, \"normal\"]\n",
+            serde_json::Value::from(downstream.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    let doc: toml_edit::DocumentMut = read(&path).parse().unwrap();
+    let server = &doc["mcp_servers"]["rows"];
+    let words = |key: &str| -> Vec<String> {
+        server[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut argv = vec![server["command"].as_str().unwrap().to_string()];
+    argv.extend(words("args"));
+    let command = argv
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let store = sb.path().join("store");
+    let rpc = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text","arguments":{"n":5000}}}"#,
+    ];
+    let rpc_file = sb.file("rpc", rpc.join("\n") + "\n");
+    // The conversation's hook call with SPILL_DIR set, then the server as Codex starts it:
+    // from `names`, only those the user's environment has (here SPILL_DIR).
+    let conversation = |session: &str, names: &[String]| -> String {
+        let event = serde_json::json!({"session_id": session, "turn_id": "t", "cwd": "/",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "true"}, "tool_use_id": "c"});
+        let event = sb.file(&format!("event-{session}"), event.to_string());
+        let passed: String = names
+            .iter()
+            .filter(|n| *n == "SPILL_DIR")
+            .map(|n| format!(" {n}={}", store.display()))
+            .collect();
+        let out = sb.shell(&format!(
+            "SPILL_DIR={} timeout 60 sh -c 'spill hook codex < {} > /dev/null && \
+             env -i HOME=\"$HOME\" PATH=\"$PATH\" TMPDIR=\"$TMPDIR\"{passed} {command} < {}'",
+            store.display(),
+            event.display(),
+            rpc_file.display()
+        ));
+        out.status(0);
+        let answer = out
+            .out()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|v| v["id"] == 1)
+            .unwrap();
+        let envelope: serde_json::Value =
+            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        envelope["ref"].as_str().unwrap().to_string()
+    };
+    let read_in = |reference: &str, session: &str| {
+        sb.cmd(&["search", reference, "-F", "MARKER"])
+            .env("SPILL_DIR", &store)
+            .env("SPILL_SCOPE", format!("codex-{session}"))
+            .run()
+    };
+    // The names init wrote: the shell of the same conversation reads the proxy's ref.
+    let reference = conversation("with-names", &words("env_vars"));
+    let found = read_in(&reference, "with-names");
+    found.status(0);
+    assert!(found.out().contains("MARKER"), "{}", found.out());
+    read_in(&reference, "another").status(2);
+    // Without them the proxy stores under the default root: the shell's store has no such ref.
+    let reference = conversation("without-names", &[]);
+    let lost = read_in(&reference, "without-names");
+    lost.status(2);
+    assert!(lost.stderr.contains("unknown ref"), "{}", lost.stderr);
 }
 
 /// A harness binary as npm installs it, at `version`: a PATH directory holding its link.

@@ -1,6 +1,6 @@
 //! `spill doctor`: for each harness found, what spill does there and what to do about the rest.
-//! Read-only: it reads files (PATH, the harnesses' settings, their npm package.json) and runs
-//! nothing.
+//! Read-only: it reads files (PATH, the harnesses' settings, their npm package.json), runs no
+//! harness, and starts each registered `spill mcp` once to see that it answers `initialize`.
 
 use std::path::{Path, PathBuf};
 
@@ -77,10 +77,47 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         }
     }
     let all = mcp_servers(&h.mcp_files);
-    let servers: Vec<(&PathBuf, &String, bool)> = all
+    // The store variables set here that a server of spill's would not get (Codex passes a
+    // server only the variables its entry names): it would read or store under another root.
+    let set: Vec<&str> = STORE_VARS
+        .into_iter()
+        .filter(|v| super::env_text(v).ok().flatten().is_some())
+        .collect();
+    for s in &all {
+        let missing: Vec<&str> = set
+            .iter()
+            .copied()
+            .filter(|v| s.unpassed.contains(v))
+            .collect();
+        if missing.is_empty() || !matches!(s.kind, Kind::Spill { .. } | Kind::Proxied) {
+            continue;
+        }
+        let what = harness::in_words(&missing, "and");
+        out.push_str(&format!(
+            "  env:       {what} set here but not passed to MCP server {:?} (its entry's env_vars \
+             does not name it): it uses another store than the hooks\n",
+            s.name
+        ));
+        todo.push(format!(
+            "pass {what} to MCP server {:?} in {}: env_vars = [{}]{}",
+            s.name,
+            s.file.display(),
+            missing
+                .iter()
+                .map(|v| format!("{v:?}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if s.kind == Kind::Proxied {
+                format!(" (`spill init {name} --proxy-mcp` adds spill's to the routes it wrote)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let servers: Vec<(&PathBuf, &String, bool, &[String])> = all
         .iter()
         .filter_map(|s| match s.kind {
-            Kind::Spill { follows } => Some((&s.file, &s.name, follows)),
+            Kind::Spill { follows } => Some((&s.file, &s.name, follows, s.words.as_slice())),
             _ => None,
         })
         .collect();
@@ -88,20 +125,38 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         out.push_str(&format!("  spill mcp: {name} has no MCP client\n"));
     } else if servers.is_empty() {
         out.push_str("  spill mcp: not registered\n");
+        // config.toml's servers (Codex's) get only the variables their entry names.
+        let passed = if h.mcp_files.iter().any(|(_, f)| *f == McpFormat::Toml) {
+            ", with env_vars naming spill's variables (README)"
+        } else {
+            ""
+        };
         todo.push(format!(
-            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation) to read refs through MCP tools"
+            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation{passed}) to read refs through MCP tools"
         ));
     } else {
-        for (file, name, follows) in servers {
+        for (file, server, follows, words) in servers {
             let how = if follows {
                 "follows the conversation's scope"
             } else {
                 "serves a fixed scope (SPILL_SCOPE or --scope): refs from the hooks' envelopes are not found there"
             };
             out.push_str(&format!(
-                "  spill mcp: registered as {name:?} in {}; {how}\n",
+                "  spill mcp: registered as {server:?} in {}; {how}\n",
                 file.display()
             ));
+            match connects(words) {
+                Ok(answer) => {
+                    out.push_str(&format!("  connects:  yes: {answer} answered initialize\n"))
+                }
+                Err(why) => {
+                    out.push_str(&format!("  connects:  no: {why}\n"));
+                    todo.push(format!(
+                        "fix the command of MCP server {server:?} in {} so that it starts spill mcp",
+                        file.display()
+                    ));
+                }
+            }
         }
     }
     if let Some(sandbox) = &h.sandbox {
@@ -184,12 +239,69 @@ fn hook_state(harness: &Harness, h: &Facts) -> std::result::Result<String, Strin
     if exists { Ok(state) } else { Err(state) }
 }
 
+/// Whether a registered `spill mcp` answers as its harness would start it (its command and
+/// arguments, in this environment): one `initialize` request on its stdin, which then closes,
+/// so the server answers and ends; `Ok(NAME VERSION)` of the answer's `serverInfo`. The server
+/// writes nothing for it (no store is opened before a tool is called).
+fn connects(words: &[String]) -> std::result::Result<String, String> {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let (program, args) = words.split_first().ok_or("no command")?;
+    let path = if program.contains('/') {
+        PathBuf::from(program)
+    } else {
+        which(program).ok_or_else(|| format!("{program} is not on PATH"))?
+    };
+    let mut child = Command::new(&path)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"spill doctor","version":"1"}}}"#;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = writeln!(stdin, "{request}");
+    }
+    let mut stdout = child.stdout.take().ok_or("no stdout")?;
+    let (send, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        let _ = send.send(text);
+    });
+    let text = answer.recv_timeout(std::time::Duration::from_secs(5));
+    if text.is_err() {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    let text = text.map_err(|_| "no answer to initialize within 5 s".to_string())?;
+    let reply: Option<Value> = text.lines().find_map(|l| serde_json::from_str(l).ok());
+    let info = reply.as_ref().map(|r| &r["result"]["serverInfo"]);
+    match info.map(|i| (i["name"].as_str(), i["version"].as_str())) {
+        Some((Some(name), Some(version))) => Ok(format!("{name} {version}")),
+        _ => Err(format!(
+            "{} did not answer initialize as an MCP server",
+            path.display()
+        )),
+    }
+}
+
+/// The variables that choose the store: a server of spill's without them uses another one
+/// than the hooks.
+const STORE_VARS: [&str; 2] = ["SPILL_DIR", "SPILL_STORE"];
+
 /// An MCP server a harness's file registers.
 #[derive(Debug, PartialEq, Eq)]
 struct Server {
     file: PathBuf,
     name: String,
     kind: Kind,
+    /// Which of [`STORE_VARS`] the harness does not pass it: in Codex's config.toml, those its
+    /// entry does not name (`env_vars`, `env`); none where a server inherits the environment.
+    unpassed: Vec<&'static str>,
+    /// Its command and arguments (none for a remote server).
+    words: Vec<String>,
 }
 
 /// What a registered MCP server is, for spill.
@@ -212,11 +324,13 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
-        let mut push = |name: String, kind: Kind| {
+        let mut push = |name: String, kind: Kind, unpassed: Vec<&'static str>, words: &[String]| {
             out.push(Server {
                 file: file.clone(),
                 name,
                 kind,
+                unpassed,
+                words: words.to_vec(),
             })
         };
         match format {
@@ -237,7 +351,7 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                                 .filter_map(|w| w.as_str().map(String::from))
                                 .collect(),
                             _ if server.get("url").or(server.get("httpUrl")).is_some() => {
-                                push(name.clone(), Kind::Remote);
+                                push(name.clone(), Kind::Remote, Vec::new(), &[]);
                                 continue;
                             }
                             _ => continue,
@@ -251,35 +365,51 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                         );
                         let env = server.get("env").or(server.get("environment"));
                         let scoped = env.is_some_and(|e| e.get("SPILL_SCOPE").is_some());
-                        push(name.clone(), kind_of(&words, scoped));
+                        push(name.clone(), kind_of(&words, scoped), Vec::new(), &words);
                     }
                 }
             }
             McpFormat::Toml => {
                 // `[mcp_servers.NAME]` with `command = "…"`, `args = […]` or `url = "…"` lines:
-                // read as text (the doctor needs no TOML parser for three keys).
+                // read as text (the doctor needs no TOML parser for three keys). A store
+                // variable named on a line of the entry (`env_vars`, `env`) is passed to it.
                 let mut name: Option<String> = None;
                 let mut words: Vec<String> = Vec::new();
                 let mut scoped = false;
                 let mut url = false;
+                let mut named: Vec<&'static str> = Vec::new();
                 let mut flush = |name: &mut Option<String>,
                                  words: &mut Vec<String>,
                                  scoped: &mut bool,
-                                 url: &mut bool| {
+                                 url: &mut bool,
+                                 named: &mut Vec<&'static str>| {
                     if let Some(n) = name.take() {
+                        let unpassed = STORE_VARS
+                            .into_iter()
+                            .filter(|v| !named.contains(v))
+                            .collect();
                         if !words.is_empty() {
-                            push(n, kind_of(words, *scoped));
+                            push(n, kind_of(words, *scoped), unpassed, words);
                         } else if *url {
-                            push(n, Kind::Remote);
+                            push(n, Kind::Remote, Vec::new(), &[]);
                         }
                     }
                     words.clear();
+                    named.clear();
                     *scoped = false;
                     *url = false;
                 };
                 for line in text.lines().map(str::trim) {
+                    // The entry's `[mcp_servers.NAME.env]` table is still the entry.
+                    let env_of = line
+                        .strip_prefix("[mcp_servers.")
+                        .and_then(|r| r.strip_suffix(".env]"))
+                        .map(|n| n.trim_matches('"'));
+                    if env_of.is_some() && env_of == name.as_deref() {
+                        continue;
+                    }
                     if line.starts_with('[') {
-                        flush(&mut name, &mut words, &mut scoped, &mut url);
+                        flush(&mut name, &mut words, &mut scoped, &mut url, &mut named);
                         name = line
                             .strip_prefix("[mcp_servers.")
                             .and_then(|r| r.strip_suffix(']'))
@@ -304,9 +434,10 @@ fn mcp_servers(files: &[(PathBuf, McpFormat)]) -> Vec<Server> {
                         } else if line.contains("SPILL_SCOPE") {
                             scoped = true;
                         }
+                        named.extend(STORE_VARS.into_iter().filter(|v| line.contains(v)));
                     }
                 }
-                flush(&mut name, &mut words, &mut scoped, &mut url);
+                flush(&mut name, &mut words, &mut scoped, &mut url, &mut named);
             }
         }
     }
@@ -409,7 +540,7 @@ mod tests {
              [mcp_servers.far]\nurl = \"https://x/mcp\"\nurl_env = 1\n",
         )
         .unwrap();
-        let found = mcp_servers(&[(json, McpFormat::Json), (toml, McpFormat::Toml)]);
+        let found = mcp_servers(&[(json, McpFormat::Json), (toml.clone(), McpFormat::Toml)]);
         let names: Vec<(&str, Kind)> = found.iter().map(|s| (s.name.as_str(), s.kind)).collect();
         let spill = |follows| Kind::Spill { follows };
         assert_eq!(
@@ -424,6 +555,35 @@ mod tests {
                 ("other", Kind::Stdio),
                 ("routed", Kind::Proxied),
                 ("far", Kind::Remote),
+            ]
+        );
+        // In config.toml a server gets the store variables its entry names, and only those.
+        let unpassed: Vec<&[&str]> = found.iter().map(|s| s.unpassed.as_slice()).collect();
+        let both: &[&str] = &["SPILL_DIR", "SPILL_STORE"];
+        assert_eq!(
+            unpassed,
+            [&[][..], &[], &[], &[], &[], both, both, both, &[]]
+        );
+        std::fs::write(
+            &toml,
+            "[mcp_servers.a]\ncommand = \"spill\"\nargs = [\"mcp\"]\nenv_vars = [\"SPILL_DIR\", \"SPILL_TTL\"]\n\n\
+             [mcp_servers.b]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"n\"]\nenv_vars = [\n  \"SPILL_STORE\",\n]\n\n\
+             [mcp_servers.c]\ncommand = \"spill\"\nargs = [\"mcp\"]\n\n[mcp_servers.c.env]\nSPILL_DIR = \"/s\"\nSPILL_STORE = \"s3://b/p\"\n\n\
+             [mcp_servers.d]\ncommand = \"spill\"\nargs = [\"mcp\"]\nenv = { SPILL_SCOPE = \"x\" }\n",
+        )
+        .unwrap();
+        let found = mcp_servers(&[(toml, McpFormat::Toml)]);
+        let seen: Vec<(&str, Kind, &[&str])> = found
+            .iter()
+            .map(|s| (s.name.as_str(), s.kind, s.unpassed.as_slice()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("a", spill(true), &["SPILL_STORE"][..]),
+                ("b", Kind::Proxied, &["SPILL_DIR"]),
+                ("c", spill(true), &[]),
+                ("d", spill(false), both),
             ]
         );
     }

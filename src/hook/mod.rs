@@ -108,6 +108,25 @@ pub(crate) fn shell_command(
     Ok((map, command))
 }
 
+/// The most bytes one argument of a program may have on Linux (`MAX_ARG_STRLEN`: 32 pages of
+/// 4 KiB, its closing NUL included). A harness hands its shell the command as one argument
+/// (`bash -c CMD`, `sh -c CMD`), so a rewritten command longer than this fails to start with
+/// "Argument list too long".
+pub const MAX_ARG_BYTES: usize = 32 * 4096 - 1;
+
+/// The response that lets a call through unchanged when its rewrite (`rewritten`, which quotes
+/// the command once more: a `'` becomes `'\''`) would not fit in one argument; `None` when it
+/// fits. A command that ran without spill then runs as it did, unwrapped.
+pub(crate) fn too_long(rewritten: &str) -> Option<Response> {
+    (rewritten.len() > MAX_ARG_BYTES).then(|| {
+        through(format!(
+            "the command would be {} bytes once wrapped, more than one argument may have \
+             ({MAX_ARG_BYTES}); it runs without spill",
+            rewritten.len()
+        ))
+    })
+}
+
 /// A response that lets the call through unchanged, saying why.
 pub(crate) fn through(note: String) -> Response {
     Response {
@@ -570,6 +589,19 @@ fn label(command: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rewrite_longer_than_one_argument_may_be_lets_the_call_through() {
+        assert!(too_long(&"x".repeat(MAX_ARG_BYTES)).is_none());
+        let through = too_long(&"x".repeat(MAX_ARG_BYTES + 1)).unwrap();
+        assert!(through.stdout.is_empty());
+        assert_eq!(
+            through.note.as_deref(),
+            Some(
+                "the command would be 131072 bytes once wrapped, more than one argument may have (131071); it runs without spill"
+            )
+        );
+    }
 
     #[test]
     fn scope_keeps_a_uuid_and_hashes_anything_it_had_to_change() {

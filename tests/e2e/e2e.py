@@ -36,6 +36,12 @@ CLAUDE = ("@anthropic-ai/claude-code", "2.1.332", "claude")
 # hook output schema is the first with `updatedInput`; it runs on node, whose process title
 # overwrites the command line, so spill cannot read its permission flags and says so instead.)
 CLAUDE_OLD = ("@anthropic-ai/claude-code", "2.1.197", "claude")
+# npm's package runs `cli.js` on node up to 2.1.112 and a native binary from 2.1.113 (`npm view
+# @anthropic-ai/claude-code@V bin`). On node the command line is the process title, so spill
+# cannot read the permission flags and does not rewrite: 2.1.113 is the oldest version spill
+# wraps, and 2.1.112 the newest it leaves alone, telling the user once.
+CLAUDE_OLDEST = ("@anthropic-ai/claude-code", "2.1.113", "claude")
+CLAUDE_NODE = ("@anthropic-ai/claude-code", "2.1.112", "claude")
 CODEX = ("@openai/codex", "0.171.0", "codex")
 GEMINI = ("@google/gemini-cli", "0.61.0", "gemini")
 OPENCODE = ("opencode-ai", "1.18.33", "opencode")
@@ -466,7 +472,8 @@ def binding_checks(claude, work, home, tag="claude-code"):
 
 
 STATE_STEPS = ["mkdir -p sub && cd sub", "pwd", "cd .. && false", "pwd", "echo out; exit 3",
-               "sleep 0.2 & wait; echo waited", "echo before; kill -9 $$", "pwd"]
+               "sleep 0.2 & wait; echo waited", "export E2E_CARRIED=yes", "echo carried=${E2E_CARRIED-no}",
+               "echo before; kill -9 $$", "pwd"]
 
 
 def state_checks(claude, home, plain_home, tag="claude-code"):
@@ -511,6 +518,10 @@ def state_checks_in(claude, home, plain_home, tag):
     i = at["sleep 0.2 & wait; echo waited"]
     check(f"{tag}: the command's own `wait` returns, as without spill",
           spilled[i] == plain[i] and "waited" in plain[i][0], f"{spilled[i]!r} vs {plain[i]!r}")
+    # Whether an exported variable reaches the next call is Claude Code's: the same with spill.
+    i = at["echo carried=${E2E_CARRIED-no}"]
+    check(f"{tag}: an exported variable carries over to the next call exactly as without spill",
+          spilled[i] == plain[i] and "carried=" in plain[i][0], f"{spilled[i]!r} vs {plain[i]!r}")
     # What the killed shell printed just before may be missing (README, "Claude Code"): the
     # report of the death itself must be the same.
     i = at["echo before; kill -9 $$"]
@@ -714,21 +725,51 @@ def sandbox_checks(claude, work, cache, version):
             "withoutGrant": measure(ungranted[0][0], 0), "without": measure(plain[0][0], 0)}
 
 
-def old_checks(claude, work):
-    """Claude Code at the oldest pinned version: no CLAUDE_PID, and still wrapped."""
-    tag = f"claude-code {CLAUDE_OLD[1]}"
-    home, plain_home = work / "home-old", work / "home-old-plain"
+def old_checks(claude, work, version=CLAUDE_OLD[1]):
+    """Claude Code at an older pinned version: no CLAUDE_PID, and still wrapped."""
+    tag = f"claude-code {version}"
+    own = "" if version == CLAUDE_OLD[1] else f"-{version}"
+    home, plain_home = work / f"home-old{own}", work / f"home-old{own}-plain"
     (plain_home / ".claude").mkdir(parents=True)
     (home / ".claude").mkdir(parents=True)
     init = claude.spill(home, "init", "claude-code")
     check(f"{tag}: init installs the hooks", init.returncode == 0, init.stderr)
-    rc, _ = claude.run(home, "old-big", [BIG], "--allowedTools", "Bash")
-    got = results_for(claude.server, "old-big.json")
+    rc, _ = claude.run(home, f"old-big{own}", [BIG], "--allowedTools", "Bash")
+    got = results_for(claude.server, f"old-big{own}.json")
     text = got[0][0] if got else ""
     check(f"{tag}: without CLAUDE_PID a 500 KB output reaches the model as spill's envelope",
           '"spilled":true' in text and ERROR_LINE in text and len(text) < 4096, text[:300])
     state_checks(claude, home, plain_home, tag)
     binding_checks(claude, work, home, tag)
+
+
+def node_checks(claude, work):
+    """Claude Code 2.1.112, the newest that runs on node (CLAUDE_NODE): spill's hooks let Bash
+    run unwrapped, as without spill, and tell the user once per conversation (the hook's
+    `systemMessage`, whose mark the store keeps as `@bindings/SCOPE.told`)."""
+    tag = f"claude-code {CLAUDE_NODE[1]}"
+    home, plain_home = work / "home-node", work / "home-node-plain"
+    (plain_home / ".claude").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    init = claude.spill(home, "init", "claude-code")
+    check(f"{tag}: init installs the hooks", init.returncode == 0, init.stderr)
+    steps = [BIG, SMALL]
+    claude.run(plain_home, "node-plain", steps, "--allowedTools", "Bash")
+    rc, out = claude.run(home, "node-spill", steps, "--allowedTools", "Bash")
+    plain, got = results_for(claude.server, "node-plain.json"), results_for(claude.server, "node-spill.json")
+    check(f"{tag}: the conversations complete", len(plain) == 2 and len(got) == 2, f"{len(plain)} {len(got)}")
+    if len(plain) < 2 or len(got) < 2:
+        return
+    check(f"{tag}: Bash runs unwrapped: the big output reaches the model as Claude Code's own cut, as without spill",
+          '"spilled"' not in got[0][0] and got[0][0].startswith("<persisted-output>")
+          and plain[0][0].startswith("<persisted-output>") and got[1] == plain[1], got[0][0][:300])
+    try:
+        session = json.loads(out)["session_id"]
+    except (ValueError, KeyError, TypeError):
+        session = "?"
+    told = work / "store" / "@bindings" / f"claude-{session}.told"
+    check(f"{tag}: the user is told once that spill cannot act (the conversation's notice mark)",
+          told.is_file(), f"{told} {out[-300:]}")
 
 
 def permission_matrix(claude, work):
@@ -940,9 +981,20 @@ class Codex(Harness):
                           f"command = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(HERE / 'fake_mcp.py'))}]\n"
                           f"default_tools_approval_mode = \"approve\"   # codex exec asks nobody\n")
 
-    def mcp_step(self, server, tool):
-        # Codex offers each server's tools as the namespace `mcp__SERVER`.
-        return {"tool": tool, "namespace": f"mcp__{server}", "input": {}}
+    # Codex offers each server's tools as the namespace `mcp__SERVER`; 0.131.0 names it
+    # `mcp__SERVER__` (its `tools` list in the request), so the old lane sets this to "__".
+    namespace_end = ""
+
+    def mcp_step(self, server, tool, args=None):
+        return {"tool": tool, "namespace": f"mcp__{server}{self.namespace_end}", "input": args or {}}
+
+    def add_spill_mcp(self, config, env_vars=True):
+        """`spill mcp` registered as README's Codex section says: with spill's variables in
+        `env_vars` (Codex passes an MCP server no other SPILL_*), or without them."""
+        names = json.dumps(CODEX_SPILL_VARS)
+        config.write_text(config.read_text() + f"\n[mcp_servers.spill]\ncommand = {json.dumps(str(self.spill_exe))}\n"
+                          f"args = [\"mcp\"]\n" + (f"env_vars = {names}\n" if env_vars else "")
+                          + "default_tools_approval_mode = \"approve\"\n")
 
 
 class Gemini(Harness):
@@ -968,6 +1020,22 @@ class Gemini(Harness):
 
     def results(self, marker):
         return gemini_results_for(self.server, marker)
+
+    def add_mcp_server(self, settings, name):
+        """The fake MCP server in settings.json's mcpServers."""
+        doc = json.loads(settings.read_text())
+        doc.setdefault("mcpServers", {})[name] = {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")]}
+        settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def add_spill_mcp(self, settings):
+        """`spill mcp` registered without a scope, as README says."""
+        doc = json.loads(settings.read_text())
+        doc.setdefault("mcpServers", {})["spill"] = {"command": str(self.spill_exe), "args": ["mcp"]}
+        settings.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool, args=None):
+        # Gemini CLI 0.61.0 names a server's tool `mcp_SERVER_TOOL` (its request's tool list).
+        return {"tool": f"mcp_{server}_{tool}", "input": args or {}}
 
     # Gemini CLI 0.36 to 0.40 (not 0.45) lists a process still in a command's process group
     # when its shell exits, `Background PIDs: N`; under `wrap` one of wrap's own processes may
@@ -1130,8 +1198,14 @@ class Opencode(Harness):
                              "environment": {"FAKE": "1"}}}
         config.write_text(json.dumps(doc, indent=2) + "\n")
 
-    def mcp_step(self, server, tool):
-        return {"tool": f"{server}_{tool}", "input": {}}
+    def add_spill_mcp(self, config):
+        """`spill mcp` registered without a scope, as a local server beside the others."""
+        doc = json.loads(config.read_text())
+        doc.setdefault("mcp", {})["spill"] = {"type": "local", "command": [str(self.spill_exe), "mcp"]}
+        config.write_text(json.dumps(doc, indent=2) + "\n")
+
+    def mcp_step(self, server, tool, args=None):
+        return {"tool": f"{server}_{tool}", "input": args or {}}
 
 
 class Kilo(Opencode):
@@ -1410,6 +1484,63 @@ def proxy_route_checks(h, work):
     return measured
 
 
+def spill_mcp_checks(h, work, direct_mcp=False):
+    """`spill mcp` registered in the harness without a scope reads the ref of the shell's
+    envelope; a second conversation at the same time cannot. With `direct_mcp` (a harness whose
+    hook replaces an MCP result: Gemini CLI) the fake server's 300 KB result, ending in a failure
+    line, reaches the model as spill's envelope, and the envelope's hinted shell command finds
+    the line; without spill the model gets the harness's own cut."""
+    n = h.name
+    home, plain_home = work / f"{n}-mcp-home", work / f"{n}-mcp-plain"
+    for hm in (home, plain_home):
+        config = h.setup(hm)
+        h.add_mcp_server(config, "fake")
+        h.add_spill_mcp(config)
+    h.spill(home, "init", n)
+    search = h.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
+    steps = [BIG, search, *([h.mcp_step("fake", "k300"), "{hint}"] if direct_mcp else [])]
+    flag = work / f"{n}-mcp-done"
+    first = h.start(home, f"{n}-mcp-first", [*steps, f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    ref = first_ref(h, f"{n}-mcp-first.json", first)
+    h.run(home, f"{n}-mcp-second", [h.mcp_step("spill", "search", dict(search["input"], source=ref or "none"))])
+    second = h.results(f"{n}-mcp-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = h.results(f"{n}-mcp-first.json")
+    check(f"{n}: the spill mcp conversations complete", len(got) == len(steps) + 1 and len(second) == 1,
+          f"{len(got)} {len(second)}")
+    if len(got) < len(steps) + 1 or len(second) < 1:
+        return None
+    check(f"{n}: spill mcp (no scope set) reads the ref of the same conversation's shell envelope",
+          '"spilled":true' in got[0][0] and ERROR_LINE in got[1][0] and "unknown ref" not in got[1][0],
+          got[1][0][:300])
+    # (Gemini CLI's tool error repeats the call's arguments, the pattern among them: no match
+    # line `N:1:PATTERN` is the proof.)
+    check(f"{n}: a second conversation at the same time cannot read it through spill mcp",
+          "unknown ref" in second[0][0] and f":1:{ERROR_LINE}" not in second[0][0], second[0][0][:300])
+    if not direct_mcp:
+        return None
+    h.run(plain_home, f"{n}-mcp-plain", [h.mcp_step("fake", "k300")])
+    plain = h.results(f"{n}-mcp-plain.json")
+    big, hinted = got[2][0], got[3][0]
+    try:
+        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
+    except ValueError:
+        envelope = {}
+    check(f"{n}: a 300 KB MCP result reaches the model as spill's envelope (the AfterTool hook)",
+          envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
+          big[:300])
+    check(f"{n}: the envelope's hinted shell command finds the MCP result's failure line",
+          K300_FAILURE in hinted and "unknown ref" not in hinted, hinted[:300])
+    if not plain:
+        check(f"{n}: the MCP conversation without spill completes", False)
+        return None
+    measured = {"without": {"bytes": len(plain[0][0].encode()), "failureLine": K300_FAILURE in plain[0][0]},
+                "with": {"bytes": len(big.encode()), "failureLine": K300_FAILURE in big}}
+    print(f"info  {n}: the 300 KB MCP result: {measured}")
+    return measured
+
+
 def saved_file(text):
     """The bytes of a file the harness named in a result, if any."""
     saved = None
@@ -1458,7 +1589,72 @@ def codex_checks(codex, work):
     codex_live_checks(codex, home, plain_home)
     row = table_row(f"Codex {CODEX[1]}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(codex, work)
+    codex_env_checks(codex, work)
     return row
+
+
+# The variables README's Codex section lists for `env_vars` (what `init --proxy-mcp` writes).
+CODEX_SPILL_VARS = ["SPILL_DIR", "SPILL_STORE", "SPILL_TTL", "SPILL_QUOTA", "SPILL_MAX_FILE", "SPILL_MAX_INLINE"]
+
+
+def codex_env_checks(codex, work):
+    """With SPILL_DIR set, as a user's environment may have it: Codex gives MCP servers only the
+    variables `env_vars` names, so `init --proxy-mcp` writes spill's into each route and README
+    registers `spill mcp` with them. The routed proxy's result (stored before the first shell
+    command) reads from the shell, the shell's ref reads through `spill mcp`, a second
+    conversation at the same time cannot read it; without `env_vars`, `spill mcp` cannot."""
+    n = codex.name
+    assert codex.tmpdir is None  # SPILL_DIR is set (Harness.env)
+    home, bare = work / f"{n}-env-home", work / f"{n}-env-bare"
+    config = codex.setup(home)
+    codex.add_mcp_server(config, "fake")
+    routed = codex.spill(home, "init", n, "--proxy-mcp")
+    written = config.read_text()
+    check(f"{n}: init --proxy-mcp passes spill's variables to the route (env_vars)",
+          routed.returncode == 0 and f"env_vars = {json.dumps(CODEX_SPILL_VARS)}" in written,
+          routed.stderr + written[-400:])
+    codex.add_spill_mcp(config)
+    search = codex.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
+    flag = work / f"{n}-env-done"
+    first = codex.start(home, f"{n}-env-first", [
+        codex.mcp_step("fake", "k300"), "{hint}", BIG, search,
+        f"while [ ! -e {flag} ]; do sleep 0.1; done; echo waited"])
+    deadline, ref = time.time() + 280, None
+    while time.time() < deadline and ref is None and first.poll() is None:
+        got = codex.results(f"{n}-env-first.json")
+        if len(got) >= 3:
+            found = fake_model.REF.findall(got[2][0])
+            ref = found[0] if found else "none"
+        time.sleep(0.2)
+    other = codex.mcp_step("spill", "search", dict(search["input"], source=ref or "none"))
+    codex.run(home, f"{n}-env-second", [other])
+    second = codex.results(f"{n}-env-second.json")
+    flag.touch()
+    first.communicate(timeout=300)
+    got = codex.results(f"{n}-env-first.json")
+    # The control: `spill mcp` registered without env_vars reads the default root, not SPILL_DIR.
+    codex.add_spill_mcp(codex.setup(bare), env_vars=False)
+    codex.spill(bare, "init", n)
+    codex.run(bare, f"{n}-env-bare", [BIG, search])
+    without = codex.results(f"{n}-env-bare.json")
+    check(f"{n}: the SPILL_DIR conversations complete", len(got) == 5 and len(second) == 1 and len(without) == 2,
+          f"{len(got)} {len(second)} {len(without)}")
+    if len(got) < 5 or len(second) < 1 or len(without) < 2:
+        return
+    hinted = result_text(got[1][0])
+    # 0.131.0 hands the model an MCP result as the JSON of its content, quotes escaped.
+    stored = result_text(got[0][0]).replace('\\"', '"')
+    check(f"{n}: with SPILL_DIR set, a result the routed proxy stored reads from the shell",
+          '"spilled"' in stored and K300_FAILURE in hinted and "unknown ref" not in hinted,
+          stored[:300] + hinted[:300])
+    read = result_text(got[3][0])
+    check(f"{n}: with SPILL_DIR set, spill mcp registered with env_vars reads the shell's ref",
+          '"spilled"' in got[2][0] and ERROR_LINE in read and "unknown ref" not in read, read[:300])
+    check(f"{n}: a second conversation at the same time cannot read it through spill mcp",
+          "unknown ref" in result_text(second[0][0]) and ERROR_LINE not in result_text(second[0][0]),
+          second[0][0][:300])
+    check(f"{n}: without env_vars, spill mcp reads another root than the hook (unknown ref)",
+          '"spilled"' in without[0][0] and "unknown ref" in result_text(without[1][0]), without[1][0][:300])
 
 
 UNSTORED = "[spill: "
@@ -1562,6 +1758,10 @@ def gemini_checks(gemini, work):
           spilled[3] == plain[3] and "Command injection detected" in plain[3][0], repr(spilled[3]))
     check("gemini: AfterTool replaces a large read_file result by the envelope",
           '"spilled":true' in spilled[4][0] and len(spilled[4][0]) < 4096, spilled[4][0][:300])
+    # Gemini CLI cut the file to 2,000 lines before the hook saw it: the envelope says so.
+    check("gemini: the read_file envelope says what it holds (Gemini's cut), not 'Stored in full'",
+          '"complete":false' in spilled[4][0] and "Holds only lines 1-2000 of the file's " in spilled[4][0]
+          and "Stored in full" not in spilled[4][0], spilled[4][0][:600])
     check("gemini: a small read_file result reaches the model as without spill",
           spilled[5] == plain[5], f"{spilled[5]!r} vs {plain[5]!r}")
     store = gemini.spill(home, "ls", "--all-scopes", "--json")
@@ -1579,7 +1779,9 @@ def gemini_checks(gemini, work):
     denied = gemini.results("gemini-deny.json")
     check("gemini: a deny policy rule still stops the command",
           len(denied) == 1 and "denied by policy" in denied[0][0] and denied[0][1], repr(denied))
-    return table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+    row = table_row(f"Gemini CLI {GEMINI[1]}", plain[0][0], spilled[0][0], full)
+    row["mcp"] = spill_mcp_checks(gemini, work, direct_mcp=True)
+    return row
 
 
 def gemini_live_checks(gemini, home, plain_home):
@@ -1671,6 +1873,7 @@ def opencode_checks(oc, work, version=OPENCODE[1]):
         kilo_new_user_checks(oc, work)
     row = table_row(f"{oc.product} {version}", plain[0][0], spilled[0][0], full)
     row["mcpProxy"] = proxy_route_checks(oc, work)
+    spill_mcp_checks(oc, work)
     return row
 
 
@@ -2095,6 +2298,8 @@ def main():
     only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi", "copilot"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
+    claude_oldest_exe = install(cache, *CLAUDE_OLDEST) if only & {"claude-code", "claude-code-old"} else None
+    claude_node_exe = install(cache, *CLAUDE_NODE) if only & {"claude-code", "claude-code-old"} else None
     codex_exe = install(cache, *CODEX) if "codex" in only else None
     gemini_exe = install(cache, *GEMINI) if "gemini" in only else None
     opencode_exe = install(cache, *OPENCODE) if "opencode" in only else None
@@ -2134,6 +2339,10 @@ def main():
             row = sandbox_checks(old, work, cache, CLAUDE_OLD[1])
             if row:
                 rows.append(row)
+        if claude_oldest_exe:
+            old_checks(Claude(claude_oldest_exe, spill, work, server), work, CLAUDE_OLDEST[1])
+        if claude_node_exe:
+            node_checks(Claude(claude_node_exe, spill, work, server), work)
         # GitHub Copilot CLI here: this lane is the shortest, and its runs take seconds. Its own
         # server, whose log holds no other harness's chat completions.
         if copilot_exes:
@@ -2176,6 +2385,15 @@ def main():
             h = cls(exe, spill, old_work, server)
             h.lists_background = cls is Gemini
             row = old_version_checks(h, old_work, version)
+            if cls in (Gemini, Opencode, Kilo):
+                # spill mcp at the oldest versions too; Gemini CLI's hook replaces MCP results.
+                measured = spill_mcp_checks(h, old_work, direct_mcp=cls is Gemini)
+                if row and measured:
+                    row["mcp"] = measured
+            if cls is Codex:
+                # The oldest Codex takes `env_vars` too (and names the namespace its own way).
+                h.namespace_end = "__"
+                codex_env_checks(h, old_work)
             print(f"time  {cls.name} {version}: {time.time() - start:.0f} s")
             if row:
                 rows.append(row)

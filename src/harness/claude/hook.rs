@@ -132,7 +132,7 @@ fn pre_tool_use(
                     "spill: Bash calls in this conversation run without spill ({why}): spill \
                      rewrites a command only where it can check Claude Code's permission rules \
                      for it. Fix the settings file, or use a Claude Code whose command line \
-                     /proc shows (2.1 and later); README, \"Claude Code\"."
+                     /proc shows (2.1.113 and later); README, \"Claude Code\"."
                 )),
                 ..through(format!("{why}; the command runs without spill"))
             });

@@ -206,16 +206,19 @@ fn wraps(version: &str) -> Verdict {
         .split('.')
         .map_while(|n| n.parse().ok())
         .collect();
-    let update = Some("update Claude Code to 2.1 or later".to_string());
+    let update = Some("update Claude Code to 2.1.113 or later".to_string());
     match numbers.as_slice() {
         [major, minor, patch, ..] if (*major, *minor, *patch) < (2, 0, 10) => (
             "no: before 2.0.10 a PreToolUse hook cannot replace a command".into(),
             update,
         ),
-        [2, 0, ..] => (
-            "no: Claude Code 2.0 overwrites its command line, so spill cannot read its \
-             permission flags and lets Bash calls through unwrapped (saying so once per \
-             conversation)"
+        // npm's package runs `cli.js` on node up to 2.1.112 and a native binary from 2.1.113
+        // (`npm view @anthropic-ai/claude-code@V bin`); measured with tests/e2e/e2e.py's big
+        // command: 2.1.112 unwrapped, 2.1.113 wrapped.
+        [major, minor, patch, ..] if (*major, *minor, *patch) < (2, 1, 113) => (
+            "no: Claude Code before 2.1.113 runs on node, which overwrites its command line, so \
+             spill cannot read its permission flags and lets Bash calls through unwrapped \
+             (saying so once per conversation)"
                 .into(),
             update,
         ),
@@ -231,7 +234,7 @@ fn wraps(version: &str) -> Verdict {
 /// Claude Code's own arguments, for the permission flags it was started with: from
 /// `/proc/$CLAUDE_PID/cmdline`, or, where Claude Code sets no `CLAUDE_PID` (2.1.197 and older),
 /// from the hook's nearest ancestor that is not a shell, which is the Claude Code process that
-/// ran the hook. A Claude Code that runs on node (2.0) overwrites its command line with its
+/// ran the hook. A Claude Code that runs on node (before 2.1.113) overwrites its command line with its
 /// process title (`claude` and the rest NUL bytes): its flags are then unknown.
 fn claude_argv(host: &dyn Host) -> std::result::Result<Vec<String>, String> {
     let unknown = "so Claude Code's --allowedTools/--disallowedTools are unknown";
@@ -372,10 +375,21 @@ mod tests {
                 .0
                 .starts_with("no: before")
         );
+        for node in ["2.0.10", "2.0.77", "2.1.0", "2.1.112"] {
+            let (line, fix) = wraps(&format!("@anthropic-ai/claude-code {node}"));
+            assert!(
+                line.contains("runs on node, which overwrites"),
+                "{node}: {line}"
+            );
+            assert_eq!(
+                fix.as_deref(),
+                Some("update Claude Code to 2.1.113 or later")
+            );
+        }
         assert!(
-            wraps("@anthropic-ai/claude-code 2.0.10")
+            wraps("@anthropic-ai/claude-code 2.1.113")
                 .0
-                .contains("overwrites")
+                .starts_with("yes")
         );
         assert!(
             wraps("@anthropic-ai/claude-code 2.1.197")

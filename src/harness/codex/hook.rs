@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use crate::hook::{
-    Live, Response, detach_after, normalise, open_call, shell_command, through,
+    Live, Response, detach_after, normalise, open_call, shell_command, through, too_long,
     wrapped_command_detaching,
 };
 use crate::wrap::shell_quote;
@@ -88,23 +88,25 @@ pub fn respond(input: &[u8], ctx: &Context) -> std::result::Result<Response, Str
         Some(dir) => format!("PATH=\"$PATH\":{} ", shell_quote(&dir)),
         None => String::new(),
     };
-    let mut updated: Map<String, Value> = tool_input.clone();
-    updated.insert(
-        "command".into(),
-        Value::String(format!(
-            "{path}{}",
-            // SPILL_HARNESS: in a read-only sandbox nothing can be stored, and the output then
-            // passes through for Codex to cut as without spill (README, "Codex").
-            wrapped_command_detaching(
-                ctx.spill,
-                &scope,
-                turn,
-                Some(super::HARNESS.name),
-                detach_after(YIELD_MS).map(Live::Report),
-                command
-            )
-        )),
+    let rewritten = format!(
+        "{path}{}",
+        // SPILL_HARNESS: in a read-only sandbox nothing can be stored, and the output then
+        // passes through for Codex to cut as without spill (README, "Codex").
+        wrapped_command_detaching(
+            ctx.spill,
+            &scope,
+            turn,
+            Some(super::HARNESS.name),
+            detach_after(YIELD_MS).map(Live::Report),
+            command
+        )
     );
+    // Codex runs it as `bash -lc CMD`: one argument.
+    if let Some(unchanged) = too_long(&rewritten) {
+        return Ok(unchanged);
+    }
+    let mut updated: Map<String, Value> = tool_input.clone();
+    updated.insert("command".into(), Value::String(rewritten));
     let reply = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::hook::{
     Live, Response, call_timeout_ms, detach_after, normalise, open_call, shell_command, through,
-    wrapped_command_detaching,
+    too_long, wrapped_command_detaching,
 };
 
 /// The scope prefix of opencode sessions.
@@ -93,13 +93,13 @@ fn before(input: &Value, scope: &str, ctx: &Context) -> Response {
         .min(ctx.timeout_cap_ms.unwrap_or(u64::MAX));
     // opencode kills the process group 100 ms after the timeout and keeps what was printed.
     let detach = detach_after(timeout_ms).map(Live::Detach);
+    let rewritten = wrapped_command_detaching(ctx.spill, scope, None, None, detach, command);
+    // opencode spawns it through its shell (`SHELL -c CMD`): one argument.
+    if let Some(unchanged) = too_long(&rewritten) {
+        return unchanged;
+    }
     let mut updated: Map<String, Value> = args.clone();
-    updated.insert(
-        "command".into(),
-        Value::String(wrapped_command_detaching(
-            ctx.spill, scope, None, None, detach, command,
-        )),
-    );
+    updated.insert("command".into(), Value::String(rewritten));
     let reply = serde_json::json!({ "args": Value::Object(updated) });
     Response {
         stdout: format!("{reply}\n"),

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 
 use crate::hook::{
     Exports, Live, Reply, Response, SpillRequest, detach_after, in_shell_command_in, open_call,
-    shell_command, through, wrapped_command_detaching,
+    shell_command, through, too_long, wrapped_command_detaching,
 };
 
 /// The scope prefix of Pi sessions.
@@ -95,6 +95,10 @@ fn tool_call(input: &Value, scope: &str, ctx: &Context) -> Response {
             command,
         )
     };
+    // Pi runs it as `bash -c CMD` (or its own shell's): one argument.
+    if let Some(unchanged) = too_long(&command) {
+        return unchanged;
+    }
     let mut updated: Map<String, Value> = args.clone();
     updated.insert("command".into(), Value::String(command));
     let reply = serde_json::json!({ "input": Value::Object(updated) });
