@@ -995,13 +995,11 @@ fn proxy_mcp_is_refused_where_hooks_replace_mcp_results() {
     assert!(!path.exists());
 }
 
-/// The server `init --proxy-mcp` routed, started by a harness process, stores a large result in
-/// the conversation the harness's hook bound, so the envelope's shell commands (which run in
-/// that scope) read it; another conversation's does not see it.
-#[test]
-fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
-    let sb = Sandbox::new();
-    let path = target(&sb, "codex");
+/// Codex's config with one stdio server (`rows`, the MCP test downstream) routed by
+/// `init codex --proxy-mcp`: the names its route's `env_vars` holds, and the route's command
+/// line, quoted for `sh`.
+fn routed_rows_server(sb: &Sandbox) -> (Vec<String>, String) {
+    let path = target(sb, "codex");
     let downstream = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py");
     std::fs::write(
         &path,
@@ -1011,28 +1009,58 @@ fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
         ),
     )
     .unwrap();
-    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
+    init_with(sb, "codex", &["--proxy-mcp"]).status(0);
     let doc: toml_edit::DocumentMut = read(&path).parse().unwrap();
     let server = &doc["mcp_servers"]["rows"];
-    let mut argv = vec![server["command"].as_str().unwrap().to_string()];
-    argv.extend(
-        server["args"]
+    let words = |key: &str| -> Vec<String> {
+        server[key]
             .as_array()
             .unwrap()
             .iter()
-            .map(|a| a.as_str().unwrap().to_string()),
-    );
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect()
+    };
+    let mut argv = vec![server["command"].as_str().unwrap().to_string()];
+    argv.extend(words("args"));
     let command = argv
         .iter()
         .map(|a| format!("'{a}'"))
         .collect::<Vec<_>>()
         .join(" ");
+    (words("env_vars"), command)
+}
+
+/// The client's side of a session that calls the downstream's `text` tool for 5,000 lines.
+fn text_call_rpc(sb: &Sandbox) -> PathBuf {
     let rpc = [
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text","arguments":{"n":5000}}}"#,
     ];
-    let rpc_file = sb.file("rpc", rpc.join("\n") + "\n");
+    sb.file("rpc", rpc.join("\n") + "\n")
+}
+
+/// The ref of the envelope the proxy answered the `text` call (id 1) with.
+fn envelope_ref(out: &Run) -> String {
+    let answer = out
+        .out()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["id"] == 1)
+        .unwrap();
+    let envelope: serde_json::Value =
+        serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    envelope["ref"].as_str().unwrap().to_string()
+}
+
+/// The server `init --proxy-mcp` routed, started by a harness process, stores a large result in
+/// the conversation the harness's hook bound, so the envelope's shell commands (which run in
+/// that scope) read it; another conversation's does not see it.
+#[test]
+fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
+    let sb = Sandbox::new();
+    let (_, command) = routed_rows_server(&sb);
+    let rpc_file = text_call_rpc(&sb);
     // Each `timeout` is a harness process; its hook call and the server are its descendants.
     let conversation = |session: &str| -> String {
         let event = serde_json::json!({"session_id": session, "turn_id": "t", "cwd": "/",
@@ -1045,15 +1073,7 @@ fn a_routed_server_stores_in_the_conversation_its_hooks_bound() {
             rpc_file.display()
         ));
         out.status(0);
-        let answer = out
-            .out()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .find(|v| v["id"] == 1)
-            .unwrap();
-        let envelope: serde_json::Value =
-            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-        envelope["ref"].as_str().unwrap().to_string()
+        envelope_ref(&out)
     };
     let reference = conversation("conversation-one");
     let read_in = |session: &str| {
@@ -1074,41 +1094,9 @@ fn a_routed_server_started_with_codexs_environment_uses_the_hooks_spill_dir() {
     // Codex gives a stdio MCP server a few variables of its own (HOME, PATH, TMPDIR, …) and
     // those its entry's env_vars names, while its hooks get its whole environment.
     let sb = Sandbox::new();
-    let path = target(&sb, "codex");
-    let downstream = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/downstream.py");
-    std::fs::write(
-        &path,
-        format!(
-            "[mcp_servers.rows]\ncommand = \"python3\"\nargs = [{}, \"normal\"]\n",
-            serde_json::Value::from(downstream.to_str().unwrap())
-        ),
-    )
-    .unwrap();
-    init_with(&sb, "codex", &["--proxy-mcp"]).status(0);
-    let doc: toml_edit::DocumentMut = read(&path).parse().unwrap();
-    let server = &doc["mcp_servers"]["rows"];
-    let words = |key: &str| -> Vec<String> {
-        server[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap().to_string())
-            .collect()
-    };
-    let mut argv = vec![server["command"].as_str().unwrap().to_string()];
-    argv.extend(words("args"));
-    let command = argv
-        .iter()
-        .map(|a| format!("'{a}'"))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let (env_vars, command) = routed_rows_server(&sb);
     let store = sb.path().join("store");
-    let rpc = [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"text","arguments":{"n":5000}}}"#,
-    ];
-    let rpc_file = sb.file("rpc", rpc.join("\n") + "\n");
+    let rpc_file = text_call_rpc(&sb);
     // The conversation's hook call with SPILL_DIR set, then the server as Codex starts it:
     // from `names`, only those the user's environment has (here SPILL_DIR).
     let conversation = |session: &str, names: &[String]| -> String {
@@ -1129,15 +1117,7 @@ fn a_routed_server_started_with_codexs_environment_uses_the_hooks_spill_dir() {
             rpc_file.display()
         ));
         out.status(0);
-        let answer = out
-            .out()
-            .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-            .find(|v| v["id"] == 1)
-            .unwrap();
-        let envelope: serde_json::Value =
-            serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-        envelope["ref"].as_str().unwrap().to_string()
+        envelope_ref(&out)
     };
     let read_in = |reference: &str, session: &str| {
         sb.cmd(&["search", reference, "-F", "MARKER"])
@@ -1146,7 +1126,7 @@ fn a_routed_server_started_with_codexs_environment_uses_the_hooks_spill_dir() {
             .run()
     };
     // The names init wrote: the shell of the same conversation reads the proxy's ref.
-    let reference = conversation("with-names", &words("env_vars"));
+    let reference = conversation("with-names", &env_vars);
     let found = read_in(&reference, "with-names");
     found.status(0);
     assert!(found.out().contains("MARKER"), "{}", found.out());
