@@ -1418,6 +1418,14 @@ def result_text(text):
     return text
 
 
+def spilled_envelope(text):
+    """The first envelope spill printed in a tool result's text ({} when there is none)."""
+    try:
+        return json.JSONDecoder().raw_decode(text[text.index('{"spilled"'):])[0]
+    except ValueError:
+        return {}
+
+
 def proxy_route_checks(h, work):
     """`spill init NAME --user --proxy-mcp` in a harness with no hook that can replace an MCP
     result (Codex, opencode, Kilo Code): the configured stdio server's 300 KB result, ending in a failure
@@ -1463,10 +1471,7 @@ def proxy_route_checks(h, work):
     if len(plain) < 2 or len(got) < 3:
         return None
     without, big = result_text(plain[1][0]), result_text(got[1][0])
-    try:  # the envelope, then (Codex) the resource_link rendered as JSON text
-        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
-    except ValueError:
-        envelope = {}
+    envelope = spilled_envelope(big)  # then (Codex) the resource_link rendered as JSON text
     check(f"{n}: through the proxy route a 300 KB MCP result reaches the model as spill's envelope",
           envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
           big[:300])
@@ -1523,10 +1528,7 @@ def spill_mcp_checks(h, work, direct_mcp=False):
     h.run(plain_home, f"{n}-mcp-plain", [h.mcp_step("fake", "k300")])
     plain = h.results(f"{n}-mcp-plain.json")
     big, hinted = got[2][0], got[3][0]
-    try:
-        envelope = json.JSONDecoder().raw_decode(big[big.index('{"spilled"'):])[0]
-    except ValueError:
-        envelope = {}
+    envelope = spilled_envelope(big)
     check(f"{n}: a 300 KB MCP result reaches the model as spill's envelope (the AfterTool hook)",
           envelope.get("spilled") is True and envelope.get("sizeBytes", 0) > 290_000 and len(big) < 8192,
           big[:300])
