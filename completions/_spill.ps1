@@ -287,8 +287,9 @@ Register-ArgumentCompleter -Native -CommandName 'spill' -ScriptBlock {
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Configure the project in the current directory')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Configure the user''s settings (the default)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change as a unified diff; write nothing')
-            [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove spill''s hooks instead (and its MCP proxy routes, with or without --proxy-mcp)')
+            [CompletionResult]::new('--uninstall', '--uninstall', [CompletionResultType]::ParameterName, 'Remove spill''s hooks instead (and its MCP proxy routes and `spill mcp` server, with or without --proxy-mcp and --mcp)')
             [CompletionResult]::new('--proxy-mcp', '--proxy-mcp', [CompletionResultType]::ParameterName, 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them)')
+            [CompletionResult]::new('--mcp', '--mcp', [CompletionResultType]::ParameterName, 'Also register `spill mcp` as the harness''s MCP server `spill`, so the model can read stored outputs through its tools as well as through the shell')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -272,8 +272,9 @@ set edit:completion:arg-completer[spill] = {|@words|
             cand --project 'Configure the project in the current directory'
             cand --user 'Configure the user''s settings (the default)'
             cand --dry-run 'Print what would change as a unified diff; write nothing'
-            cand --uninstall 'Remove spill''s hooks instead (and its MCP proxy routes, with or without --proxy-mcp)'
+            cand --uninstall 'Remove spill''s hooks instead (and its MCP proxy routes and `spill mcp` server, with or without --proxy-mcp and --mcp)'
             cand --proxy-mcp 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them)'
+            cand --mcp 'Also register `spill mcp` as the harness''s MCP server `spill`, so the model can read stored outputs through its tools as well as through the shell'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

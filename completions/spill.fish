@@ -287,8 +287,9 @@ never\t'Never page'"
 complete -c spill -n "__fish_spill_using_subcommand init" -l project -d 'Configure the project in the current directory'
 complete -c spill -n "__fish_spill_using_subcommand init" -l user -d 'Configure the user\'s settings (the default)'
 complete -c spill -n "__fish_spill_using_subcommand init" -l dry-run -d 'Print what would change as a unified diff; write nothing'
-complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remove spill\'s hooks instead (and its MCP proxy routes, with or without --proxy-mcp)'
+complete -c spill -n "__fish_spill_using_subcommand init" -l uninstall -d 'Remove spill\'s hooks instead (and its MCP proxy routes and `spill mcp` server, with or without --proxy-mcp and --mcp)'
 complete -c spill -n "__fish_spill_using_subcommand init" -l proxy-mcp -d 'Also route each stdio MCP server the harness registers through `spill mcp proxy` (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them)'
+complete -c spill -n "__fish_spill_using_subcommand init" -l mcp -d 'Also register `spill mcp` as the harness\'s MCP server `spill`, so the model can read stored outputs through its tools as well as through the shell'
 complete -c spill -n "__fish_spill_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l page-size -d 'Resources listed per `resources/list` page (the rest follow by cursor)' -r
 complete -c spill -n "__fish_spill_using_subcommand mcp; and not __fish_seen_subcommand_from proxy help" -l http -d 'Serve over Streamable HTTP at ADDR (PORT on 127.0.0.1, IP:PORT, localhost:PORT), endpoint /mcp, instead of stdio. Any address that is not loopback needs a bearer token' -r

@@ -329,7 +329,14 @@ hook can replace a large MCP result: the entry's command becomes `SPILL mcp prox
 ARGS...`, its other keys (env, cwd, ...) stay, and the proxy stores in the conversation's scope,
 so the envelope's commands read it from the shell. Remote (URL) servers are not routed, and
 said so. Without it, `init` says when such servers are left unrouted. `--uninstall` takes the
-routes out again, byte for byte.",
+routes out again, byte for byte.
+
+--mcp (off by default: each tool a harness lists is sent with every request to the model)
+also registers `spill mcp` as the harness's MCP server `spill`, without a scope: it serves the
+conversation whose hooks started it, so the model reads an envelope's ref through the tools as
+through the shell (Codex: with spill's variables in env_vars, its tools approved in advance).
+A server of yours that already runs `spill mcp` is left as it is. `--uninstall` takes it out
+again.",
         harness_lines(|h| h.init_help).trim_end()
     )
 });
@@ -387,7 +394,8 @@ Examples:
   spill init codex                       # $CODEX_HOME/config.toml (~/.codex/config.toml)
   spill init gemini                      # ~/.gemini/settings.json
   spill init opencode                    # ~/.config/opencode/plugin/spill.js
-  spill init codex --proxy-mcp --dry-run # also route config.toml's MCP servers, as a diff"
+  spill init codex --proxy-mcp --dry-run # also route config.toml's MCP servers, as a diff
+  spill init gemini --mcp                # also register `spill mcp` in settings.json"
 )]
 pub struct InitArgs {
     /// The harness to configure.
@@ -402,13 +410,18 @@ pub struct InitArgs {
     /// Print what would change as a unified diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Remove spill's hooks instead (and its MCP proxy routes, with or without --proxy-mcp).
+    /// Remove spill's hooks instead (and its MCP proxy routes and `spill mcp` server, with or
+    /// without --proxy-mcp and --mcp).
     #[arg(long)]
     pub uninstall: bool,
     /// Also route each stdio MCP server the harness registers through `spill mcp proxy`
     /// (Codex, opencode, Kilo Code: their MCP results have no hook that can replace them).
     #[arg(long)]
     pub proxy_mcp: bool,
+    /// Also register `spill mcp` as the harness's MCP server `spill`, so the model can read
+    /// stored outputs through its tools as well as through the shell.
+    #[arg(long)]
+    pub mcp: bool,
 }
 
 /// Report, for each agent harness found, what spill does in it; change nothing.

@@ -597,7 +597,7 @@ fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
     let out = doctor();
     assert!(out.contains("codex:\n"), "{out}");
     assert!(
-        out.contains("  to do:     register `spill mcp` in codex (no SPILL_SCOPE: it follows the conversation, with env_vars naming spill's variables (README)) to read refs through MCP tools\n"),
+        out.contains("  to do:     spill init codex --mcp (registers `spill mcp`, which follows the conversation, with env_vars naming spill's variables (README), to read refs through MCP tools)\n"),
         "{out}"
     );
     assert!(

@@ -985,6 +985,127 @@ fn opencode_proxy_mcp_routes_local_servers_and_uninstall_gives_both_files_back()
     assert_eq!(read(&jsonc), OPENCODE_SERVERS);
 }
 
+/// Where `spill init HARNESS --mcp` registers `spill mcp`, in a sandbox's HOME, and the server
+/// entry's words there.
+const MCP_FILES: [(&str, &str); 7] = [
+    ("claude-code", ".claude.json"),
+    ("gemini", ".gemini/settings.json"),
+    ("codex", ".codex/config.toml"),
+    ("opencode", ".config/opencode/opencode.json"),
+    ("qwen-code", ".qwen/settings.json"),
+    ("copilot", ".copilot/mcp-config.json"),
+    ("kilo", ".config/kilo/kilo.json"),
+];
+
+#[test]
+fn init_mcp_registers_spill_mcp_which_doctor_finds_connecting_and_uninstall_takes_it_out() {
+    for (harness, rel) in MCP_FILES {
+        let sb = Sandbox::new();
+        let file = sb.path().join(rel);
+        // A file of the user's where the harness keeps MCP servers too (Claude Code's state
+        // file holds more), or none at all.
+        let original = match harness {
+            "claude-code" => Some(
+                "{\n  \"numStartups\": 3,\n  \"mcpServers\": {\n    \"fake\": {\"command\": \"x\"}\n  }\n}\n",
+            ),
+            "codex" => Some("model = \"o3\"\n\n[mcp_servers.fake]\ncommand = \"x\"\n"),
+            _ => None,
+        };
+        if let Some(text) = original {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, text).unwrap();
+        }
+        let run = init_with(&sb, harness, &["--mcp"]);
+        run.status(0);
+        assert!(
+            run.out().contains("MCP server (`spill mcp`)"),
+            "{harness}: {}",
+            run.out()
+        );
+        let text = read(&file);
+        let words: Vec<String> = if harness == "codex" {
+            let doc: toml_edit::DocumentMut = text.parse().unwrap();
+            let server = &doc["mcp_servers"]["spill"];
+            assert_eq!(server["env_vars"].as_array().unwrap().len(), 6, "{text}");
+            std::iter::once(server["command"].as_str().unwrap().to_string())
+                .chain(
+                    server["args"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| a.as_str().unwrap().to_string()),
+                )
+                .collect()
+        } else {
+            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            let table = if ["opencode", "kilo"].contains(&harness) {
+                "mcp"
+            } else {
+                "mcpServers"
+            };
+            let server = &doc[table]["spill"];
+            assert!(server.is_object(), "{harness}: {text}");
+            if harness == "claude-code" {
+                assert_eq!(doc["numStartups"], 3);
+                assert_eq!(doc["mcpServers"]["fake"]["command"], "x");
+            }
+            let mut words: Vec<String> = match &server["command"] {
+                serde_json::Value::Array(a) => {
+                    a.iter().map(|w| w.as_str().unwrap().to_string()).collect()
+                }
+                c => vec![c.as_str().unwrap().to_string()],
+            };
+            words.extend(
+                server["args"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|a| a.as_str().unwrap().to_string()),
+            );
+            words
+        };
+        assert_eq!(words, [SPILL, "mcp"], "{harness}: {text}");
+        // Again: nothing changes.
+        let again = init_with(&sb, harness, &["--mcp"]);
+        again.status(0);
+        assert_eq!(
+            read(&file),
+            text,
+            "{harness}: a second init changed the file"
+        );
+        // The doctor finds it, following the conversation, and it answers initialize.
+        let out = sb.cmd(&["doctor"]).env("PATH", "/usr/bin:/bin").run().out();
+        assert!(
+            out.contains(&format!(
+                "spill mcp: registered as \"spill\" in {}",
+                file.display()
+            )) && out.contains("follows the conversation's scope")
+                && out.contains("  connects:  yes: spill "),
+            "{harness}: {out}"
+        );
+        // Out again, with the hooks: the file as it was, or gone as it was.
+        init_with(&sb, harness, &["--uninstall"]).status(0);
+        match original {
+            Some(text) => assert_eq!(read(&file), text, "{harness}"),
+            None => assert!(!file.exists(), "{harness}: {}", read(&file)),
+        }
+    }
+}
+
+#[test]
+fn init_mcp_is_refused_where_there_is_no_mcp_client_or_file() {
+    let sb = Sandbox::new();
+    let run = init_with(&sb, "pi", &["--mcp"]);
+    run.status(2);
+    assert!(run.stderr.contains("no MCP client"), "{}", run.stderr);
+    assert!(!target(&sb, "pi").exists());
+    let run = init_with(&sb, "copilot", &["--mcp", "--project"]);
+    run.status(2);
+    assert!(run.stderr.contains("without --project"), "{}", run.stderr);
+    // --uninstall --project there is no error: there is nothing of spill's to take out.
+    init_with(&sb, "copilot", &["--uninstall", "--project"]).status(0);
+}
+
 #[test]
 fn proxy_mcp_is_refused_where_hooks_replace_mcp_results() {
     let sb = Sandbox::new();

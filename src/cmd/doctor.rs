@@ -131,9 +131,14 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         } else {
             ""
         };
-        todo.push(format!(
-            "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation{passed}) to read refs through MCP tools"
-        ));
+        todo.push(match harness.mcp_server {
+            Some(_) => format!(
+                "spill init {name} --mcp (registers `spill mcp`, which follows the conversation{passed}, to read refs through MCP tools)"
+            ),
+            None => format!(
+                "register `spill mcp` in {name} (no SPILL_SCOPE: it follows the conversation{passed}) to read refs through MCP tools"
+            ),
+        });
     } else {
         for (file, server, follows, words) in servers {
             let how = if follows {

@@ -50,6 +50,32 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         }
         None => {}
     }
+    // `spill mcp` as the harness's MCP server: before the hooks in a file both change (Codex's
+    // hook block stays last, where `init` appends it), and out with `--uninstall` always.
+    match &harness.mcp_server {
+        Some(server) if args.mcp || args.uninstall => {
+            let file = match (server.file)(args.project, &super::Process) {
+                Ok(file) => file,
+                // A harness with no such file for this choice has no entry of spill's there.
+                Err(_) if args.uninstall && !args.mcp => PathBuf::new(),
+                Err(e) => return Err(e),
+            };
+            if !file.as_os_str().is_empty() {
+                match plan.iter_mut().find(|(f, _)| *f == file) {
+                    Some((_, list)) => list.insert(0, server.entry),
+                    None => plan.push((file, vec![server.entry])),
+                }
+            }
+        }
+        None if args.mcp => {
+            return Err(Error::Usage(format!(
+                "init: --mcp registers `spill mcp` among a harness's MCP servers; {} has no MCP \
+                 client (an MCP server an extension connects to can run `spill mcp` itself)",
+                harness.product
+            )));
+        }
+        _ => {}
+    }
     // Every file's edit is made before any is written: a file refused leaves all as they were.
     let edits = plan
         .iter()

@@ -154,6 +154,18 @@ pub struct Harness {
     /// Where `spill init --proxy-mcp` routes the harness's stdio MCP servers through
     /// `spill mcp proxy`; `None` where a hook replaces MCP results (or none are configured).
     pub mcp_proxy: Option<McpProxy>,
+    /// Where `spill init --mcp` registers `spill mcp` as the harness's MCP server `spill`
+    /// (`crate::init::server`); `None` for a harness with no MCP client (Pi).
+    pub mcp_server: Option<McpServer>,
+}
+
+/// The file where a harness registers its MCP servers, and spill's own server entry in it.
+pub struct McpServer {
+    /// The file: the user's, or with `project` the current directory's (an error says why a
+    /// harness has none for that choice).
+    pub file: fn(project: bool, host: &dyn Host) -> Result<PathBuf>,
+    /// `spill mcp`'s entry there: `install` adds it, `uninstall` takes it out again.
+    pub entry: &'static dyn Entries,
 }
 
 /// The file that registers a harness's MCP servers, and how `spill init --proxy-mcp` routes

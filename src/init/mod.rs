@@ -12,6 +12,7 @@
 //! word where needed, then ` hook HARNESS`. `nice spill hook claude-code`, `SPILL_MAX_INLINE=4096
 //! spill hook claude-code` or a bare `spill hook claude-code` are the user's own, and stay.
 
+pub mod server;
 pub(crate) mod splice;
 
 use serde_json::{Map, Value};

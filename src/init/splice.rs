@@ -447,6 +447,13 @@ pub fn remove(text: &str, container: &Node, i: usize) -> String {
     format!("{}{}", &text[..cut_start], &text[cut_end..])
 }
 
+/// The text with the value `node` replaced by `value`, laid out as [`insert`] lays out a new
+/// item on the line that holds it.
+pub fn replace_value(text: &str, node: &Node, style: &Style, value: &Value) -> String {
+    let indent = line_indent(text, node.start);
+    replace(text, node, &style.render(value, indent))
+}
+
 /// The text with the value `node` replaced by `new` (a scalar's spelling).
 pub fn replace(text: &str, node: &Node, new: &str) -> String {
     format!("{}{new}{}", &text[..node.start], &text[node.end..])

@@ -178,6 +178,8 @@ def codex_stable(result):
 
 
 class Claude:
+    name = "claude-code"
+
     def __init__(self, exe, spill, work, server):
         self.exe, self.spill_exe, self.work, self.server = exe, spill, work, server
         self.shell = shutil.which("bash") or "/bin/bash"
@@ -441,9 +443,10 @@ def polling_checks(claude, home, plain_home):
 def binding_checks(claude, work, home, tag="claude-code"):
     """The `spill mcp` server Claude Code started (no scope given) reads the ref a Bash envelope
     of the same conversation names; a second conversation, running at the same time, cannot."""
-    config = work / "spill-mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"spill": {"command": str(claude.spill_exe), "args": ["mcp"]}}}))
-    flags = ["--mcp-config", str(config), "--allowedTools", "Bash,mcp__spill__search"]
+    # Registered by `init --mcp` in the user's MCP servers (`~/.claude.json`, which Claude Code
+    # itself rewrites as it runs: its uninstall is checked in tests/init.rs).
+    mcp_init_checks(claude, home, home / ".claude.json", uninstall=False, label=tag)
+    flags = ["--allowedTools", "Bash,mcp__spill__search"]
     slug = tag.replace(" ", "-")
     flag = work / f"binding-{slug}-done"
     search = {"tool": "mcp__spill__search", "input": {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True}}
@@ -1135,8 +1138,7 @@ class Copilot(Harness):
         config = home / ".copilot" / "mcp-config.json"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(json.dumps({"mcpServers": {
-            "fake": {"type": "local", "command": sys.executable, "args": [str(HERE / "fake_mcp.py")], "tools": ["*"]},
-            "spill": {"type": "local", "command": str(self.spill_exe), "args": ["mcp"], "tools": ["*"]}}},
+            "fake": {"type": "local", "command": sys.executable, "args": [str(HERE / "fake_mcp.py")], "tools": ["*"]}}},
             indent=2) + "\n")
         return config
 
@@ -1292,6 +1294,30 @@ def harness_init_checks(h, home, changed, first_ok):
     check(f"{h.name}: init --uninstall restores the file byte for byte (or removes what init created)",
           gone.returncode == 0 and after == before and config.read_text() == config_text, gone.stderr)
     h.spill(home, "init", h.name)
+
+
+def mcp_init_checks(h, home, mcp_file, uninstall=True, label=None):
+    """`spill init NAME --mcp` (the hooks and `spill mcp`) registers `spill mcp` (this spill, by
+    its path) in the file where the harness keeps its MCP servers, a second run changes nothing,
+    and (with `uninstall`) --uninstall gives that file back byte for byte; both are installed
+    again for what follows. `label` starts the checks' names (the harness's name)."""
+    n = h.name
+    before = mcp_file.read_text() if mcp_file.exists() else None
+    first = h.spill(home, "init", n, "--mcp")
+    once = mcp_file.read_text() if mcp_file.exists() else ""
+    check(f"{label or n}: init --mcp registers spill mcp in {mcp_file.name}",
+          first.returncode == 0 and json.dumps(str(h.spill_exe)) in once and '"mcp"' in once
+          and "MCP server (`spill mcp`)" in first.stdout, first.stdout + first.stderr + once[-400:])
+    again = h.spill(home, "init", n, "--mcp")
+    check(f"{label or n}: init --mcp twice changes nothing the second time",
+          again.returncode == 0 and mcp_file.read_text() == once and "nothing changed" in again.stdout, again.stdout)
+    if not uninstall:
+        return
+    gone = h.spill(home, "init", n, "--uninstall")
+    after = mcp_file.read_text() if mcp_file.exists() else None
+    check(f"{label or n}: init --uninstall takes spill mcp out of {mcp_file.name} byte for byte",
+          gone.returncode == 0 and after == before, gone.stdout + gone.stderr)
+    h.spill(home, "init", n, "--mcp")
 
 
 def first_ref(h, marker, proc):
@@ -1497,11 +1523,14 @@ def spill_mcp_checks(h, work, direct_mcp=False):
     the line; without spill the model gets the harness's own cut."""
     n = h.name
     home, plain_home = work / f"{n}-mcp-home", work / f"{n}-mcp-plain"
+    configs = {}
     for hm in (home, plain_home):
-        config = h.setup(hm)
-        h.add_mcp_server(config, "fake")
-        h.add_spill_mcp(config)
-    h.spill(home, "init", n)
+        configs[hm] = h.setup(hm)
+        h.add_mcp_server(configs[hm], "fake")
+    # The plain HOME has the same tools (`spill mcp` registered by hand) and no hooks.
+    h.add_spill_mcp(configs[plain_home])
+    # The hooks and `spill mcp`, by `init --mcp`.
+    mcp_init_checks(h, home, configs[home])
     search = h.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
     steps = [BIG, search, *([h.mcp_step("fake", "k300"), "{hint}"] if direct_mcp else [])]
     flag = work / f"{n}-mcp-done"
@@ -1615,7 +1644,11 @@ def codex_env_checks(codex, work):
     check(f"{n}: init --proxy-mcp passes spill's variables to the route (env_vars)",
           routed.returncode == 0 and f"env_vars = {json.dumps(CODEX_SPILL_VARS)}" in written,
           routed.stderr + written[-400:])
-    codex.add_spill_mcp(config)
+    # `spill mcp` by `init --mcp`, with spill's variables in env_vars (its uninstall is checked
+    # where no route shares the file).
+    mcp_init_checks(codex, home, config, uninstall=False)
+    check(f"{n}: init --mcp passes spill's variables to spill mcp (env_vars)",
+          config.read_text().count(f"env_vars = {json.dumps(CODEX_SPILL_VARS)}") == 2, config.read_text()[-600:])
     search = codex.mcp_step("spill", "search", {"source": "{ref}", "pattern": ERROR_LINE, "fixed_strings": True})
     flag = work / f"{n}-env-done"
     first = codex.start(home, f"{n}-env-first", [
@@ -2192,6 +2225,7 @@ def copilot_checks(c, work, version=COPILOT[1]):
         return (before is None and set(doc["hooks"]) == {"PostToolUse", "SessionEnd"}
                 and "hook copilot" in after and config_after == config_before)
     harness_init_checks(c, home, hooks, first_ok)
+    mcp_init_checks(c, home, home / ".copilot" / "mcp-config.json")
     # The envelope's own command works as written where Copilot CLI names the session in its
     # shell (1.0.40 and later); before, with the --scope the reply names.
     cat = "spill cat {ref} --lines 9000:9002" if version == COPILOT[1] else "spill --scope {scope} cat {ref} --lines 9000:9002"

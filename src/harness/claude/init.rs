@@ -2,7 +2,16 @@
 //! `SessionEnd` hooks, spliced in and cut out by the shared [`HookSet`], and the store root in
 //! `sandbox.filesystem.allowWrite` ([`SETTINGS`]).
 
+use crate::init::server::JsonServer;
 use crate::init::{self, Change, Edit, Entries, HookSet};
+
+/// `spill mcp` among Claude Code's MCP servers (`spill init claude-code --mcp`), as `claude mcp
+/// add spill -- SPILL mcp` writes it.
+pub static MCP: JsonServer = JsonServer {
+    table: "mcpServers",
+    comments: false,
+    entry: |spill| serde_json::json!({"type": "stdio", "command": spill, "args": ["mcp"], "env": {}}),
+};
 
 /// Where Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS) reads the paths a
 /// sandboxed command may write besides the project and Claude Code's own temporary directory.

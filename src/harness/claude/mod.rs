@@ -5,7 +5,7 @@ pub mod init;
 
 use std::path::PathBuf;
 
-use super::{Answer, Facts, Harness, Host, McpFormat, Sandbox, Verdict};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpServer, Sandbox, Verdict};
 use crate::error::Result;
 use crate::store::binding;
 
@@ -28,6 +28,10 @@ root in sandbox.filesystem.allowWrite (for Claude Code's sandbox).",
     doctor,
     wraps: Some(wraps),
     mcp_proxy: None,
+    mcp_server: Some(McpServer {
+        file: mcp_file,
+        entry: &init::MCP,
+    }),
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
@@ -81,12 +85,26 @@ fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
     Ok(config_dir(host)?.join("settings.json"))
 }
 
+/// Where Claude Code keeps the MCP servers of the user scope, `.claude.json` in
+/// `$CLAUDE_CONFIG_DIR` or the home directory (as `claude mcp add --scope user` writes them), or
+/// the project's `.mcp.json` with `--project`.
+fn mcp_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Ok(host.cwd()?.join(".mcp.json"));
+    }
+    let dir = match host.text("CLAUDE_CONFIG_DIR")? {
+        Some(dir) => PathBuf::from(dir),
+        None => super::home(host, "~/.claude.json (use --project)")?,
+    };
+    Ok(dir.join(".claude.json"))
+}
+
 /// What `spill doctor` looks at and says here.
 fn doctor(host: &dyn Host) -> Facts {
     let config_dir = config_dir(host).ok();
-    let home = host.text("HOME").ok().flatten().map(PathBuf::from);
-    let mut mcp_files: Vec<(PathBuf, McpFormat)> = home
-        .map(|h| (h.join(".claude.json"), McpFormat::Json))
+    let mut mcp_files: Vec<(PathBuf, McpFormat)> = mcp_file(false, host)
+        .ok()
+        .map(|f| (f, McpFormat::Json))
         .into_iter()
         .collect();
     mcp_files.extend(

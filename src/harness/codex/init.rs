@@ -82,18 +82,14 @@ pub fn install(
             ));
         }
     };
-    let mut new = rest.clone();
-    if !new.is_empty() {
-        if !new.ends_with('\n') {
-            new.push('\n');
-        }
-        new.push('\n');
-    }
-    new.push_str(&format!(
-        "{BEGIN}\n[[hooks.PreToolUse]]\nmatcher = {}\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n{trust}{END}\n",
-        basic_string(MATCHER),
-        basic_string(&command),
-    ));
+    let new = append(
+        &rest,
+        &format!(
+            "{BEGIN}\n[[hooks.PreToolUse]]\nmatcher = {}\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = {}\n{trust}{END}\n",
+            basic_string(MATCHER),
+            basic_string(&command),
+        ),
+    );
     if let Err(e) = parse(&new) {
         return Err(format!(
             "spill's block after this config.toml would not be valid TOML ({e}); \
@@ -101,6 +97,95 @@ pub fn install(
         ));
     }
     Ok((new != text).then_some(new))
+}
+
+/// `spill mcp` as Codex's MCP server `spill` (`spill init codex --mcp`): a `[mcp_servers.spill]`
+/// table appended to `config.toml` as a marked block of its own, beside the hook's, and cut out
+/// again by `--uninstall`. Its `env_vars` names spill's variables ([`super::route::PASSED`]):
+/// Codex passes an MCP server no other, and without them the server would read another store
+/// than the hook when `SPILL_DIR` or `SPILL_STORE` is set. Its tools are approved in advance
+/// (`default_tools_approval_mode = "approve"`): they only read the conversation's own stored
+/// outputs, wait on its commands and stop them, and `codex exec` would otherwise refuse each
+/// call. A server of the user's that already runs `spill mcp`, or any server named `spill`,
+/// is left as it is and said so.
+pub struct McpBlock;
+
+/// The first line of the MCP server's block.
+const MCP_BEGIN: &str = "# spill mcp: begin (written by `spill init codex --mcp`; `spill init codex --uninstall` removes it)";
+/// The last line of the MCP server's block.
+const MCP_END: &str = "# spill mcp: end";
+
+impl Entries for McpBlock {
+    fn install(&self, text: &str, spill: &str, _file: &str) -> Change {
+        let block = format!(
+            "{MCP_BEGIN}\n[mcp_servers.spill]\ncommand = {}\nargs = [\"mcp\"]\nenv_vars = [{}]\n\
+             default_tools_approval_mode = \"approve\"\n{MCP_END}\n",
+            basic_string(spill),
+            super::route::passed_items(),
+        );
+        // Where the block stands does not matter to a table of its own (the hook's block, which
+        // `init` appends after it, moves; this one stays).
+        if text.contains(&block) {
+            return Ok(None);
+        }
+        let (rest, _) = without(text, MCP_BEGIN, MCP_END)?;
+        let doc = parse(&rest).map_err(|e| format!("config.toml is not valid TOML: {e}"))?;
+        let servers = doc.get("mcp_servers").and_then(|s| s.as_table_like());
+        let left = |why: String| {
+            Ok(Some(Edit {
+                text: text.to_string(),
+                notes: vec![format!("{why}; `spill mcp` not added to config.toml")],
+            }))
+        };
+        for (name, server) in servers.iter().flat_map(|s| s.iter()) {
+            let word = |v: &toml_edit::Item| v.as_str().map(String::from);
+            let mut words: Vec<String> = server.get("command").and_then(word).into_iter().collect();
+            if let Some(args) = server.get("args").and_then(|a| a.as_array()) {
+                words.extend(args.iter().filter_map(|a| a.as_str().map(String::from)));
+            }
+            if crate::init::server::serves_store(&words) {
+                return left(format!(
+                    "MCP server {name:?} already runs `spill mcp` (your entry, left as it is)"
+                ));
+            }
+        }
+        if servers.is_some_and(|s| s.contains_key(crate::init::server::NAME)) {
+            return left(
+                "an MCP server named \"spill\" is registered and is not `spill mcp` (rename it \
+                 to let spill register its own)"
+                    .into(),
+            );
+        }
+        let new = append(&rest, &block);
+        if let Err(e) = parse(&new) {
+            return Err(format!(
+                "spill's [mcp_servers.spill] after this config.toml would not be valid TOML \
+                 ({e}); `spill init codex --mcp --dry-run` shows the block"
+            ));
+        }
+        Ok((new != text).then(|| Edit::plain(new)))
+    }
+
+    fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
+        unappend(text, backup, MCP_BEGIN, MCP_END).map(|t| t.map(Edit::from))
+    }
+
+    fn what(&self) -> &'static str {
+        "MCP server (`spill mcp`)"
+    }
+}
+
+/// `text` with `block` appended after a blank line (none in an empty file).
+fn append(text: &str, block: &str) -> String {
+    let mut new = text.to_string();
+    if !new.is_empty() {
+        if !new.ends_with('\n') {
+            new.push('\n');
+        }
+        new.push('\n');
+    }
+    new.push_str(block);
+    new
 }
 
 /// The file read as TOML (only read: the text is never rendered back). The error is
@@ -145,7 +230,18 @@ fn trust_record(doc: &toml_edit::DocumentMut, key: &str) -> Option<Option<String
 /// The config text without spill's block, or `None` when it has none. When the result equals
 /// `backup`, the backup's bytes are returned.
 pub fn uninstall(text: &str, backup: Option<&str>) -> std::result::Result<Option<String>, String> {
-    let (rest, found) = without_block(text)?;
+    unappend(text, backup, BEGIN, END)
+}
+
+/// The config text without the block between the lines `begin` and `end`, or `None` when it
+/// has none; the backup's bytes when the rest is the backup.
+fn unappend(
+    text: &str,
+    backup: Option<&str>,
+    begin: &str,
+    end: &str,
+) -> std::result::Result<Option<String>, String> {
+    let (rest, found) = without(text, begin, end)?;
     if !found {
         return Ok(None);
     }
@@ -160,12 +256,20 @@ pub fn uninstall(text: &str, backup: Option<&str>) -> std::result::Result<Option
 /// The text with spill's block (and the blank line `install` put before it) cut out, and
 /// whether there was one.
 fn without_block(text: &str) -> std::result::Result<(String, bool), String> {
-    let Some(start) = line_start(text, BEGIN) else {
+    without(text, BEGIN, END)
+}
+
+/// The text with the block between the lines `begin` and `end` (and the blank line before it)
+/// cut out, and whether there was one.
+fn without(text: &str, begin: &str, end: &str) -> std::result::Result<(String, bool), String> {
+    let Some(start) = line_start(text, begin) else {
         return Ok((text.to_string(), false));
     };
-    let end = line_start(&text[start..], END)
-        .map(|at| start + at + END.len())
-        .ok_or("spill's block in config.toml has no end line (`# spill: end`); fix it by hand")?;
+    let end = line_start(&text[start..], end)
+        .map(|at| start + at + end.len())
+        .ok_or(format!(
+            "spill's block in config.toml has no end line (`{end}`); fix it by hand"
+        ))?;
     let end = if text[end..].starts_with('\n') {
         end + 1
     } else {
@@ -339,6 +443,62 @@ mod tests {
         assert_eq!(
             err,
             "config.toml is not valid TOML: line 3, column 2: duplicate key"
+        );
+    }
+
+    #[test]
+    fn the_mcp_server_block_goes_in_beside_the_hook_and_out_byte_for_byte() {
+        let spill = "/usr/bin/spill";
+        for user in [
+            "",
+            "model = \"o3\"\n",
+            "[mcp_servers.files]\ncommand = \"npx\"\nargs = [\"-y\", \"fs\"]",
+        ] {
+            // As `spill init codex --mcp` applies them: the server's block, then the hook's.
+            let served = McpBlock.install(user, spill, CONFIG).unwrap().unwrap().text;
+            let both = install(&served, spill, CONFIG).unwrap().unwrap();
+            let doc = parse(&both).unwrap();
+            let server = &doc["mcp_servers"]["spill"];
+            assert_eq!(server["command"].as_str(), Some(spill));
+            assert_eq!(server["args"].as_array().unwrap().len(), 1);
+            assert_eq!(server["env_vars"].as_array().unwrap().len(), 6);
+            assert!(
+                both.ends_with(&format!("{END}\n")),
+                "the hook's block stays last"
+            );
+            // Again, in either order: nothing changes.
+            assert_eq!(McpBlock.install(&both, spill, CONFIG).unwrap(), None);
+            assert_eq!(install(&both, spill, CONFIG).unwrap(), None);
+            // Out (the server's first, as `--uninstall` does): the backup's bytes, and without
+            // it the same text.
+            for backup in [Some(user), None] {
+                let rest = McpBlock.uninstall(&both, backup).unwrap().unwrap().text;
+                let back = uninstall(&rest, backup).unwrap().unwrap();
+                assert_eq!(back.trim_end(), user.trim_end());
+                if backup.is_some() {
+                    assert_eq!(back, user);
+                }
+            }
+        }
+        // A server of the user's that runs spill mcp, or another one named spill: left, said so.
+        for theirs in [
+            "[mcp_servers.store]\ncommand = \"spill\"\nargs = [\"mcp\"]\n",
+            "[mcp_servers.spill]\ncommand = \"npx\"\n",
+        ] {
+            let edit = McpBlock.install(theirs, spill, CONFIG).unwrap().unwrap();
+            assert_eq!(edit.text, theirs);
+            assert!(edit.notes[0].contains("not added"), "{edit:?}");
+        }
+        // The proxy is not spill's server; an inline table of servers cannot take the block.
+        let routed =
+            "[mcp_servers.f]\ncommand = \"/x/spill\"\nargs = [\"mcp\", \"proxy\", \"--\", \"y\"]\n";
+        assert!(McpBlock.install(routed, spill, CONFIG).unwrap().is_some());
+        let inline = "mcp_servers = { f = { command = \"y\" } }\n";
+        assert!(
+            McpBlock
+                .install(inline, spill, CONFIG)
+                .unwrap_err()
+                .contains("not be valid TOML")
         );
     }
 

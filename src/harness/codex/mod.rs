@@ -8,7 +8,7 @@ pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy, McpServer};
 use crate::error::{Error, Result};
 
 /// Codex.
@@ -31,6 +31,10 @@ pub static HARNESS: Harness = Harness {
     mcp_proxy: Some(McpProxy {
         file: init_file,
         routes: &route::ROUTES,
+    }),
+    mcp_server: Some(McpServer {
+        file: init_file,
+        entry: &init::McpBlock,
     }),
 };
 

@@ -4,6 +4,15 @@
 //! init` creates it and `--uninstall` removes it.
 
 use crate::init::HookSet;
+use crate::init::server::JsonServer;
+
+/// `spill mcp` in `mcp-config.json` (`spill init copilot --mcp`), as Copilot CLI's `/mcp add`
+/// writes a local server, with every tool enabled.
+pub static MCP: JsonServer = JsonServer {
+    table: "mcpServers",
+    comments: false,
+    entry: |spill| serde_json::json!({"type": "local", "command": spill, "args": ["mcp"], "tools": ["*"]}),
+};
 
 /// Copilot CLI's events: every tool after it ran (its shell too: the hook stores the whole
 /// result Copilot CLI saved), and the end of the session.

@@ -6,7 +6,7 @@ pub mod init;
 
 use std::path::PathBuf;
 
-use super::{Answer, Facts, Harness, Host, McpFormat, Verdict};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpServer, Verdict};
 use crate::error::Result;
 
 /// The variable Copilot CLI sets in its shell to the session's id (from 1.0.40 or a little
@@ -36,6 +36,10 @@ permission rules on the command a hook hands back.",
     doctor,
     wraps: Some(wraps),
     mcp_proxy: None,
+    mcp_server: Some(McpServer {
+        file: mcp_file,
+        entry: &init::MCP,
+    }),
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
@@ -59,6 +63,19 @@ fn init_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
         return Ok(host.cwd()?.join(".github/hooks/spill.json"));
     }
     Ok(config_dir(host)?.join("hooks/spill.json"))
+}
+
+/// `mcp-config.json` in Copilot CLI's directory, where it keeps the user's MCP servers; spill
+/// registers none for a project.
+fn mcp_file(project: bool, host: &dyn Host) -> Result<PathBuf> {
+    if project {
+        return Err(crate::error::Error::Usage(
+            "init: --mcp registers `spill mcp` in GitHub Copilot CLI's own mcp-config.json, \
+             which is the user's; run it without --project"
+                .into(),
+        ));
+    }
+    Ok(config_dir(host)?.join("mcp-config.json"))
 }
 
 /// Whether spill's hooks work in this Copilot CLI version: 1.0.67 is the oldest measured that

@@ -3,6 +3,15 @@
 //! [`HookSet`].
 
 use crate::init::HookSet;
+use crate::init::server::JsonServer;
+
+/// `spill mcp` in settings.json's `mcpServers` (`spill init gemini --mcp`; Qwen Code's too), as
+/// `gemini mcp add spill SPILL mcp` writes it.
+pub static MCP: JsonServer = JsonServer {
+    table: "mcpServers",
+    comments: true,
+    entry: |spill| serde_json::json!({"command": spill, "args": ["mcp"]}),
+};
 
 /// Gemini CLI's events: the shell tool before it runs, every other tool after it ran (the hook
 /// skips the shell tool there), and the end of the session. `install` also sets

@@ -5,7 +5,7 @@ pub mod init;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpServer};
 use crate::error::Result;
 
 /// Gemini CLI.
@@ -27,6 +27,10 @@ hooksConfig.enabled, in ~/.gemini/settings.json (.gemini/settings.json with --pr
     doctor,
     wraps: Some(wraps),
     mcp_proxy: None,
+    mcp_server: Some(McpServer {
+        file: init_file,
+        entry: &init::MCP,
+    }),
 };
 
 /// Whether spill's hooks can wrap in this Gemini CLI version: 0.36.0 is the first whose

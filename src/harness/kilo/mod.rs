@@ -14,7 +14,7 @@ pub mod init;
 use std::path::PathBuf;
 
 use super::opencode::{self, route};
-use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy, McpServer};
 use crate::error::Result;
 
 /// Kilo Code.
@@ -37,6 +37,10 @@ answers with, in `kilo-SESSION`.",
     mcp_proxy: Some(McpProxy {
         file: mcp_file,
         routes: &route::ROUTES,
+    }),
+    mcp_server: Some(McpServer {
+        file: mcp_file,
+        entry: &opencode::route::MCP,
     }),
 };
 

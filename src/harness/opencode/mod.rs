@@ -7,7 +7,7 @@ pub mod route;
 
 use std::path::{Path, PathBuf};
 
-use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy};
+use super::{Answer, Facts, Harness, Host, McpFormat, McpProxy, McpServer};
 use crate::error::Result;
 
 /// opencode.
@@ -30,6 +30,10 @@ with --project), which opencode loads by itself.",
     mcp_proxy: Some(McpProxy {
         file: mcp_file,
         routes: &route::ROUTES,
+    }),
+    mcp_server: Some(McpServer {
+        file: mcp_file,
+        entry: &route::MCP,
     }),
 };
 

@@ -13,6 +13,14 @@ use serde_json::Value;
 use crate::init::splice::{self, Kind, Node};
 use crate::init::{self, Change, Edit};
 
+/// `spill mcp` as a local server of opencode's config (`spill init opencode --mcp`; Kilo Code's
+/// too), as `opencode mcp add` writes a local one.
+pub static MCP: init::server::JsonServer = init::server::JsonServer {
+    table: "mcp",
+    comments: true,
+    entry: |spill| serde_json::json!({"type": "local", "command": [spill, "mcp"]}),
+};
+
 /// spill's proxy route in opencode's config.
 pub static ROUTES: init::Routes = init::Routes { route, unroute };
 

@@ -29,6 +29,7 @@ with --project), which Pi loads by itself.",
     doctor,
     wraps: None,
     mcp_proxy: None,
+    mcp_server: None,
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.

@@ -6,7 +6,7 @@ pub mod init;
 
 use std::path::PathBuf;
 
-use super::{Answer, Facts, Harness, Host};
+use super::{Answer, Facts, Harness, Host, McpServer};
 use crate::error::Result;
 
 /// Qwen Code.
@@ -28,6 +28,10 @@ Code's `PreToolUse` cannot change a command.",
     doctor,
     wraps: None,
     mcp_proxy: None,
+    mcp_server: Some(McpServer {
+        file: init_file,
+        entry: &super::gemini::init::MCP,
+    }),
 };
 
 /// Answers a hook call: its context read from the process, then `hook::respond`.
