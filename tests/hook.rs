@@ -584,6 +584,40 @@ fn codex_output_that_cannot_be_stored_passes_through_unchanged_with_one_line_nam
 }
 
 #[test]
+fn doctor_reports_gemini_clis_sandbox_and_that_spill_does_not_act_in_its_container() {
+    let sb = Sandbox::new();
+    let settings = sb.path().join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        "{\n  // mine\n  \"tools\": {\"sandbox\": \"docker\"}\n}\n",
+    )
+    .unwrap();
+    let out = sb.cmd(&["doctor"]).run().out();
+    assert!(out.contains("gemini:\n"), "{out}");
+    assert!(
+        out.contains("  sandbox:   docker (from tools.sandbox in "),
+        "{out}"
+    );
+    assert!(
+        out.contains("  stores:    no: Gemini CLI runs itself in a container")
+            && out.contains("  to do:     leave Gemini CLI's sandbox off"),
+        "{out}"
+    );
+    // GEMINI_SANDBOX comes first.
+    let out = sb
+        .cmd(&["doctor"])
+        .env("GEMINI_SANDBOX", "false")
+        .run()
+        .out();
+    assert!(
+        out.contains("  sandbox:   off (from GEMINI_SANDBOX)")
+            && out.contains("  stores:    yes: no sandbox"),
+        "{out}"
+    );
+}
+
+#[test]
 fn doctor_reports_codexs_sandbox_mode_and_whether_spill_can_store_under_it() {
     let sb = Sandbox::new();
     let config = sb.path().join(".codex/config.toml");

@@ -2,6 +2,7 @@
 
 pub mod hook;
 pub mod init;
+pub mod sandbox;
 
 use std::path::{Path, PathBuf};
 
@@ -82,13 +83,40 @@ pub(crate) fn settings_file(dir: &str, project: bool, host: &dyn Host) -> Result
 
 /// What `spill doctor` looks at and says here.
 fn doctor(host: &dyn Host) -> Facts {
-    settings_facts(
+    let mut facts = settings_facts(
         init_file(false, host).ok(),
         "gemini",
         "shell output (BeforeTool), other tools' results (AfterTool; read_file only \
          as Gemini cut it, 2,000 lines)",
         "nothing else known",
-    )
+    );
+    let settings: Vec<(PathBuf, Option<String>)> = [false, true]
+        .iter()
+        .filter_map(|&project| init_file(project, host).ok())
+        .map(|f| {
+            let text = std::fs::read_to_string(&f).ok();
+            (f, text)
+        })
+        .collect();
+    let tmpdir = host
+        .var_os("TMPDIR")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+    let env = host.text("GEMINI_SANDBOX").ok().flatten();
+    let profile = host.text("SEATBELT_PROFILE").ok().flatten();
+    let project = host.current_dir().ok();
+    let home = host.text("HOME").ok().flatten().map(PathBuf::from);
+    facts.sandbox = Some(sandbox::sandbox(&sandbox::Inputs {
+        env: env.as_deref(),
+        profile: profile.as_deref(),
+        settings: &settings,
+        root: &super::store_root(host),
+        tmpdir: &tmpdir,
+        project: project.as_deref(),
+        home: home.as_deref(),
+        macos: cfg!(target_os = "macos"),
+    }));
+    facts
 }
 
 /// The doctor's facts of a harness whose one `settings.json` holds its hooks and its MCP
