@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -773,6 +774,57 @@ def node_checks(claude, work):
     told = work / "store" / "@bindings" / f"claude-{session}.told"
     check(f"{tag}: the user is told once that spill cannot act (the conversation's notice mark)",
           told.is_file(), f"{told} {out[-300:]}")
+    notice_on_screen(claude, work, tag)
+
+
+def notice_on_screen(claude, work, tag):
+    """The notice is visible: Claude Code run interactively in tmux (the fake model's two Bash
+    calls typed as one prompt) shows the hook's `systemMessage` on its screen, once for the
+    conversation, and the commands' own output under it."""
+    if shutil.which("tmux") is None:
+        check(f"{tag}: tmux is on PATH for the interactive run", False)
+        return
+    home, project = work / "home-node-tty", work / "project-node-tty"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    claude.spill(home, "init", "claude-code")
+    # A user past onboarding, who trusts the project and approved the API key.
+    (home / ".claude.json").write_text(json.dumps({
+        "hasCompletedOnboarding": True, "theme": "dark",
+        "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+        "projects": {str(project): {"hasTrustDialogAccepted": True}}}))
+    script = work / "node-tty.json"
+    script.write_text(json.dumps(["echo first-call", "echo second-call"]))
+    env = claude.env(home)
+    session = f"spill-e2e-node-{os.getpid()}"
+    words = ["env", *[f"{k}={v}" for k, v in env.items()], str(claude.exe), "--allowedTools", "Bash"]
+
+    def screen():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-J", "-S", "-200", "-t", session],
+                              capture_output=True, text=True).stdout
+
+    def wait_for(pred, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            text = screen()
+            if pred(text):
+                return text
+            time.sleep(0.5)
+        return screen()
+    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "220", "-y", "60", "-c", str(project),
+                    " ".join(shlex.quote(w) for w in words)], check=True)
+    try:
+        wait_for(lambda t: "? for shortcuts" in t, 60)
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", f"SCRIPT:{script}"])
+        wait_for(lambda t: "SCRIPT:" in t, 10)
+        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"])
+        text = wait_for(lambda t: "second-call" in t and "\u25cf done" in t.replace("\n", " "), 120)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    flat = " ".join(text.split())
+    shown = flat.count("says: spill: Bash calls in this conversation run without spill")
+    check(f"{tag}: the notice is on Claude Code's screen, once for the conversation, with the commands' output",
+          shown == 1 and "first-call" in flat and "second-call" in flat, text[-1500:])
 
 
 def permission_matrix(claude, work):
