@@ -347,6 +347,41 @@ fn count_key(key: &str) -> bool {
     what && counted && k.len() <= 40
 }
 
+/// Where [`analyze`]'s strict pass will find the dominant array of a JSON document, found on its
+/// own at skipping speed: the array not inside another array's elements that holds the most
+/// elements (the first of equals, in document order), reached through fewer than
+/// [`MAX_PATH_DEPTH`] objects, as [`Dominant`] chooses it. It can differ from the strict pass's
+/// answer (a path longer than [`MAX_PATH_BYTES`], a document that is not strict JSON, NDJSON),
+/// so a caller uses it only where the two agree: `wrap` reads the records of the array it names
+/// beside the strict pass, and falls back to reading them after it otherwise.
+pub fn dominant_guess(doc: &[u8]) -> Option<usize> {
+    /// Visits a value with `objects` objects around it; the offset past it when it skipped it.
+    fn visit(v: Value, objects: usize, best: &mut Option<(u64, usize)>) -> Option<Option<usize>> {
+        match v.kind().ok()? {
+            Kind::Array if objects < MAX_PATH_DEPTH => {
+                let (end, n) = super::scan::count_container(v.doc(), v.offset()).ok()?;
+                if best.is_none_or(|(most, _)| n > most) {
+                    *best = Some((n, v.offset()));
+                }
+                Some(Some(end))
+            }
+            Kind::Object if objects < MAX_PATH_DEPTH => {
+                let mut members = v.members();
+                while let Some(m) = members.next() {
+                    if let Some(end) = visit(m.ok()?.value, objects + 1, best)? {
+                        members.resume_at(end);
+                    }
+                }
+                Some(members.end())
+            }
+            _ => Some(None),
+        }
+    }
+    let mut best = None;
+    visit(super::nav::root(doc).ok()?, 0, &mut best)?;
+    best.map(|(_, at)| at)
+}
+
 impl<'a> Dominant<'a> {
     fn new(doc: &'a [u8]) -> Self {
         Dominant {
@@ -1281,6 +1316,7 @@ pub fn severity_first(source: &PreviewSource, records: &[RecordSignal]) -> Optio
 }
 
 /// One counted field: its key as written, whether it is severity-like, and its values.
+#[derive(Debug)]
 struct Field {
     key: Vec<u8>,
     severity: bool,
@@ -1351,12 +1387,27 @@ pub fn records_standing_out(
     records: impl Iterator<Item = Option<usize>>,
     max: usize,
 ) -> Vec<RecordSignal> {
+    record_stats(doc, records).signals(doc, prefix, max)
+}
+
+/// What [`records_standing_out`] reads of the records, before it picks the rare values: the
+/// costly part, which needs no path (so it can run before the path is known, beside the pass
+/// that finds it).
+#[derive(Debug, Default)]
+pub struct RecordStats {
+    fields: Vec<Field>,
+    offsets: Vec<usize>,
+}
+
+/// Reads the records for [`records_standing_out`]; a record that does not parse gives none at
+/// all.
+pub fn record_stats(doc: &[u8], records: impl Iterator<Item = Option<usize>>) -> RecordStats {
     let mut fields: Vec<Field> = Vec::new();
     let mut offsets: Vec<usize> = Vec::new();
     let mut first = None;
     for at in records.take(RECORDS_READ) {
         let Some(at) = at else {
-            return Vec::new();
+            return RecordStats::default();
         };
         let base = *first.get_or_insert(at);
         if at - base > RECORDS_BYTES {
@@ -1404,106 +1455,118 @@ pub fn records_standing_out(
             }
         }
     }
-    let n = offsets.len();
-    if n < 10 {
-        return Vec::new();
-    }
-    let rare_max = (n / RARE_SHARE).max(1);
-    // (rarity, not bad, tier: 0 a level, 1 other severity-like, 2 any other field; record,
-    // field, value)
-    type Found<'v> = (usize, bool, u8, usize, usize, &'v [u8]);
-    let mut found: Vec<Found<'_>> = Vec::new();
-    for (f, field) in fields.iter().enumerate() {
-        if field.dropped || field.holders < 10 || field.values.len() > (n / CATEGORY_SHARE).max(4) {
-            continue;
+    RecordStats { fields, offsets }
+}
+
+impl RecordStats {
+    /// The records standing out, their paths and filters starting with `prefix`, at most `max`
+    /// ([`records_standing_out`]).
+    pub fn signals(&self, doc: &[u8], prefix: &str, max: usize) -> Vec<RecordSignal> {
+        let RecordStats { fields, offsets } = self;
+        let n = offsets.len();
+        if n < 10 {
+            return Vec::new();
         }
-        let top = field.values.values().map(|v| v.0).max().unwrap_or(0);
-        if !field.severity && top * 10 < field.holders * DOMINANT_TENTHS {
-            continue;
-        }
-        for (value, &(c, first)) in &field.values {
-            if c <= rare_max && field.holders > c {
-                let tier = if LEVEL_FIELDS.iter().any(|k| field.key == k.as_bytes()) {
-                    0
-                } else {
-                    u8::from(!field.severity) + 1
-                };
-                found.push((c, !looks_bad(value), tier, first, f, value));
+        let rare_max = (n / RARE_SHARE).max(1);
+        // (rarity, not bad, tier: 0 a level, 1 other severity-like, 2 any other field; record,
+        // field, value)
+        type Found<'v> = (usize, bool, u8, usize, usize, &'v [u8]);
+        let mut found: Vec<Found<'_>> = Vec::new();
+        for (f, field) in fields.iter().enumerate() {
+            if field.dropped
+                || field.holders < 10
+                || field.values.len() > (n / CATEGORY_SHARE).max(4)
+            {
+                continue;
+            }
+            let top = field.values.values().map(|v| v.0).max().unwrap_or(0);
+            if !field.severity && top * 10 < field.holders * DOMINANT_TENTHS {
+                continue;
+            }
+            for (value, &(c, first)) in &field.values {
+                if c <= rare_max && field.holders > c {
+                    let tier = if LEVEL_FIELDS.iter().any(|k| field.key == k.as_bytes()) {
+                        0
+                    } else {
+                        u8::from(!field.severity) + 1
+                    };
+                    found.push((c, !looks_bad(value), tier, first, f, value));
+                }
             }
         }
-    }
-    found.sort();
-    let mut taken = std::collections::HashSet::new();
-    found.retain(|x| taken.insert(x.3));
-    found
-        .into_iter()
-        .take(max)
-        .map(|(c, _, _, i, f, v)| {
-            let field = &fields[f];
-            let key = String::from_utf8_lossy(&field.key).into_owned();
-            let at = offsets[i];
-            let raw = Value::new(doc, at).raw().unwrap_or_default();
-            let msg = memchr::memmem::find(raw, b"\"message\"")
-                .or_else(|| memchr::memmem::find(raw, format!("\"{key}\"").as_bytes()))
-                .unwrap_or(0);
-            let end = at + raw.len();
-            let mut others: Vec<(usize, &[u8])> = field
-                .values
-                .iter()
-                .filter(|(w, _)| w.as_slice() != v)
-                .map(|(w, (c, _))| (*c, w.as_slice()))
-                .collect();
-            others.sort_by(|a, b| b.cmp(a));
-            let rest: Vec<String> = others
-                .iter()
-                .take(3)
-                .map(|(c, w)| {
-                    format!(
-                        "{} in {}",
-                        String::from_utf8_lossy(w),
-                        group_digits(*c as u64)
-                    )
-                })
-                .collect();
-            let value = String::from_utf8_lossy(v);
-            // A value cut at VALUE_BYTES cannot be compared whole; keys are written as JSON
-            // strings, which a JSONPath name selector reads the same (RFC 9535 §2.3.1.1).
-            let whole = v.len() < VALUE_BYTES;
-            let ident = field
-                .key
-                .first()
-                .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-                && field
-                    .key
+        found.sort();
+        let mut taken = std::collections::HashSet::new();
+        found.retain(|x| taken.insert(x.3));
+        found
+            .into_iter()
+            .take(max)
+            .map(|(c, _, _, i, f, v)| {
+                let field = &fields[f];
+                let key = String::from_utf8_lossy(&field.key).into_owned();
+                let at = offsets[i];
+                let raw = Value::new(doc, at).raw().unwrap_or_default();
+                let msg = memchr::memmem::find(raw, b"\"message\"")
+                    .or_else(|| memchr::memmem::find(raw, format!("\"{key}\"").as_bytes()))
+                    .unwrap_or(0);
+                let end = at + raw.len();
+                let mut others: Vec<(usize, &[u8])> = field
+                    .values
                     .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
-            let member = if ident {
-                format!(".{key}")
-            } else {
-                format!("[\"{key}\"]")
-            };
-            RecordSignal {
-                path: format!("{prefix}[{i}]"),
-                line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
-                span: (at, end),
-                focus: msg,
-                note: format!(
-                    "{key}: {value} in {} of {} records ({})",
-                    group_digits(c as u64),
-                    group_digits(n as u64),
-                    rest.join(", ")
-                ),
-                sentence: format!(
-                    "{} of {} records {} {key} {value}",
-                    group_digits(c as u64),
-                    group_digits(n as u64),
-                    if c == 1 { "has" } else { "have" }
-                ),
-                filter: whole.then(|| format!("{prefix}[?@{member}=={value}]")),
-                severity: field.severity,
-            }
-        })
-        .collect()
+                    .filter(|(w, _)| w.as_slice() != v)
+                    .map(|(w, (c, _))| (*c, w.as_slice()))
+                    .collect();
+                others.sort_by(|a, b| b.cmp(a));
+                let rest: Vec<String> = others
+                    .iter()
+                    .take(3)
+                    .map(|(c, w)| {
+                        format!(
+                            "{} in {}",
+                            String::from_utf8_lossy(w),
+                            group_digits(*c as u64)
+                        )
+                    })
+                    .collect();
+                let value = String::from_utf8_lossy(v);
+                // A value cut at VALUE_BYTES cannot be compared whole; keys are written as JSON
+                // strings, which a JSONPath name selector reads the same (RFC 9535 §2.3.1.1).
+                let whole = v.len() < VALUE_BYTES;
+                let ident = field
+                    .key
+                    .first()
+                    .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+                    && field
+                        .key
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
+                let member = if ident {
+                    format!(".{key}")
+                } else {
+                    format!("[\"{key}\"]")
+                };
+                RecordSignal {
+                    path: format!("{prefix}[{i}]"),
+                    line: 1 + memchr::memchr_iter(b'\n', &doc[..at]).count() as u64,
+                    span: (at, end),
+                    focus: msg,
+                    note: format!(
+                        "{key}: {value} in {} of {} records ({})",
+                        group_digits(c as u64),
+                        group_digits(n as u64),
+                        rest.join(", ")
+                    ),
+                    sentence: format!(
+                        "{} of {} records {} {key} {value}",
+                        group_digits(c as u64),
+                        group_digits(n as u64),
+                        if c == 1 { "has" } else { "have" }
+                    ),
+                    filter: whole.then(|| format!("{prefix}[?@{member}=={value}]")),
+                    severity: field.severity,
+                }
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

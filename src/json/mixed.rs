@@ -265,9 +265,121 @@ pub fn record_signals(
     }
 }
 
+/// The records of a JSON document's dominant array as [`super::analyze::dominant_guess`] finds
+/// it, read for [`record_signals`] before the strict pass has said where the array is (`wrap`
+/// reads them beside that pass): where the array is, and what its records hold.
+pub fn records_read_ahead(doc: &[u8]) -> Option<(usize, super::analyze::RecordStats)> {
+    let at = super::analyze::dominant_guess(doc)?;
+    let records = super::nav::Value::new(doc, at)
+        .elements()
+        .map(|el| el.ok().map(|(_, v)| v.offset()));
+    Some((at, super::analyze::record_stats(doc, records)))
+}
+
+/// [`record_signals`] from records read ahead ([`records_read_ahead`]), when they are those of
+/// the dominant array `facts` names in a JSON document (not NDJSON, not JSON inside other
+/// output): exactly what `record_signals` gives then. `None` when they are not.
+pub fn record_signals_read_ahead(
+    doc: &[u8],
+    facts: &JsonFacts,
+    read: &(usize, super::analyze::RecordStats),
+    max: usize,
+) -> Option<Vec<RecordSignal>> {
+    if facts.mime_type != "application/json" || facts.part.is_some() {
+        return None;
+    }
+    match (&facts.dominant_path, facts.dominant_at) {
+        (Some(path), Some(at)) if at == read.0 => Some(read.1.signals(doc, path, max)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn facts(doc: &str) -> Option<JsonFacts> {
+        match analyze(doc.as_bytes(), &AnalyzeOptions::default()) {
+            Analysis::Json(f) => Some(f),
+            Analysis::NotJson { .. } => None,
+        }
+    }
+
+    /// `record_signals` from records read ahead: `Some` exactly when they are the dominant
+    /// array's, and then what `record_signals` gives.
+    fn read_ahead(doc: &str) -> Option<Vec<RecordSignal>> {
+        let f = facts(doc)?;
+        let read = records_read_ahead(doc.as_bytes());
+        let got = read.and_then(|r| record_signals_read_ahead(doc.as_bytes(), &f, &r, 5));
+        if let Some(got) = &got {
+            assert_eq!(*got, record_signals(doc.as_bytes(), &f, false, 5), "{doc}");
+        }
+        got
+    }
+
+    fn records(n: usize, rare: usize) -> String {
+        let items: Vec<String> = (0..n)
+            .map(|i| {
+                let status = if i == rare { "failed" } else { "ok" };
+                format!(r#"{{"id": {i}, "status": "{status}", "tags": ["a", "b"]}}"#)
+            })
+            .collect();
+        format!("[{}]", items.join(",\n "))
+    }
+
+    #[test]
+    fn records_read_ahead_are_the_dominant_arrays_and_give_the_same_signals() {
+        // The array with the most elements, after a smaller one, in nested objects; a bigger
+        // one inside its records does not count (it is inside another array's elements).
+        let doc = format!(
+            r#"{{"meta": {{"pages": [1, 2, 3]}}, "data": {{"items": {}}}, "tail": []}}"#,
+            records(300, 211)
+        );
+        let s = read_ahead(&doc).expect("read ahead");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].path, "$.data.items[211]");
+        // A root array; equal counts keep the first.
+        assert_eq!(read_ahead(&records(50, 7)).unwrap()[0].path, "$[7]");
+        let tie = format!(r#"{{"a": {}, "b": {}}}"#, records(40, 3), records(40, 9));
+        assert_eq!(read_ahead(&tie).unwrap()[0].path, "$.a[3]");
+        // No array, an empty one: nothing stands out, read ahead or not.
+        assert_eq!(read_ahead(r#"{"a": {"b": 1}}"#), None);
+        assert_eq!(read_ahead(r#"{"a": []}"#), Some(Vec::new()));
+        // A path longer than the strict pass names: it picks another array, and the records
+        // read ahead are not used.
+        let long = format!(
+            r#"{{"{}": {}, "short": {}}}"#,
+            "k".repeat(600),
+            records(300, 1),
+            records(20, 2)
+        );
+        assert_eq!(
+            facts(&long).unwrap().dominant_path.as_deref(),
+            Some("$.short")
+        );
+        assert_eq!(read_ahead(&long), None);
+        // NDJSON and JSON inside other output: not read ahead.
+        let ndjson = "{\"a\": [1]}\n{\"a\": [2]}\n";
+        assert_eq!(read_ahead(ndjson), None);
+        let mixed = format!("starting\n{}\ndone\n", records(300, 5));
+        assert_eq!(read_ahead(&mixed), None);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// The guess finds the strict pass's array in every document short enough that no path
+        /// can be too long, and records read ahead never give other signals.
+        #[test]
+        fn the_guess_is_the_strict_passs_dominant_array(doc in crate::fuzzing::json::tests::json_text()) {
+            let Some(f) = facts(&doc) else { return Ok(()) };
+            if doc.len() < 400 && f.mime_type == "application/json" && f.part.is_none() {
+                prop_assert_eq!(super::super::analyze::dominant_guess(doc.as_bytes()), f.dominant_at, "{}", doc);
+            }
+            read_ahead(&doc);
+        }
+    }
 
     fn lines(n: usize, make: impl Fn(usize) -> String) -> String {
         (0..n).map(|i| make(i) + "\n").collect()

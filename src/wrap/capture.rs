@@ -463,6 +463,10 @@ fn starts_like_json(head: &[u8]) -> bool {
         .is_some_and(|b| matches!(b, b'{' | b'['))
 }
 
+/// The size from which a JSON payload's records are read beside its strict pass
+/// ([`analyze_json`]): below it, a second thread costs more than it saves.
+const READ_AHEAD_BYTES: usize = 4 << 20;
+
 /// The JSON engine's analysis of a complete payload that starts like JSON: one strict pass over
 /// the memory-mapped temporary file, before it is published, so the metadata says what it is.
 /// Not JSON after all: `Err` with the error when it looked like JSON and broke somewhere.
@@ -477,9 +481,28 @@ fn analyze_json(
         skip_invalid: opts.skip_invalid,
         ..analyze_options(opts.preview as usize)
     };
-    match json::mixed::analyze(&map, &analyze) {
+    // A large document's records are read on a second thread beside the strict pass, in the
+    // array that pass will most likely name (found at skipping speed): the two costliest passes
+    // over the payload then take one pass's time on two cores. Where the strict pass names
+    // another array, they are read after it, as for a small document.
+    let (analysis, read_ahead) = if map.len() >= READ_AHEAD_BYTES {
+        std::thread::scope(|s| {
+            let ahead = s.spawn(|| json::mixed::records_read_ahead(&map));
+            let analysis = json::mixed::analyze(&map, &analyze);
+            (analysis, ahead.join().ok().flatten())
+        })
+    } else {
+        (json::mixed::analyze(&map, &analyze), None)
+    };
+    match analysis {
         json::analyze::Analysis::Json(mut facts) => {
-            let records = json::mixed::record_signals(&map, &facts, opts.skip_invalid, MAX_SIGNALS);
+            let records = read_ahead
+                .and_then(|read| {
+                    json::mixed::record_signals_read_ahead(&map, &facts, &read, MAX_SIGNALS)
+                })
+                .unwrap_or_else(|| {
+                    json::mixed::record_signals(&map, &facts, opts.skip_invalid, MAX_SIGNALS)
+                });
             if let Some(source) = json::analyze::severity_first(&facts.preview_source, &records) {
                 facts.preview = json::analyze::render_preview(&map, &source, &analyze);
                 facts.preview_source = source;
