@@ -985,6 +985,79 @@ fn opencode_proxy_mcp_routes_local_servers_and_uninstall_gives_both_files_back()
     assert_eq!(read(&jsonc), OPENCODE_SERVERS);
 }
 
+/// Kimi CLI's `mcp.json`, as `kimi mcp add` writes it (two spaces, no final newline), with a
+/// server without `args`, one with `"args": []` and a remote one.
+const KIMI_SERVERS: &str = "{\n  \"mcpServers\": {\n    \"files\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"srv\"\n      ],\n      \"env\": {\n        \"A\": \"1\"\n      }\n    },\n    \"quick\": {\n      \"command\": \"quick\"\n    },\n    \"empty\": {\"command\": \"e\", \"args\": []},\n    \"web\": {\n      \"url\": \"https://example.com/mcp\",\n      \"transport\": \"http\"\n    }\n  }\n}";
+
+/// Kimi CLI: no hook is written (`init` without --proxy-mcp refuses, saying why), and its stdio
+/// MCP servers are routed with the store root named, once, and given back byte for byte.
+#[test]
+fn kimi_gets_no_hook_and_its_mcp_servers_routed_with_the_store_root() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".kimi/mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, KIMI_SERVERS).unwrap();
+    let refused = init(&sb, "kimi", false);
+    refused.status(2);
+    assert!(
+        refused.stderr.contains("only allow or block") && refused.stderr.contains("--proxy-mcp"),
+        "{}",
+        refused.stderr
+    );
+    init_with(&sb, "kimi", &["--project", "--proxy-mcp"]).status(2);
+    assert_eq!(read(&config), KIMI_SERVERS);
+    assert_eq!(
+        std::fs::read_dir(config.parent().unwrap()).unwrap().count(),
+        1
+    );
+    let root = sb
+        .cmd(&["init", "kimi", "--proxy-mcp"])
+        .env("SPILL_DIR", "/the/root")
+        .run();
+    root.status(0);
+    assert!(
+        root.out()
+            .contains("MCP server web is remote (url): not routed"),
+        "{}",
+        root.out()
+    );
+    let routed = read(&config);
+    let v: serde_json::Value = serde_json::from_str(&routed).unwrap();
+    let head = [SPILL, "mcp", "proxy", "--dir", "/the/root", "--"];
+    for (name, rest) in [
+        ("files", &["npx", "-y", "srv"][..]),
+        ("quick", &["quick"]),
+        ("empty", &["e"]),
+    ] {
+        let server = &v["mcpServers"][name];
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert_eq!(server["command"], head[0], "{routed}");
+        assert_eq!(args, [&head[1..], rest].concat(), "{routed}");
+    }
+    assert_eq!(v["mcpServers"]["files"]["env"]["A"], "1");
+    let again = sb
+        .cmd(&["init", "kimi", "--proxy-mcp"])
+        .env("SPILL_DIR", "/the/root")
+        .run();
+    again.status(0);
+    assert_eq!(read(&config), routed);
+    init(&sb, "kimi", true).status(0);
+    assert_eq!(read(&config), KIMI_SERVERS);
+    assert!(!backup(&config).exists());
+    // `spill hook kimi` lets any call through, never blocking it.
+    let hook = sb.run(
+        &["hook", "kimi"],
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Shell","tool_input":{"command":"ls"}}"#,
+    );
+    hook.status(0);
+    assert_eq!(hook.out(), "");
+}
+
 #[test]
 fn proxy_mcp_is_refused_where_hooks_replace_mcp_results() {
     let sb = Sandbox::new();
