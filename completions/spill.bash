@@ -712,7 +712,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__hook)
-            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode pi qwen-code kilo copilot"
+            opts="-h --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode pi qwen-code kilo copilot kimi"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -758,7 +758,7 @@ _spill() {
             return 0
             ;;
         spill__subcmd__init)
-            opts="-h --project --user --dry-run --uninstall --proxy-mcp --mcp --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode pi qwen-code kilo copilot"
+            opts="-h --project --user --dry-run --uninstall --proxy-mcp --mcp --dir --store --scope --ttl --quota --max-file --color --paging --help claude-code codex gemini opencode pi qwen-code kilo copilot kimi"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -987,7 +987,7 @@ fn opencode_proxy_mcp_routes_local_servers_and_uninstall_gives_both_files_back()
 
 /// Where `spill init HARNESS --mcp` registers `spill mcp`, in a sandbox's HOME, and the server
 /// entry's words there.
-const MCP_FILES: [(&str, &str); 7] = [
+const MCP_FILES: [(&str, &str); 8] = [
     ("claude-code", ".claude.json"),
     ("gemini", ".gemini/settings.json"),
     ("codex", ".codex/config.toml"),
@@ -995,6 +995,7 @@ const MCP_FILES: [(&str, &str); 7] = [
     ("qwen-code", ".qwen/settings.json"),
     ("copilot", ".copilot/mcp-config.json"),
     ("kilo", ".config/kilo/kilo.json"),
+    ("kimi", ".kimi/mcp.json"),
 ];
 
 #[test]
@@ -1064,7 +1065,22 @@ fn init_mcp_registers_spill_mcp_which_doctor_finds_connecting_and_uninstall_take
             );
             words
         };
-        assert_eq!(words, [SPILL, "mcp"], "{harness}: {text}");
+        // Kimi CLI starts its servers without TMPDIR or SPILL_DIR: its entry names the root.
+        // SAFETY: geteuid has no preconditions.
+        let root = sb
+            .path()
+            .join(format!("spill-{}", unsafe { libc::geteuid() }));
+        let want: Vec<String> = if harness == "kimi" {
+            vec![
+                SPILL.into(),
+                "mcp".into(),
+                "--dir".into(),
+                root.display().to_string(),
+            ]
+        } else {
+            vec![SPILL.into(), "mcp".into()]
+        };
+        assert_eq!(words, want, "{harness}: {text}");
         // Again: nothing changes.
         let again = init_with(&sb, harness, &["--mcp"]);
         again.status(0);
@@ -1104,6 +1120,79 @@ fn init_mcp_is_refused_where_there_is_no_mcp_client_or_file() {
     assert!(run.stderr.contains("without --project"), "{}", run.stderr);
     // --uninstall --project there is no error: there is nothing of spill's to take out.
     init_with(&sb, "copilot", &["--uninstall", "--project"]).status(0);
+}
+
+/// Kimi CLI's `mcp.json`, as `kimi mcp add` writes it (two spaces, no final newline), with a
+/// server without `args`, one with `"args": []` and a remote one.
+const KIMI_SERVERS: &str = "{\n  \"mcpServers\": {\n    \"files\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"srv\"\n      ],\n      \"env\": {\n        \"A\": \"1\"\n      }\n    },\n    \"quick\": {\n      \"command\": \"quick\"\n    },\n    \"empty\": {\"command\": \"e\", \"args\": []},\n    \"web\": {\n      \"url\": \"https://example.com/mcp\",\n      \"transport\": \"http\"\n    }\n  }\n}";
+
+/// Kimi CLI: no hook is written (`init` without --proxy-mcp refuses, saying why), and its stdio
+/// MCP servers are routed with the store root named, once, and given back byte for byte.
+#[test]
+fn kimi_gets_no_hook_and_its_mcp_servers_routed_with_the_store_root() {
+    let sb = Sandbox::new();
+    let config = sb.path().join(".kimi/mcp.json");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, KIMI_SERVERS).unwrap();
+    let refused = init(&sb, "kimi", false);
+    refused.status(2);
+    assert!(
+        refused.stderr.contains("only allow or block") && refused.stderr.contains("--proxy-mcp"),
+        "{}",
+        refused.stderr
+    );
+    init_with(&sb, "kimi", &["--project", "--proxy-mcp"]).status(2);
+    assert_eq!(read(&config), KIMI_SERVERS);
+    assert_eq!(
+        std::fs::read_dir(config.parent().unwrap()).unwrap().count(),
+        1
+    );
+    let root = sb
+        .cmd(&["init", "kimi", "--proxy-mcp"])
+        .env("SPILL_DIR", "/the/root")
+        .run();
+    root.status(0);
+    assert!(
+        root.out()
+            .contains("MCP server web is remote (url): not routed"),
+        "{}",
+        root.out()
+    );
+    let routed = read(&config);
+    let v: serde_json::Value = serde_json::from_str(&routed).unwrap();
+    let head = [SPILL, "mcp", "proxy", "--dir", "/the/root", "--"];
+    for (name, rest) in [
+        ("files", &["npx", "-y", "srv"][..]),
+        ("quick", &["quick"]),
+        ("empty", &["e"]),
+    ] {
+        let server = &v["mcpServers"][name];
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert_eq!(server["command"], head[0], "{routed}");
+        assert_eq!(args, [&head[1..], rest].concat(), "{routed}");
+    }
+    assert_eq!(v["mcpServers"]["files"]["env"]["A"], "1");
+    let again = sb
+        .cmd(&["init", "kimi", "--proxy-mcp"])
+        .env("SPILL_DIR", "/the/root")
+        .run();
+    again.status(0);
+    assert_eq!(read(&config), routed);
+    init(&sb, "kimi", true).status(0);
+    assert_eq!(read(&config), KIMI_SERVERS);
+    assert!(!backup(&config).exists());
+    // `spill hook kimi` lets any call through, never blocking it.
+    let hook = sb.run(
+        &["hook", "kimi"],
+        r#"{"hook_event_name":"PreToolUse","tool_name":"Shell","tool_input":{"command":"ls"}}"#,
+    );
+    hook.status(0);
+    assert_eq!(hook.out(), "");
 }
 
 #[test]

@@ -69,7 +69,11 @@ fn describe(harness: &Harness, h: &Facts, binary: Option<&Path>) -> String {
         out.push_str(&format!("  wraps:     {line}\n"));
         todo.push(fix.clone());
     }
-    match hook_state(harness, h) {
+    match harness
+        .entries
+        .hookless()
+        .map_or_else(|| hook_state(harness, h), |why| Ok(format!("none: {why}")))
+    {
         Ok(state) => out.push_str(&format!("  hooks:     {state}\n")),
         Err(state) => {
             out.push_str(&format!("  hooks:     {state}\n"));

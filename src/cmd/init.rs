@@ -18,12 +18,28 @@ pub const BACKUP_SUFFIX: &str = ".spill-backup";
 pub fn run(args: InitArgs) -> Result<Outcome> {
     let harness = args.harness;
     let spill = super::Process.spill()?;
+    // A harness with no hook that could act (Kimi CLI) gets none: only its MCP routes.
+    let hookless = harness.entries.hookless();
+    if let Some(why) = hookless
+        && !args.proxy_mcp
+        && !args.mcp
+        && !args.uninstall
+    {
+        return Err(Error::Usage(format!(
+            "init: {why}; `spill init {} --proxy-mcp` routes its stdio MCP servers through \
+             `spill mcp proxy`, which covers their results",
+            harness.name
+        )));
+    }
     // Each file with the entries that change it, in order: spill's routes come out of a file
     // before its hooks, so each part's backup comparison sees the file as that part left it.
-    let mut plan: Vec<(PathBuf, Vec<&'static dyn init::Entries>)> = vec![(
-        (harness.init_file)(args.project, &super::Process)?,
-        vec![harness.entries],
-    )];
+    let mut plan: Vec<(PathBuf, Vec<&'static dyn init::Entries>)> = Vec::new();
+    if hookless.is_none() {
+        plan.push((
+            (harness.init_file)(args.project, &super::Process)?,
+            vec![harness.entries],
+        ));
+    }
     let mut unrouted = None;
     match &harness.mcp_proxy {
         Some(proxy) if args.proxy_mcp || args.uninstall => {

@@ -173,9 +173,16 @@ fn stdout_closed() -> bool {
     ready > 0 && fd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
 }
 
-/// A scope of its own for a proxy started without SPILL_SCOPE: `mcp-` and 12 hex digits of a
-/// hash of the process id and the time.
+/// A scope of its own for a proxy started without SPILL_SCOPE: the one every proxy of its
+/// harness process shares (`binding::proxy_scope`: `mcp-` and 12 hex digits of a hash of that
+/// process's pid and start time), so a harness with no hook of spill's (Kimi CLI) has one scope
+/// per process that its shell's reading commands find (ARCHITECTURE.md, "Conversation
+/// bindings"); without a harness process, a hash of this process's id and the time.
 fn generated_scope() -> String {
+    use crate::store::binding;
+    if let Some(harness) = binding::harness_chain().pop() {
+        return binding::proxy_scope(&harness);
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

@@ -295,6 +295,9 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
     } else {
         root
     };
+    // Unchosen, the scope is the conversation's where spill can tell it: the session the
+    // harness names in its shell (Copilot CLI's), else the scope a `spill mcp proxy` of the
+    // harness process this runs under stores in, where no hook took it over (Kimi CLI's).
     let scope = match &global.scope {
         Some(s) => s.clone(),
         None => env_parsed(
@@ -303,6 +306,7 @@ pub fn store_config(global: &Global) -> Result<StoreConfig> {
             false,
         )?
         .or_else(|| crate::harness::shell_scope(&|name| env_text(name).ok().flatten()))
+        .or_else(|| crate::store::binding::claimed_for_self(&root))
         .unwrap_or_else(|| "default".to_string()),
     };
     let mut config = StoreConfig::new(root, scope);

@@ -24,6 +24,7 @@ pub mod codex;
 pub mod copilot;
 pub mod gemini;
 pub mod kilo;
+pub mod kimi;
 pub mod opencode;
 pub mod pi;
 pub mod qwen;
@@ -39,6 +40,7 @@ pub static ALL: &[&Harness] = &[
     &qwen::HARNESS,
     &kilo::HARNESS,
     &copilot::HARNESS,
+    &kimi::HARNESS,
 ];
 
 /// The scope of the conversation whose shell this is, for a harness that names it in its shell's

@@ -12,6 +12,7 @@
 //! word where needed, then ` hook HARNESS`. `nice spill hook claude-code`, `SPILL_MAX_INLINE=4096
 //! spill hook claude-code` or a bare `spill hook claude-code` are the user's own, and stay.
 
+pub mod mcp_servers;
 pub mod server;
 pub(crate) mod splice;
 
@@ -80,6 +81,13 @@ pub trait Entries: Sync {
     fn owns_file(&self) -> bool {
         false
     }
+    /// Why a harness has no entries spill can write, for one with no hook that could act
+    /// (Kimi CLI's hooks can only allow or block a call): `spill init` then writes none and says
+    /// so, and routes MCP servers only (`--proxy-mcp`); `spill doctor` reports it instead of a
+    /// missing hook.
+    fn hookless(&self) -> Option<&'static str> {
+        None
+    }
     /// What the entries are, for `init`'s messages (`spill's hooks`).
     fn what(&self) -> &'static str {
         "hooks"
@@ -132,6 +140,22 @@ pub fn apply_cuts(text: &str, mut cuts: Vec<Cut>) -> String {
         out.replace_range(start..end, &new);
     }
     out
+}
+
+/// What a route's `cuts` and `notes` make of `text`: the cut text with the notes, the unchanged
+/// text with them when there is nothing to cut (the servers left alone are still told), `None`
+/// when there are neither.
+pub fn route_edit(text: &str, cuts: Vec<Cut>, notes: Vec<String>) -> Change {
+    if cuts.is_empty() {
+        return Ok((!notes.is_empty()).then(|| Edit {
+            text: text.to_string(),
+            notes,
+        }));
+    }
+    Ok(Some(Edit {
+        text: apply_cuts(text, cuts),
+        notes,
+    }))
 }
 
 /// What taking spill's words out of a file comes to: the backup's bytes when `text` is exactly
@@ -299,7 +323,7 @@ pub struct HookSet {
 }
 
 /// The text of a JSON string value, decoded.
-fn string_at(text: &str, node: &Node) -> Option<String> {
+pub(crate) fn string_at(text: &str, node: &Node) -> Option<String> {
     matches!(node.kind, Kind::Scalar)
         .then(|| serde_json::from_str::<String>(&text[node.start..node.end]).ok())
         .flatten()

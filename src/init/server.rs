@@ -28,8 +28,10 @@ pub struct JsonServer {
     pub table: &'static str,
     /// Whether the harness reads the file with comments (JSONC).
     pub comments: bool,
-    /// The entry for a spill binary, as the harness's own `mcp add` would write it.
-    pub entry: fn(spill: &str) -> Value,
+    /// The entry for a spill binary and the store root, as the harness's own `mcp add` would
+    /// write it (the root only where the harness starts its servers without the variables that
+    /// choose it: Kimi CLI).
+    pub entry: fn(spill: &str, root: &str) -> Value,
 }
 
 /// The words a server entry runs: its `command` (a string, or opencode's array) and `args`.
@@ -61,10 +63,11 @@ pub fn serves_store(words: &[String]) -> bool {
 }
 
 impl JsonServer {
-    /// The spill binary of an entry that is exactly spill's (what `init` writes for it).
-    fn own(&self, value: &Value) -> Option<String> {
+    /// The spill binary of an entry that is exactly spill's (what `init` writes for it and
+    /// `root`).
+    fn own(&self, value: &Value, root: &str) -> Option<String> {
         let first = words(value)?.into_iter().next()?;
-        (is_spill_path(&first) && (self.entry)(&first) == *value).then_some(first)
+        (is_spill_path(&first) && (self.entry)(&first, root) == *value).then_some(first)
     }
 
     /// The decoded value at `node` of `plain` (the text with comments blanked).
@@ -94,7 +97,7 @@ impl JsonServer {
 
     /// The text with spill's server, `None` when it has exactly that one already; an edit whose
     /// text is unchanged only tells why nothing was added.
-    pub fn add(&self, text: &str, spill: &str, file: &str) -> Change {
+    pub fn add(&self, text: &str, spill: &str, file: &str, store: &str) -> Change {
         let base = match splice::parse(text, self.comments)? {
             Some(_) => text.to_string(),
             None if text.trim().is_empty() => "{}\n".to_string(),
@@ -104,7 +107,7 @@ impl JsonServer {
         };
         let root = splice::parse(&base, self.comments)?.expect("an object");
         let style = Style::of(&base, &root);
-        let want = (self.entry)(spill);
+        let want = (self.entry)(spill, store);
         let Some(servers) = self.servers(&root)? else {
             let mut table = serde_json::Map::new();
             table.insert(NAME.into(), want);
@@ -130,7 +133,7 @@ impl JsonServer {
                 return Ok(None);
             }
             // spill's own entry for another spill binary (it moved): it now names this one.
-            if value.as_ref().and_then(|v| self.own(v)).is_some() {
+            if value.as_ref().and_then(|v| self.own(v, store)).is_some() {
                 let new = splice::replace_value(&base, &m.value, &style, &want);
                 return Ok(Some(Edit::plain(new)));
             }
@@ -164,7 +167,7 @@ impl JsonServer {
     /// The text without spill's server, `None` when it has none: the backup's bytes when the
     /// text is exactly what [`add`](Self::add) made of it, else the entry cut out (and the
     /// servers' object with it when spill's entry was its only one and the backup had none).
-    pub fn remove(&self, text: &str, backup: Option<&str>) -> Change {
+    pub fn remove(&self, text: &str, backup: Option<&str>, store: &str) -> Change {
         // No entry of spill's without its key as `add` writes it: a file spill cannot read
         // (broken by hand) is then no concern of `--uninstall`'s.
         if !text.contains(&format!("\"{NAME}\"")) {
@@ -184,7 +187,7 @@ impl JsonServer {
             .rev()
             .find_map(|(i, m)| {
                 (m.key == NAME)
-                    .then(|| Self::value(&plain, &m.value).and_then(|v| self.own(&v)))
+                    .then(|| Self::value(&plain, &m.value).and_then(|v| self.own(&v, store)))
                     .flatten()
                     .map(|spill| (i, spill))
             })
@@ -192,7 +195,7 @@ impl JsonServer {
             return Ok(None);
         };
         if let Some(old) = backup
-            && let Ok(Some(made)) = self.add(old, &spill, "")
+            && let Ok(Some(made)) = self.add(old, &spill, "", store)
             && made.text == text
         {
             return Ok(Some(Edit::plain(old.to_string())));
@@ -214,11 +217,19 @@ impl JsonServer {
 
 impl Entries for JsonServer {
     fn install(&self, text: &str, spill: &str, file: &str) -> Change {
-        self.add(text, spill, file)
+        self.add(text, spill, file, "")
     }
 
     fn uninstall(&self, text: &str, backup: Option<&str>) -> Change {
-        self.remove(text, backup)
+        self.remove(text, backup, "")
+    }
+
+    fn install_at(&self, text: &str, spill: &str, file: &str, root: &str) -> Change {
+        self.add(text, spill, file, root)
+    }
+
+    fn uninstall_at(&self, text: &str, backup: Option<&str>, root: &str) -> Change {
+        self.remove(text, backup, root)
     }
 
     fn what(&self) -> &'static str {
@@ -235,13 +246,13 @@ mod tests {
     static SERVERS: JsonServer = JsonServer {
         table: "mcpServers",
         comments: true,
-        entry: |spill| serde_json::json!({"command": spill, "args": ["mcp"]}),
+        entry: |spill, _| serde_json::json!({"command": spill, "args": ["mcp"]}),
     };
 
     static OPENCODE: JsonServer = JsonServer {
         table: "mcp",
         comments: true,
-        entry: |spill| serde_json::json!({"type": "local", "command": [spill, "mcp"]}),
+        entry: |spill, _| serde_json::json!({"type": "local", "command": [spill, "mcp"]}),
     };
 
     fn parsed(text: &str) -> Value {
@@ -272,24 +283,32 @@ mod tests {
             ),
         ] {
             for text in texts {
-                let added = format.add(text, SPILL, "f").unwrap().unwrap().text;
+                let added = format.add(text, SPILL, "f", "/r").unwrap().unwrap().text;
                 let v = parsed(&added);
-                assert_eq!(v[format.table][NAME], (format.entry)(SPILL), "{added}");
+                assert_eq!(
+                    v[format.table][NAME],
+                    (format.entry)(SPILL, "/r"),
+                    "{added}"
+                );
                 // Again: nothing to change.
-                assert_eq!(format.add(&added, SPILL, "f").unwrap(), None);
+                assert_eq!(format.add(&added, SPILL, "f", "/r").unwrap(), None);
                 // Out with the backup: its bytes; without it: the same, cut exactly.
-                let back = format.remove(&added, Some(text)).unwrap().unwrap().text;
+                let back = format
+                    .remove(&added, Some(text), "/r")
+                    .unwrap()
+                    .unwrap()
+                    .text;
                 assert_eq!(back, *text);
                 // Without it, spill's entry is cut, and the object of servers with it when that
                 // was its only one: an empty file, a comment alone or an empty object of
                 // servers before `init` are not restored.
-                let cut = format.remove(&added, None).unwrap().unwrap().text;
+                let cut = format.remove(&added, None, "/r").unwrap().unwrap().text;
                 if !text.trim().is_empty() && !text.starts_with("//") && !text.contains("{}\r") {
                     assert_eq!(cut, *text, "{added}");
                 } else {
                     assert_eq!(parsed(&cut).get(format.table), None, "{cut}");
                 }
-                assert_eq!(format.remove(text, Some(text)).unwrap(), None);
+                assert_eq!(format.remove(text, Some(text), "/r").unwrap(), None);
             }
         }
     }
@@ -297,11 +316,17 @@ mod tests {
     #[test]
     fn other_servers_and_changes_of_the_users_stay() {
         // Another server added after init: only spill's entry goes.
-        let added = SERVERS.add("{}", SPILL, "f").unwrap().unwrap().text;
+        let added = SERVERS.add("{}", SPILL, "f", "/r").unwrap().unwrap().text;
         let mut v = parsed(&added);
         v["mcpServers"]["later"] = serde_json::json!({"command": "y"});
         let text = serde_json::to_string_pretty(&v).unwrap();
-        let out = parsed(&SERVERS.remove(&text, Some("{}")).unwrap().unwrap().text);
+        let out = parsed(
+            &SERVERS
+                .remove(&text, Some("{}"), "/r")
+                .unwrap()
+                .unwrap()
+                .text,
+        );
         assert_eq!(
             out,
             serde_json::json!({"mcpServers": {"later": {"command": "y"}}})
@@ -311,42 +336,55 @@ mod tests {
             r#"{"mcpServers": {"store": {"command": "spill", "args": ["mcp", "--page-size", "50"]}}}"#,
             r#"{"mcpServers": {"spill": {"command": "/opt/spill", "args": ["mcp"], "env": {"A": "1"}}}}"#,
         ] {
-            let edit = SERVERS.add(theirs, SPILL, "f").unwrap().unwrap();
+            let edit = SERVERS.add(theirs, SPILL, "f", "/r").unwrap().unwrap();
             assert_eq!(edit.text, theirs);
             assert!(
                 edit.notes[0].contains("already runs `spill mcp`"),
                 "{edit:?}"
             );
-            assert_eq!(SERVERS.remove(theirs, None).unwrap(), None);
+            assert_eq!(SERVERS.remove(theirs, None, "/r").unwrap(), None);
         }
         // A server of another kind named spill.
         let other = r#"{"mcpServers": {"spill": {"command": "npx", "args": ["spill-server"]}}}"#;
-        let edit = SERVERS.add(other, SPILL, "f").unwrap().unwrap();
+        let edit = SERVERS.add(other, SPILL, "f", "/r").unwrap().unwrap();
         assert_eq!(edit.text, other);
         assert!(edit.notes[0].contains("not `spill mcp`"));
         // The proxy is not spill's server.
         let routed = r#"{"mcpServers": {"files": {"command": "/bin/spill", "args": ["mcp", "proxy", "--", "x"]}}}"#;
-        let added = SERVERS.add(routed, SPILL, "f").unwrap().unwrap().text;
-        assert_eq!(parsed(&added)["mcpServers"][NAME], (SERVERS.entry)(SPILL));
+        let added = SERVERS.add(routed, SPILL, "f", "/r").unwrap().unwrap().text;
+        assert_eq!(
+            parsed(&added)["mcpServers"][NAME],
+            (SERVERS.entry)(SPILL, "/r")
+        );
         // spill's entry for a binary that moved now names this one.
-        let moved = SERVERS.add("{}", "/old/spill", "f").unwrap().unwrap().text;
-        let now = SERVERS.add(&moved, SPILL, "f").unwrap().unwrap().text;
-        assert_eq!(parsed(&now)["mcpServers"][NAME], (SERVERS.entry)(SPILL));
-        assert_eq!(SERVERS.remove(&now, None).unwrap().unwrap().text, "{}");
+        let moved = SERVERS
+            .add("{}", "/old/spill", "f", "/r")
+            .unwrap()
+            .unwrap()
+            .text;
+        let now = SERVERS.add(&moved, SPILL, "f", "/r").unwrap().unwrap().text;
+        assert_eq!(
+            parsed(&now)["mcpServers"][NAME],
+            (SERVERS.entry)(SPILL, "/r")
+        );
+        assert_eq!(
+            SERVERS.remove(&now, None, "/r").unwrap().unwrap().text,
+            "{}"
+        );
     }
 
     #[test]
     fn a_file_of_another_shape_is_refused() {
         for bad in [r#"{"mcpServers": []}"#, "[]", "{\"a\": "] {
-            assert!(SERVERS.add(bad, SPILL, "f").is_err(), "{bad}");
+            assert!(SERVERS.add(bad, SPILL, "f", "/r").is_err(), "{bad}");
         }
         assert!(
             SERVERS
-                .remove(r#"{"mcpServers": 1, "x": "spill"}"#, None)
+                .remove(r#"{"mcpServers": 1, "x": "spill"}"#, None, "/r")
                 .is_err()
         );
         // A file that cannot hold spill's entry is no concern of `--uninstall`'s.
-        assert_eq!(SERVERS.remove(r#"{"mcpServers": "#, None), Ok(None));
+        assert_eq!(SERVERS.remove(r#"{"mcpServers": "#, None, "/r"), Ok(None));
     }
 
     #[test]

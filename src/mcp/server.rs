@@ -83,11 +83,14 @@ impl Reader {
     }
 
     /// The store and scope this request reads: the conversation's, when the server follows
-    /// bindings and a hook recorded one for an ancestor, else the configured scope.
+    /// bindings and a hook recorded one for an ancestor; else the scope a proxy of its harness
+    /// process claimed and no hook took over (`binding::claimed_for_self`: a harness with no
+    /// hook, Kimi CLI); else the configured scope.
     fn store(&self) -> StoreConfig {
         let mut store = self.store.clone();
         if self.follow_bindings
             && let Some(scope) = crate::store::binding::resolve_for_self(&store.root)
+                .or_else(|| crate::store::binding::claimed_for_self(&store.root))
         {
             store.scope = scope;
         }

@@ -171,6 +171,32 @@ pub fn claim(root: &Path, process: &Process, scope: &str) -> Result<()> {
     files::replace(&dir, &path, b"", "write")
 }
 
+/// The scope every `spill mcp proxy` started by `harness` stores in until a hook binds that
+/// process's conversation: `mcp-` and 12 hex digits of a hash of the process's name (its pid and
+/// start time). One harness process, one such scope, whichever of its servers stored first; and
+/// a reading command run in the harness's shell can name it too ([`claimed_for_self`]).
+pub fn proxy_scope(harness: &Process) -> String {
+    let hash = blake3::hash(harness.file_name().as_bytes()).to_hex();
+    format!("mcp-{}", &hash[..12])
+}
+
+/// The scope a `spill mcp proxy` claimed for the harness process of the calling process (its
+/// nearest ancestor that is not a shell, as for a hook: [`harness_chain`]) and that no hook call
+/// has taken over since: the proxy's scope ([`proxy_scope`]) while the claim is there. Where
+/// the harness runs no hook of spill's at all (Kimi CLI), this is its conversation's scope, and
+/// the envelope's commands run in its shell read the proxy's refs through it. `None` when there
+/// is no such claim (or the bindings directory is not safe to read).
+pub fn claimed_for_self(root: &Path) -> Option<String> {
+    let harness = harness_chain().pop()?;
+    let dir = dir(root);
+    if !check_dir(root, "root").ok()? || !check_dir(&dir, "bindings directory").ok()? {
+        return None;
+    }
+    let scope = proxy_scope(&harness);
+    let claim = dir.join(format!("{}+{scope}", harness.file_name()));
+    matches!(files::look(&claim), files::Found::File(_)).then_some(scope)
+}
+
 /// The claims on `process` ([`claim`]): each file and the scope it names.
 fn claims(root: &Path, process: &Process) -> Vec<(PathBuf, String)> {
     let dir = dir(root);

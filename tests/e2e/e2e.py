@@ -7,9 +7,10 @@ HOME and drives real conversations. Every check prints PASS or FAIL; any FAIL ex
 measured table (what the model receives for a 500 KB output with and without spill) is printed
 at the end, and written as JSON with --table FILE.
 
-Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,kilo,pi,qwen-code,copilot,copilot-old]
-Needs: node and npm (for the installs), python3, bash. Network: only the npm registry, for
-the first install; the harnesses talk to 127.0.0.1 only.
+Usage: tests/e2e/e2e.py [--spill PATH] [--cache DIR] [--table FILE] [--keep] [--only claude-code,claude-code-old,codex,gemini,opencode,kilo,pi,qwen-code,copilot,copilot-old,kimi]
+Needs: node and npm (for the installs), python3, bash, and Python 3.13 for Kimi CLI. Network:
+only the npm registry and PyPI (Kimi CLI), for the first install; the harnesses talk to
+127.0.0.1 only.
 """
 
 import argparse
@@ -74,6 +75,11 @@ QWEN = ("@qwen-code/qwen-code", "0.24.4", "qwen")
 # Node 24, and 1.0.77 has no Linux binary.
 COPILOT = ("@github/copilot", "1.0.102", "copilot")
 COPILOT_OLD = ("@github/copilot", "1.0.67", "copilot")
+# Kimi CLI, from PyPI (archived): 1.52.0's `kimi` only prints a deprecation notice and runs a
+# remote install script, so 1.50.0, whose CLI has no such gate. It needs Python 3.13 (3.12.1
+# fails at import on a slotted generic dataclass); its dependencies are pinned as installed on
+# the day it was first run (kimi-constraints.txt), as npm's are by NPM_BEFORE.
+KIMI = ("kimi-cli", "1.50.0", "kimi")
 
 BIG = ("{ seq -f 'row %g of the big output' 1 9000; "
        "echo 'error[E0001]: something failed in the middle'; "
@@ -116,6 +122,43 @@ def install(cache, package, version, binary):
                     "--prefix", str(prefix), f"{package}@{version}"], check=True)
     if not exe.exists():
         sys.exit(f"e2e: {package}@{version} installed no {binary}")
+    return exe
+
+
+def python_313():
+    """A Python 3.13 or later to run Kimi CLI in: on PATH, else one of pyenv's."""
+    found = [shutil.which(n) for n in ("python3.14", "python3.13")]
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    found += sorted(map(str, pyenv.glob("3.1[3-9]*/bin/python3")), reverse=True)
+    for python in filter(None, found):
+        ran = subprocess.run([python, "-c", "import sys; print(sys.version_info >= (3, 13))"],
+                             capture_output=True, text=True)
+        if ran.stdout.strip() == "True":
+            return python
+    return None
+
+
+def install_pypi(cache, package, version, binary):
+    """pip-installs package==version into a venv cache/<package>-<version> unless it is there,
+    its dependencies held to the versions of tests/e2e/kimi-constraints.txt."""
+    venv = cache / f"{package}-{version}"
+    exe = venv / "bin" / binary
+    if (venv / ".installed").exists():
+        return exe
+    python = python_313()
+    if python is None:
+        # Said on the run's output, not a failure: the machine lacks what Kimi CLI runs on.
+        print(f"SKIP  {package}=={version}: it needs Python 3.13 or later (python3.13 on PATH, or "
+              "under pyenv), and this machine has none; its lane does not run")
+        return None
+    print(f"installing {package}=={version} into {venv}")
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                    "-c", str(HERE / "kimi-constraints.txt"), f"{package}=={version}"], check=True)
+    if not exe.exists():
+        sys.exit(f"e2e: {package}=={version} installed no {binary}")
+    (venv / ".installed").write_text("")
     return exe
 
 
@@ -998,6 +1041,11 @@ class Harness:
     def stable(self, result):
         return result
 
+    def routed(self, text):
+        """Whether the config text routes the fake MCP server through spill's proxy."""
+        return f'"{self.spill_exe}", "mcp", "proxy", "--"' in text.replace(
+            f'"{self.spill_exe}"\nargs = [', f'"{self.spill_exe}", ') and "fake_mcp.py" in text
+
 
 class Codex(Harness):
     """`codex exec`; CODEX_HOME is HOME/.codex."""
@@ -1320,6 +1368,63 @@ class Pi(Harness):
         return (re.sub(r"/\S*/pi-bash-[0-9a-f]+\.log", "PI_TMP.log", text), error)
 
 
+class Kimi(Harness):
+    """`kimi --print` with an `openai_legacy` provider (chat completions) in ~/.kimi/config.toml
+    and the fake MCP server in ~/.kimi/mcp.json."""
+
+    name = "kimi"
+    product = "Kimi CLI"
+    drop_env = ("KIMI", "OPENAI", "MOONSHOT")
+
+    def argv(self, script):
+        return [str(self.exe), "--print", "--yolo", "-p", f"SCRIPT:{script}"]
+
+    def config_path(self, home):
+        return home / ".kimi" / "mcp.json"
+
+    def setup(self, home):
+        config = home / ".kimi" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f"""default_model = "fake"
+default_yolo = true
+
+[providers.fake]
+type = "openai_legacy"
+base_url = "http://127.0.0.1:{self.server.port}/v1"
+api_key = "sk-test"
+
+[models.fake]
+provider = "fake"
+model = "m"
+max_context_size = 200000
+""")
+        mcp = self.config_path(home)
+        mcp.write_text("{}\n")
+        return mcp
+
+    def results(self, marker):
+        return chat_results_for(self.server, marker)
+
+    def add_mcp_server(self, config, name):
+        """The fake MCP server as a stdio server of mcp.json, laid out as `kimi mcp add` writes."""
+        doc = json.loads(config.read_text())
+        doc.setdefault("mcpServers", {})[name] = {"command": sys.executable, "args": [str(HERE / "fake_mcp.py")],
+                                                  "env": {"FAKE": "1"}}
+        config.write_text(json.dumps(doc, indent=2))
+
+    def mcp_step(self, server, tool, args=None):
+        # Kimi CLI offers an MCP tool under its own name (its request's tool list).
+        return {"tool": tool, "input": args or {}}
+
+    def routed(self, text):
+        """The fake server's entry routed as README says: spill's proxy naming the store root
+        (Kimi CLI passes a server neither SPILL_DIR nor TMPDIR), the rest of the entry kept."""
+        root = self.tmpdir / f"spill-{os.getuid()}" if self.tmpdir else self.work / "store"
+        entry = json.loads(text)["mcpServers"]["fake"]
+        return entry == {"command": str(self.spill_exe), "env": {"FAKE": "1"},
+                         "args": ["mcp", "proxy", "--dir", str(root), "--", sys.executable, str(HERE / "fake_mcp.py")]}
+
+
 def harness_init_checks(h, home, changed, first_ok):
     """`spill init NAME` in a HOME set up by `h.setup`: --dry-run writes nothing, the first run
     changes `changed` (and passes `first_ok(before, after)`), a second changes nothing, and
@@ -1524,15 +1629,13 @@ def proxy_route_checks(h, work):
     plain = h.results(f"{n}-route-plain.json")
     dry = h.spill(home, "init", n, "--user", "--proxy-mcp", "--dry-run")
     check(f"{n}: init --proxy-mcp --dry-run shows the route and writes nothing",
-          dry.returncode == 0 and '"mcp", "proxy", "--"' in dry.stdout and config.read_text() == before,
-          dry.stdout[-500:] + dry.stderr)
+          dry.returncode == 0 and re.search(r'"mcp", "proxy", ("--dir", "[^"]+", )?"--"', dry.stdout)
+          and config.read_text() == before, dry.stdout[-500:] + dry.stderr)
     first = h.spill(home, "init", n, "--user", "--proxy-mcp")
     routed = config.read_text()
     again = h.spill(home, "init", n, "--user", "--proxy-mcp")
     check(f"{n}: init --proxy-mcp routes the server through spill mcp proxy, once",
-          first.returncode == 0 and f'"{h.spill_exe}", "mcp", "proxy", "--"' in routed.replace(
-              f'"{h.spill_exe}"\nargs = [', f'"{h.spill_exe}", ') and "fake_mcp.py" in routed
-          and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
+          first.returncode == 0 and h.routed(routed) and again.returncode == 0 and config.read_text() == routed, first.stdout + first.stderr + routed[-600:])
     h.run(home, f"{n}-route-spill", ["echo bound", tool, "{hint}"])
     got = h.results(f"{n}-route-spill.json")
     # The MCP tool first, before any shell command has bound the conversation: the proxy stores
@@ -2359,6 +2462,55 @@ def copilot_checks(c, work, version=COPILOT[1]):
     return row
 
 
+def kimi_checks(k, work):
+    """Kimi CLI, whose hooks can only allow or block a call: no hook is installed (and `spill init
+    kimi` says so), its MCP servers go through spill's proxy (proxy_route_checks: the envelope in
+    place of Kimi CLI's 100,000-character cut, its hinted command in Kimi CLI's shell, the file back
+    byte for byte), and a small MCP result or a shell command reaches the model as without spill."""
+    n = k.name
+    home, plain_home = work / f"{n}-home", work / f"{n}-plain"
+    for hm in (home, plain_home):
+        k.add_mcp_server(k.setup(hm), "fake")
+    config = k.config_path(home)
+    before = config.read_text()
+    refused = k.spill(home, "init", n)
+    check(f"{n}: init without --proxy-mcp installs no hook, says why and names the route that works",
+          refused.returncode == 2 and "only allow or block" in refused.stderr and "--proxy-mcp" in refused.stderr
+          and config.read_text() == before and sorted(p.name for p in config.parent.iterdir()) == [
+              "config.toml", "mcp.json"], refused.stdout + refused.stderr)
+    project = k.spill(home, "init", n, "--project", "--proxy-mcp")
+    check(f"{n}: init --project is refused (Kimi CLI has no project MCP file)",
+          project.returncode == 2 and "without --project" in project.stderr and config.read_text() == before,
+          project.stderr)
+    hook = subprocess.run([str(k.spill_exe), "hook", n], input=json.dumps({
+        "hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Shell", "tool_input": {"command": "ls"}}),
+        env=k.env(home), capture_output=True, text=True)
+    check(f"{n}: spill hook kimi lets a call through unchanged (exit 0, nothing on stdout)",
+          hook.returncode == 0 and hook.stdout == "" and "allow or block" in hook.stderr, hook.stdout + hook.stderr)
+    measured = proxy_route_checks(k, work)
+    routed = k.spill(home, "init", n, "--proxy-mcp")
+    steps = [k.mcp_step("fake", "small"), SMALL, FAILING]
+    got = without_and_with(k, home, plain_home, "small", steps)
+    if got:
+        plain, spilled = got
+        for i, what in [(0, "a small MCP result"), (1, "a small shell output"), (2, "a failing command")]:
+            check(f"{n}: {what} reaches the model as without spill", routed.returncode == 0
+                  and spilled[i] == plain[i] and plain[i][0].strip(), f"{spilled[i]!r:.300} vs {plain[i]!r:.300}")
+    # One conversation, one scope: another kimi process's shell cannot read the first one's ref.
+    k.run(home, f"{n}-scope-first", [k.mcp_step("fake", "k300")])
+    first = k.results(f"{n}-scope-first.json")
+    ref = (fake_model.REF.findall(first[0][0]) or ["none"])[0] if first else "none"
+    k.run(home, f"{n}-scope-second", [f"spill search {ref} -F 'error[E0300]'"])
+    second = k.results(f"{n}-scope-second.json")
+    check(f"{n}: another conversation's shell cannot read the proxy's ref",
+          ref != "none" and len(second) == 1 and "unknown ref" in second[0][0] and K300_FAILURE not in second[0][0],
+          f"{ref} {second!r:.300}")
+    gone = k.spill(home, "init", n, "--uninstall")
+    check(f"{n}: init --uninstall gives mcp.json back byte for byte", gone.returncode == 0 and config.read_text() == before,
+          gone.stdout + gone.stderr)
+    return {"harness": f"{k.product} {KIMI[1]}", "mcpProxy": measured} if measured else None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--spill", help="the spill binary (default: cargo build, then debug/spill in cargo's target directory)")
@@ -2383,7 +2535,7 @@ def main():
     # Qwen Code runs only when named: 0.24.4 loses a quick command's output now and then (4 of
     # 40 commands in a HOME without spill), so even with its retries its checks could fail by
     # chance, and CI (which runs the default set) must not (README, "Qwen Code").
-    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi", "copilot"}
+    only = set(args.only.split(",")) if args.only else {"claude-code", "codex", "gemini", "opencode", "kilo", "pi", "copilot", "kimi"}
     claude_exe = install(cache, *CLAUDE) if "claude-code" in only else None
     claude_old_exe = install(cache, *CLAUDE_OLD) if only & {"claude-code", "claude-code-old"} else None
     claude_oldest_exe = install(cache, *CLAUDE_OLDEST) if only & {"claude-code", "claude-code-old"} else None
@@ -2404,6 +2556,7 @@ def main():
     pi_exe = install(cache, *PI) if "pi" in only else None
     copilot_exes = [(install(cache, *pin), pin[1]) for pin, name in [(COPILOT, "copilot"), (COPILOT_OLD, "copilot-old")]
                     if only & {"copilot", name}]
+    kimi_exe = install_pypi(cache, *KIMI) if "kimi" in only else None
     work = Path(tempfile.mkdtemp(prefix="spill-e2e-"))
     rows = []
     servers = []
@@ -2486,14 +2639,17 @@ def main():
             if row:
                 rows.append(row)
         LABEL.value = ""
-        # The newest Kilo Code here too, since this lane is the shortest: its own server, whose
-        # log holds none of the oldest version's conversations (the same names, in `old_work`).
-        if kilo_exe:
+        # The newest Kilo Code and Kimi CLI here too, since this lane is the shortest: each with
+        # its own server, whose log holds none of the oldest version's conversations (the same
+        # names, in `old_work`) and none of the other's.
+        for exe, cls, checks in [(kilo_exe, Kilo, kilo_checks), (kimi_exe, Kimi, kimi_checks)]:
+            if not exe:
+                continue
             start = time.time()
-            kilo_server = Server(work / "requests-kilo.log")
-            servers.append(kilo_server)
-            row = kilo_checks(Kilo(kilo_exe, spill, work, kilo_server), work)
-            print(f"time  kilo: {time.time() - start:.0f} s")
+            own_server = Server(work / f"requests-{cls.name}.log")
+            servers.append(own_server)
+            row = checks(cls(exe, spill, work, own_server), work)
+            print(f"time  {cls.name}: {time.time() - start:.0f} s")
             if row:
                 rows.append(row)
 
@@ -2509,7 +2665,7 @@ def main():
 
     lanes = [threading.Thread(target=timed, args=("claude-code; copilot", claude_lane)),
              threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
-             threading.Thread(target=timed, args=("oldest codex, gemini, opencode, kilo; kilo", old_lane))]
+             threading.Thread(target=timed, args=("oldest codex, gemini, opencode, kilo; kilo, kimi", old_lane))]
     try:
         for lane in lanes:
             lane.start()

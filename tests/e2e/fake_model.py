@@ -170,10 +170,10 @@ def chat_messages(body):
 
 
 def chat_shell(body):
-    """The shell tool a chat completions client offers: `run_shell_command` (Qwen Code) when it
-    is among the request's tools, else `bash` (opencode)."""
+    """The shell tool a chat completions client offers: `run_shell_command` (Qwen Code) or
+    `Shell` (Kimi CLI) when it is among the request's tools, else `bash` (opencode)."""
     names = {(t.get("function") or {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
-    return "run_shell_command" if "run_shell_command" in names else "bash"
+    return next((n for n in ("run_shell_command", "Shell") if n in names), "bash")
 
 
 def chat_stream(model, step, call_id, shell="bash"):

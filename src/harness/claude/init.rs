@@ -10,7 +10,7 @@ use crate::init::{self, Change, Edit, Entries, HookSet};
 pub static MCP: JsonServer = JsonServer {
     table: "mcpServers",
     comments: false,
-    entry: |spill| serde_json::json!({"type": "stdio", "command": spill, "args": ["mcp"], "env": {}}),
+    entry: |spill, _| serde_json::json!({"type": "stdio", "command": spill, "args": ["mcp"], "env": {}}),
 };
 
 /// Where Claude Code's sandbox (bubblewrap on Linux, Seatbelt on macOS) reads the paths a

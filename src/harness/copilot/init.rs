@@ -11,7 +11,7 @@ use crate::init::server::JsonServer;
 pub static MCP: JsonServer = JsonServer {
     table: "mcpServers",
     comments: false,
-    entry: |spill| serde_json::json!({"type": "local", "command": spill, "args": ["mcp"], "tools": ["*"]}),
+    entry: |spill, _| serde_json::json!({"type": "local", "command": spill, "args": ["mcp"], "tools": ["*"]}),
 };
 
 /// Copilot CLI's events: every tool after it ran (its shell too: the hook stores the whole

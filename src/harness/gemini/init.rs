@@ -10,7 +10,7 @@ use crate::init::server::JsonServer;
 pub static MCP: JsonServer = JsonServer {
     table: "mcpServers",
     comments: true,
-    entry: |spill| serde_json::json!({"command": spill, "args": ["mcp"]}),
+    entry: |spill, _| serde_json::json!({"command": spill, "args": ["mcp"]}),
 };
 
 /// Gemini CLI's events: the shell tool before it runs, every other tool after it ran (the hook

@@ -11,38 +11,23 @@
 use serde_json::Value;
 
 use crate::init::splice::{self, Kind, Node};
-use crate::init::{self, Change, Edit};
+use crate::init::string_at as string;
+use crate::init::{self, Change};
 
 /// `spill mcp` as a local server of opencode's config (`spill init opencode --mcp`; Kilo Code's
 /// too), as `opencode mcp add` writes a local one.
 pub static MCP: init::server::JsonServer = init::server::JsonServer {
     table: "mcp",
     comments: true,
-    entry: |spill| serde_json::json!({"type": "local", "command": [spill, "mcp"]}),
+    entry: |spill, _| serde_json::json!({"type": "local", "command": [spill, "mcp"]}),
 };
 
 /// spill's proxy route in opencode's config.
 pub static ROUTES: init::Routes = init::Routes { route, unroute };
 
-/// The decoded string at `node`, when it is one.
-fn string(text: &str, node: &Node) -> Option<String> {
-    matches!(node.kind, Kind::Scalar)
-        .then(|| serde_json::from_str::<String>(&text[node.start..node.end]).ok())
-        .flatten()
-}
-
 /// The servers of `mcp`: name, entry.
 fn servers(root: &Node) -> Vec<(&str, &Node)> {
-    root.get("mcp")
-        .map(|m| {
-            m.value
-                .members()
-                .iter()
-                .filter(|s| matches!(s.value.kind, Kind::Object(_)))
-                .map(|s| (s.key.as_str(), &s.value))
-                .collect()
-        })
-        .unwrap_or_default()
+    crate::init::mcp_servers::servers(root, "mcp")
 }
 
 /// The spill binary of a routed command: a spill binary as `init` writes it, `mcp proxy --` and
@@ -102,16 +87,7 @@ pub fn route(text: &str, spill: &str) -> Change {
             .join(", ");
         cuts.push((words[0].start, words[0].start, format!("{route}, ")));
     }
-    if cuts.is_empty() {
-        return Ok((!notes.is_empty()).then(|| Edit {
-            text: text.to_string(),
-            notes,
-        }));
-    }
-    Ok(Some(Edit {
-        text: init::apply_cuts(text, cuts),
-        notes,
-    }))
+    init::route_edit(text, cuts, notes)
 }
 
 /// The config text with spill's routes taken out again, or `None` when it has none. When the
