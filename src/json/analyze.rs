@@ -350,8 +350,9 @@ fn count_key(key: &str) -> bool {
 /// Where [`analyze`]'s strict pass will find the dominant array of a JSON document, found on its
 /// own at skipping speed: the array not inside another array's elements that holds the most
 /// elements (the first of equals, in document order), reached through fewer than
-/// [`MAX_PATH_DEPTH`] objects, as [`Dominant`] chooses it. It can differ from the strict pass's
-/// answer (a path longer than [`MAX_PATH_BYTES`], a document that is not strict JSON, NDJSON),
+/// `MAX_PATH_DEPTH` objects, as the pass's `Dominant` visitor chooses it. It can differ from the
+/// strict pass's answer (a path longer than `MAX_PATH_BYTES`, a document that is not strict
+/// JSON, NDJSON),
 /// so a caller uses it only where the two agree: `wrap` reads the records of the array it names
 /// beside the strict pass, and falls back to reading them after it otherwise.
 pub fn dominant_guess(doc: &[u8]) -> Option<usize> {
