@@ -352,9 +352,8 @@ fn count_key(key: &str) -> bool {
 /// elements (the first of equals, in document order), reached through fewer than
 /// `MAX_PATH_DEPTH` objects, as the pass's `Dominant` visitor chooses it. It can differ from the
 /// strict pass's answer (a path longer than `MAX_PATH_BYTES`, a document that is not strict
-/// JSON, NDJSON),
-/// so a caller uses it only where the two agree: `wrap` reads the records of the array it names
-/// beside the strict pass, and falls back to reading them after it otherwise.
+/// JSON, NDJSON), so a caller uses it only where the two agree: `wrap` reads the records of the
+/// array it names beside the strict pass, and falls back to reading them after it otherwise.
 pub fn dominant_guess(doc: &[u8]) -> Option<usize> {
     /// Visits a value with `objects` objects around it; the offset past it when it skipped it.
     fn visit(v: Value, objects: usize, best: &mut Option<(u64, usize)>) -> Option<Option<usize>> {
