@@ -322,7 +322,16 @@ mod tests {
         let items: Vec<String> = (0..n)
             .map(|i| {
                 let status = if i == rare { "failed" } else { "ok" };
-                format!(r#"{{"id": {i}, "status": "{status}", "tags": ["a", "b"]}}"#)
+                // The first record holds an array longer than the records' own.
+                let tags = if i == 0 {
+                    (0..n + 100).map(|k| format!("{k}")).collect()
+                } else {
+                    vec!["1".to_string()]
+                };
+                format!(
+                    r#"{{"id": {i}, "status": "{status}", "tags": [{}]}}"#,
+                    tags.join(",")
+                )
             })
             .collect();
         format!("[{}]", items.join(",\n "))
