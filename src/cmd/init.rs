@@ -44,11 +44,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
     match &harness.mcp_proxy {
         Some(proxy) if args.proxy_mcp || args.uninstall => {
             let file = (proxy.file)(args.project, &super::Process)?;
-            match plan.iter_mut().find(|(f, _)| *f == file) {
-                Some((_, list)) if args.uninstall => list.insert(0, proxy.routes),
-                Some((_, list)) => list.push(proxy.routes),
-                None => plan.push((file, vec![proxy.routes])),
-            }
+            place(&mut plan, file, proxy.routes, args.uninstall);
         }
         Some(proxy) => unrouted = Some(proxy),
         None if args.proxy_mcp => {
@@ -77,10 +73,7 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
                 Err(e) => return Err(e),
             };
             if !file.as_os_str().is_empty() {
-                match plan.iter_mut().find(|(f, _)| *f == file) {
-                    Some((_, list)) => list.insert(0, server.entry),
-                    None => plan.push((file, vec![server.entry])),
-                }
+                place(&mut plan, file, server.entry, true);
             }
         }
         None if args.mcp => {
@@ -124,6 +117,21 @@ pub fn run(args: InitArgs) -> Result<Outcome> {
         warn_if_unhookable(harness);
     }
     Ok(Outcome::Found)
+}
+
+/// Puts `entries` into the plan for `file`: before the entries already there (`first`) or after
+/// them, or as the file's own step when it has none yet.
+fn place(
+    plan: &mut Vec<(PathBuf, Vec<&'static dyn init::Entries>)>,
+    file: PathBuf,
+    entries: &'static dyn init::Entries,
+    first: bool,
+) {
+    match plan.iter_mut().find(|(f, _)| *f == file) {
+        Some((_, list)) if first => list.insert(0, entries),
+        Some((_, list)) => list.push(entries),
+        None => plan.push((file, vec![entries])),
+    }
 }
 
 /// Says so when the harness on PATH is a version whose hooks spill cannot use (the doctor's

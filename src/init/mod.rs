@@ -322,6 +322,18 @@ pub struct HookSet {
     pub needs_enabled: bool,
 }
 
+/// The text of a settings file that holds no JSON object yet (empty, or comments only) with an
+/// empty object to splice into: `{}` alone, or after the comments.
+pub(crate) fn with_object(text: &str) -> String {
+    if text.trim().is_empty() {
+        "{}\n".to_string()
+    } else if text.ends_with('\n') {
+        format!("{text}{{}}\n")
+    } else {
+        format!("{text}\n{{}}\n")
+    }
+}
+
 /// The text of a JSON string value, decoded.
 pub(crate) fn string_at(text: &str, node: &Node) -> Option<String> {
     matches!(node.kind, Kind::Scalar)
@@ -495,10 +507,7 @@ impl HookSet {
                 }
                 self.remove_all(text, None)?
             }
-            None if text.trim().is_empty() => "{}\n".to_string(),
-            // Comments only: the object goes after them.
-            None if text.ends_with('\n') => format!("{text}{{}}\n"),
-            None => format!("{text}\n{{}}\n"),
+            None => with_object(text),
         };
         let command = self.command(spill);
         for &(event, matcher) in self.events {

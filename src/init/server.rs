@@ -100,10 +100,7 @@ impl JsonServer {
     pub fn add(&self, text: &str, spill: &str, file: &str, store: &str) -> Change {
         let base = match splice::parse(text, self.comments)? {
             Some(_) => text.to_string(),
-            None if text.trim().is_empty() => "{}\n".to_string(),
-            // Comments only: the object goes after them.
-            None if text.ends_with('\n') => format!("{text}{{}}\n"),
-            None => format!("{text}\n{{}}\n"),
+            None => super::with_object(text),
         };
         let root = splice::parse(&base, self.comments)?.expect("an object");
         let style = Style::of(&base, &root);
