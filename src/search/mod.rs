@@ -175,6 +175,18 @@ const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 /// assert_eq!(result.next_offset(), Some(2));
 /// ```
 pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
+    search_slice_then(haystack, pattern, page, |at| {
+        count_slice(&haystack[at.min(haystack.len())..], pattern)
+    })
+}
+
+/// [`search_slice`] with `rest` counting the occurrences from the byte where the page ends.
+fn search_slice_then(
+    haystack: &[u8],
+    pattern: &Pattern,
+    page: &Page,
+    rest: impl FnOnce(usize) -> io::Result<u64>,
+) -> io::Result<SearchResult> {
     let bounded = page.within_budget();
     let page = &bounded;
     let (matches, seen, resume_at) = if page.limit == 0 {
@@ -187,7 +199,7 @@ pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Resu
     };
     // Past the page, only the count is needed: a context-free pass is cheaper.
     let rest = match resume_at {
-        Some(at) => count_slice(&haystack[(at as usize).min(haystack.len())..], pattern)?,
+        Some(at) => rest(usize::try_from(at).unwrap_or(usize::MAX))?,
         None => 0,
     };
     Ok(result(matches, seen + rest, page, pattern))
@@ -197,18 +209,25 @@ pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Resu
 /// bytes hold escape sequences or `\r` frames (`text::clean`; streamed through
 /// [`ViewReader`](crate::text::clean::ViewReader), so the heap never holds the view), else the
 /// stored bytes as one slice. The flag says whether the view was searched. Whether the bytes
-/// need the view is found beside the search ([`unless_dirty`](crate::text::clean::unless_dirty)).
+/// need the view is found beside the search
+/// ([`unless_dirty_paced`](crate::text::clean::unless_dirty_paced)), kept just ahead of the
+/// count of the rest after the page ([`count_paced`]).
 pub fn search_source(
     bytes: &[u8],
     pattern: &Pattern,
     page: &Page,
     clean: bool,
 ) -> io::Result<(SearchResult, bool)> {
-    use crate::text::clean::{ViewReader, unless_dirty};
+    use crate::text::clean::{ViewReader, unless_dirty_paced};
     if !clean {
         return Ok((search_slice(bytes, pattern, page)?, false));
     }
-    match unless_dirty(bytes, || search_slice(bytes, pattern, page)) {
+    let searched = unless_dirty_paced(bytes, |pace| {
+        search_slice_then(bytes, pattern, page, |at| {
+            count_paced(bytes, at, pattern, CHECKED_CHUNK, pace)
+        })
+    });
+    match searched {
         Some(result) => Ok((result?, false)),
         None => Ok((search_reader(ViewReader::new(bytes), pattern, page)?, true)),
     }
@@ -216,14 +235,67 @@ pub fn search_source(
 
 /// Counts the occurrences in a source as [`search_source`] reads it.
 pub fn count_source(bytes: &[u8], pattern: &Pattern, clean: bool) -> io::Result<(u64, bool)> {
-    use crate::text::clean::{ViewReader, unless_dirty};
+    use crate::text::clean::ViewReader;
     if !clean {
         return Ok((count_slice(bytes, pattern)?, false));
     }
-    match unless_dirty(bytes, || count_slice(bytes, pattern)) {
-        Some(total) => Ok((total?, false)),
+    match count_checked(bytes, pattern, CHECKED_CHUNK)? {
+        Some(total) => Ok((total, false)),
         None => Ok((count_reader(ViewReader::new(bytes), pattern)?, true)),
     }
+}
+
+/// The bytes [`count_checked`] counts between two reports of its progress to the check.
+const CHECKED_CHUNK: usize = 256 << 10;
+
+/// Counts the occurrences in `bytes` like [`count_slice`], unless they need the cleaned view
+/// (`None`; see [`crate::text::clean::needs_cleaning`]). The check runs beside the count, a
+/// little ahead of it ([`unless_dirty_paced`](crate::text::clean::unless_dirty_paced)), as
+/// [`count_paced`] reports how far it has read.
+fn count_checked(bytes: &[u8], pattern: &Pattern, chunk: usize) -> io::Result<Option<u64>> {
+    crate::text::clean::unless_dirty_paced(bytes, |pace| {
+        count_paced(bytes, 0, pattern, chunk, pace)
+    })
+    .transpose()
+}
+
+/// Counts the occurrences in `bytes[from..]` (`from` at a line's start) a chunk of about
+/// `chunk` bytes at a time, each ending at a line end, telling `pace` after each how far it
+/// has read. Matches never span a line break (the matcher's line terminator), so the chunks'
+/// counts add up to the whole count. Stops early (with a count that is dropped) once the
+/// check beside has found that the source needs its cleaned view.
+///
+/// A line that runs on past four chunks (a minified document) ends the chunking: the rest is
+/// counted as one slice, with the check no longer paced.
+fn count_paced(
+    bytes: &[u8],
+    from: usize,
+    pattern: &Pattern,
+    chunk: usize,
+    pace: &crate::text::clean::Pace,
+) -> io::Result<u64> {
+    let searcher = &mut count_searcher(None);
+    let mut sink = CountSink::new(&pattern.matcher);
+    let mut at = from;
+    while at < bytes.len() {
+        let end = match bytes.get(at + chunk..(at + 4 * chunk).min(bytes.len())) {
+            // Fewer than `chunk` bytes are left.
+            None => bytes.len(),
+            Some(after) => match memchr::memchr(b'\n', after) {
+                Some(i) => at + chunk + i + 1,
+                None => {
+                    pace.unbounded();
+                    bytes.len()
+                }
+            },
+        };
+        searcher.search_slice(&pattern.matcher, &bytes[at..end], &mut sink)?;
+        at = end;
+        if !pace.reached(at) {
+            break;
+        }
+    }
+    Ok(sink.count)
 }
 
 /// Searches a stream for one page of occurrences, reading it once to its end.

@@ -231,3 +231,36 @@ fn byte_order_marks_are_searched_as_raw_bytes() {
         );
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The chunked check-and-count of a large source answers what the whole-source check and
+    /// count answer, wherever the chunk ends, the escape, the lone `\r` or a `\r\n` fall, and
+    /// also when a line runs past four chunks.
+    #[test]
+    fn the_chunked_check_and_count_agrees_with_the_whole(
+        input in proptest::collection::vec(prop_oneof![
+            8 => Just(b'a'), 4 => Just(b'b'), 4 => Just(b'\n'), 2 => Just(b' '),
+            1 => Just(b'\r'), 1 => Just(0x1b), 1 => Just(0u8)
+        ], 0..400),
+        crlf in proptest::bool::ANY,
+        which in 0..PATTERNS.len(),
+        chunk in 1usize..40,
+    ) {
+        let input = if crlf {
+            // Mostly clean: every lone `\r` becomes part of a `\r\n`.
+            let mut out = Vec::new();
+            for &b in &input {
+                if b == b'\r' { out.extend_from_slice(b"\r\n") } else if b != 0x1b { out.push(b) }
+            }
+            out
+        } else {
+            input
+        };
+        let p = pattern(PATTERNS[which]);
+        let whole = (!crate::text::clean::needs_cleaning(&input))
+            .then(|| count_slice(&input, &p).unwrap());
+        prop_assert_eq!(count_checked(&input, &p, chunk).unwrap(), whole);
+    }
+}

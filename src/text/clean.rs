@@ -4,6 +4,8 @@
 //! sequences or bare `\r`, so every line the envelope shows is found at the same line number.
 //! Stored bytes stay raw.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 /// Removes escape sequences from `line`, as a VT500-series terminal parses them (the state
 /// table of `anstyle-parse`, the parser `anstream` uses): ESC with its intermediates and final
 /// byte (`ESC ( B`, which `tput sgr0` writes before `ESC [ m`; `ESC 7`; `ESC # 8`), CSI with its
@@ -148,9 +150,66 @@ const CHECK_HEAD: usize = 64 << 10;
 /// runs here, so a clean source is searched in the time of the search alone. A source whose
 /// first escape comes after its head is searched twice (the stored bytes, then the view); one
 /// whose head has one never runs `raw`. Where no thread can be started the check runs in line.
+///
+/// The check runs ahead of `raw` as fast as it can; [`unless_dirty_paced`] keeps it just ahead
+/// of a `raw` that says how far it has read.
 pub fn unless_dirty<T>(bytes: &[u8], raw: impl FnOnce() -> T) -> Option<T> {
+    unless_dirty_paced(bytes, |pace| {
+        pace.unbounded();
+        raw()
+    })
+}
+
+/// How far the work beside a paced check has read its source ([`unless_dirty_paced`]).
+pub struct Pace {
+    read: AtomicUsize,
+    dirty: AtomicBool,
+}
+
+impl Pace {
+    fn new(read: usize) -> Pace {
+        Pace {
+            read: AtomicUsize::new(read),
+            dirty: AtomicBool::new(false),
+        }
+    }
+
+    /// The bytes before `at` are read: the check may run up to [`PACE_LEAD`] bytes past them.
+    /// False once the check has found that the source needs cleaning (the work can stop: its
+    /// result is dropped).
+    pub fn reached(&self, at: usize) -> bool {
+        self.read.fetch_max(at, Ordering::Release);
+        !self.dirty.load(Ordering::Relaxed)
+    }
+
+    /// The check may run to the source's end (the work reports no more progress).
+    pub fn unbounded(&self) {
+        self.read.store(usize::MAX, Ordering::Release);
+    }
+}
+
+/// How far a paced check runs ahead of the bytes its work has read: far enough that the work
+/// never waits for the page faults the check takes first, near enough that the bytes are still
+/// in the CPU's cache when the work reads them, so they come from memory once.
+pub const PACE_LEAD: usize = 1 << 20;
+
+/// How long a paced check waits for its work to report progress before it runs on to the end
+/// unpaced, as [`unless_dirty`]'s does: about four chunks of a search bound by its matches.
+const PACE_PATIENCE: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// The bytes a paced check looks at between two looks at its work's progress.
+const PACE_STEP: usize = 128 << 10;
+
+/// [`unless_dirty`] with a check that stays at most [`PACE_LEAD`] bytes ahead of what `raw`
+/// says it has read ([`Pace::reached`]). The check then reads each byte from memory (and takes
+/// its page fault) just before `raw` reads it from the cache: a search bound by memory
+/// bandwidth (few matches) reads the source once, not twice, and one bound by its matches still
+/// has its page faults taken on the second core. A `raw` that has read everything it will read
+/// must say so ([`Pace::unbounded`] or `reached(bytes.len())`), or the check waits for it.
+pub fn unless_dirty_paced<T>(bytes: &[u8], raw: impl FnOnce(&Pace) -> T) -> Option<T> {
     if bytes.len() < CHECK_BESIDE {
-        return (!needs_cleaning(bytes)).then(raw);
+        let pace = Pace::new(usize::MAX);
+        return (!needs_cleaning(bytes)).then(|| raw(&pace));
     }
     // The head never ends in a `\r`, so a `\r\n` is never split between the two parts (and
     // finding the split reads no more than the head: a one-line document has no line end).
@@ -162,24 +221,74 @@ pub fn unless_dirty<T>(bytes: &[u8], raw: impl FnOnce() -> T) -> Option<T> {
     if needs_cleaning(head) {
         return None;
     }
+    let pace = Pace::new(0);
     if rest.is_empty() {
-        return Some(raw());
+        pace.unbounded();
+        return Some(raw(&pace));
     }
     std::thread::scope(|scope| {
         let checker = std::thread::Builder::new()
             .name("spill-clean-check".into())
-            .spawn_scoped(scope, || needs_cleaning(rest));
+            .spawn_scoped(scope, || check_paced(bytes, split, &pace));
         match checker {
             Ok(checker) => {
-                let result = raw();
+                let result = raw(&pace);
+                pace.unbounded();
                 // The checker only reads a slice: it cannot panic but by a bug, and then the
                 // in-line check answers instead.
                 let dirty = checker.join().unwrap_or_else(|_| needs_cleaning(rest));
                 (!dirty).then_some(result)
             }
-            Err(_) => (!needs_cleaning(rest)).then(raw),
+            Err(_) => {
+                pace.unbounded();
+                (!needs_cleaning(rest)).then(|| raw(&pace))
+            }
         }
     })
+}
+
+/// [`needs_cleaning`] of `bytes[from..]` (a `\r` at a step's end is looked at with the byte
+/// after it), a step at a time, never more than [`PACE_LEAD`] bytes past what `pace` says
+/// the work has read. Sets `pace`'s dirty flag when it finds an escape or a bare `\r`.
+fn check_paced(bytes: &[u8], from: usize, pace: &Pace) -> bool {
+    let mut at = from;
+    let mut idle = 0u32;
+    let mut waiting_since = None;
+    let mut paced = true;
+    while at < bytes.len() {
+        let allowed = match paced {
+            true => pace.read.load(Ordering::Acquire).saturating_add(PACE_LEAD),
+            false => usize::MAX,
+        };
+        if at >= allowed {
+            // The work reads a step in tens of microseconds: spin briefly, then sleep (a search
+            // bound by its matches reads slowly, and a spinning check would take a core from
+            // whatever else the machine runs). Work that says nothing for a while (a page
+            // search between two far-apart matches) is no longer waited for.
+            idle += 1;
+            if idle < 256 {
+                std::hint::spin_loop();
+            } else {
+                let since = *waiting_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() >= PACE_PATIENCE {
+                    paced = false;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+            continue;
+        }
+        idle = 0;
+        waiting_since = None;
+        let end = bytes.len().min(at.saturating_add(PACE_STEP)).min(allowed);
+        let dirty = memchr::memchr2_iter(0x1b, b'\r', &bytes[at..end])
+            .any(|i| bytes[at + i] == 0x1b || bytes.get(at + i + 1) != Some(&b'\n'));
+        if dirty {
+            pace.dirty.store(true, Ordering::Relaxed);
+            return true;
+        }
+        at = end;
+    }
+    false
 }
 
 /// The cleaned view of a source as a stream: reading it gives exactly [`view`]'s bytes (for a
@@ -699,6 +808,64 @@ mod tests {
         clean.truncate(100);
         assert_eq!(unless_dirty(&clean, || 1), Some(1));
         assert_eq!(unless_dirty(b"a\rb", || 1), None);
+    }
+
+    #[test]
+    fn the_paced_check_agrees_with_the_check_in_line() {
+        // Work that reports its progress in steps that are no multiple of the check's, work
+        // that reports nothing, and work that pauses past the check's patience: each gets the
+        // in-line check's answer wherever the escape, the bare `\r` or a CRLF falls.
+        let len = CHECK_BESIDE + 3 * PACE_LEAD + 5;
+        let clean = b"plain line\r\n".repeat(len / 12 + 1);
+        let run = |bytes: &[u8], how: u8| {
+            unless_dirty_paced(bytes, |pace| match how {
+                0 => {
+                    let mut at = 0;
+                    while at < bytes.len() {
+                        at = (at + 100_003).min(bytes.len());
+                        if !pace.reached(at) {
+                            return false;
+                        }
+                    }
+                    true
+                }
+                1 => true,
+                _ => {
+                    std::thread::sleep(PACE_PATIENCE * 3);
+                    true
+                }
+            })
+        };
+        let edges = [
+            CHECK_HEAD,
+            CHECK_HEAD + PACE_STEP - 1,
+            CHECK_HEAD + PACE_STEP,
+            PACE_LEAD - 1,
+            PACE_LEAD,
+            PACE_LEAD + 1,
+            2 * PACE_LEAD + PACE_STEP,
+            clean.len() - 1,
+        ];
+        for how in 0..3 {
+            assert_eq!(run(&clean, how), Some(true), "clean, {how}");
+            for &at in &edges {
+                for byte in [0x1b, b'\r', b'\n'] {
+                    let mut dirty = clean.clone();
+                    dirty[at] = byte;
+                    let expected = !needs_cleaning(&dirty);
+                    let got = run(&dirty, how);
+                    assert_eq!(got.is_some(), expected, "{at} {byte} {how}");
+                    if let Some(finished) = got {
+                        assert!(finished, "{at} {byte} {how}: stopped while clean");
+                    }
+                }
+            }
+            // A CRLF split across a step of the check.
+            let mut crlf = vec![b'x'; len];
+            crlf[CHECK_HEAD + PACE_STEP - 1] = b'\r';
+            crlf[CHECK_HEAD + PACE_STEP] = b'\n';
+            assert_eq!(run(&crlf, how), Some(true), "crlf, {how}");
+        }
     }
 
     proptest::proptest! {
