@@ -42,6 +42,12 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
         // One line: one document (the common minified file is never skipped twice).
         return Layout::Json;
     }
+    if !skip_invalid && skip_ws_run(doc, end) == doc.len() {
+        // One line and only blank ones after it (a minified document and its final line
+        // break): one document whatever the line holds, as both arms below would answer,
+        // without skipping the whole line first.
+        return Layout::Json;
+    }
     match skip_value(&doc[..end], start) {
         Ok(value_end) if skip_ws_run(&doc[..end], value_end) == end => {
             if skip_ws_run(doc, end) < doc.len() {
@@ -252,5 +258,11 @@ mod tests {
         assert_eq!(layout(b"starting\n{\"a\":1}\n", false), Layout::Json);
         assert_eq!(layout(b"starting\n{\"a\":1}\n", true), Layout::Ndjson);
         assert_eq!(layout(b"{} {}\n", false), Layout::Json);
+        // One line and blank ones: one document, valid or not; skipping invalid lines, an
+        // invalid one is an NDJSON record to skip.
+        assert_eq!(layout(b"{\"a\":1}\n \n", false), Layout::Json);
+        assert_eq!(layout(b"{\"a\":1}\n \n", true), Layout::Json);
+        assert_eq!(layout(b"{\"a\":1\n\n", false), Layout::Json);
+        assert_eq!(layout(b"{\"a\":1\n\n", true), Layout::Ndjson);
     }
 }
