@@ -211,7 +211,7 @@ fn search_slice_then(
 /// stored bytes as one slice. The flag says whether the view was searched. Whether the bytes
 /// need the view is found beside the search
 /// ([`unless_dirty_paced`](crate::text::clean::unless_dirty_paced)), kept just ahead of the
-/// count of the rest after the page ([`count_paced`]).
+/// count of the rest after the page.
 pub fn search_source(
     bytes: &[u8],
     pattern: &Pattern,
