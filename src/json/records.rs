@@ -42,7 +42,8 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
         // One line: one document (the common minified file is never skipped twice).
         return Layout::Json;
     }
-    if !skip_invalid && skip_ws_run(doc, end) == doc.len() {
+    let more_lines = skip_ws_run(doc, end) < doc.len();
+    if !skip_invalid && !more_lines {
         // One line and only blank ones after it (a minified document and its final line
         // break): one document whatever the line holds, as both arms below would answer,
         // without skipping the whole line first.
@@ -50,7 +51,7 @@ pub fn layout(doc: &[u8], skip_invalid: bool) -> Layout {
     }
     match skip_value(&doc[..end], start) {
         Ok(value_end) if skip_ws_run(&doc[..end], value_end) == end => {
-            if skip_ws_run(doc, end) < doc.len() {
+            if more_lines {
                 Layout::Ndjson
             } else {
                 Layout::Json

@@ -127,8 +127,14 @@ pub fn clean_prefix(line: &[u8], max: usize) -> Vec<u8> {
 /// of a `\r\n` line end. One `memchr2` pass, so a source without either costs about a
 /// `memchr` over it.
 pub fn needs_cleaning(bytes: &[u8]) -> bool {
-    memchr::memchr2_iter(0x1b, b'\r', bytes)
-        .any(|at| bytes[at] == 0x1b || bytes.get(at + 1) != Some(&b'\n'))
+    needs_cleaning_in(bytes, 0, bytes.len())
+}
+
+/// [`needs_cleaning`] of `bytes[from..to]`, a `\r` at its end looked at with the byte after it
+/// in `bytes` (so a `\r\n` split at `to` is a line end, not a bare `\r`).
+fn needs_cleaning_in(bytes: &[u8], from: usize, to: usize) -> bool {
+    memchr::memchr2_iter(0x1b, b'\r', &bytes[from..to])
+        .any(|i| bytes[from + i] == 0x1b || bytes.get(from + i + 1) != Some(&b'\n'))
 }
 
 /// A source of this many bytes or more is checked for [`needs_cleaning`] on a second thread
@@ -205,7 +211,8 @@ const PACE_STEP: usize = 128 << 10;
 /// its page fault) just before `raw` reads it from the cache: a search bound by memory
 /// bandwidth (few matches) reads the source once, not twice, and one bound by its matches still
 /// has its page faults taken on the second core. A `raw` that has read everything it will read
-/// must say so ([`Pace::unbounded`] or `reached(bytes.len())`), or the check waits for it.
+/// should say so ([`Pace::unbounded`] or `reached(bytes.len())`); one that reports nothing for
+/// a millisecond is no longer waited for, and none is once `raw` returns.
 pub fn unless_dirty_paced<T>(bytes: &[u8], raw: impl FnOnce(&Pace) -> T) -> Option<T> {
     if bytes.len() < CHECK_BESIDE {
         let pace = Pace::new(usize::MAX);
@@ -280,9 +287,7 @@ fn check_paced(bytes: &[u8], from: usize, pace: &Pace) -> bool {
         idle = 0;
         waiting_since = None;
         let end = bytes.len().min(at.saturating_add(PACE_STEP)).min(allowed);
-        let dirty = memchr::memchr2_iter(0x1b, b'\r', &bytes[at..end])
-            .any(|i| bytes[at + i] == 0x1b || bytes.get(at + i + 1) != Some(&b'\n'));
-        if dirty {
+        if needs_cleaning_in(bytes, at, end) {
             pace.dirty.store(true, Ordering::Relaxed);
             return true;
         }
