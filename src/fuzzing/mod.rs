@@ -342,6 +342,15 @@ pub fn search_windows(data: &[u8]) {
     let r = search_slice(hay, &pattern, &page).expect("searching a slice cannot fail");
     let streamed = search_reader(hay, &pattern, &page).expect("searching memory cannot fail");
     assert_eq!(r, streamed, "slice and stream disagree");
+    // The paced page search, over chunks of a few bytes, answers what the whole slice does.
+    let chunk = usize::from(b >> 5) * 3 + 1;
+    if let Some(paced) = crate::search::page_in_chunks(hay, &pattern, &page, chunk) {
+        assert_eq!(
+            paced.expect("searching memory cannot fail"),
+            r,
+            "paced and whole pages disagree"
+        );
+    }
     let total = count_slice(hay, &pattern).expect("counting");
     assert_eq!(r.total_matches, total);
     assert!(r.matches.len() as u64 <= page.limit);

@@ -27,6 +27,7 @@ pub use matcher::{Pattern, PatternError, PatternMode, PatternOptions};
 pub use paths::attach_paths;
 pub use window::{CUT_MARKER, Window};
 
+use crate::text::analyze::count_byte;
 use sink::{CountSink, PageSink};
 
 /// Which occurrences to return and how much of their lines to show.
@@ -223,9 +224,7 @@ pub fn search_source(
         return Ok((search_slice(bytes, pattern, page)?, false));
     }
     let searched = unless_dirty_paced(bytes, |pace| {
-        search_slice_then(bytes, pattern, page, |at| {
-            count_paced(bytes, at, pattern, CHECKED_CHUNK, pace)
-        })
+        page_paced(bytes, pattern, page, CHECKED_CHUNK, pace)
     });
     match searched {
         Some(result) => Ok((result?, false)),
@@ -278,17 +277,10 @@ fn count_paced(
     let mut sink = CountSink::new(&pattern.matcher);
     let mut at = from;
     while at < bytes.len() {
-        let end = match bytes.get(at + chunk..(at + 4 * chunk).min(bytes.len())) {
-            // Fewer than `chunk` bytes are left.
-            None => bytes.len(),
-            Some(after) => match memchr::memchr(b'\n', after) {
-                Some(i) => at + chunk + i + 1,
-                None => {
-                    pace.unbounded();
-                    bytes.len()
-                }
-            },
-        };
+        let end = chunk_end(bytes, at, chunk).unwrap_or_else(|| {
+            pace.unbounded();
+            bytes.len()
+        });
         searcher.search_slice(&pattern.matcher, &bytes[at..end], &mut sink)?;
         at = end;
         if !pace.reached(at) {
@@ -296,6 +288,134 @@ fn count_paced(
         }
     }
     Ok(sink.count)
+}
+
+/// Where the chunk of `bytes` from `at` ends: at the first line end `chunk` bytes on or
+/// later, or at the source's end when fewer than `chunk` bytes are left; `None` when the line
+/// there runs on past four chunks (a minified document), which ends the chunking.
+fn chunk_end(bytes: &[u8], at: usize, chunk: usize) -> Option<usize> {
+    match bytes.get(at + chunk..(at + 4 * chunk).min(bytes.len())) {
+        None => Some(bytes.len()),
+        Some(after) => memchr::memchr(b'\n', after).map(|i| at + chunk + i + 1),
+    }
+}
+
+/// One page of `bytes` as [`search_slice`] finds it, with the check beside paced as by
+/// [`count_paced`]: the chunks before the page's first occurrence are only probed for an
+/// occurrence and their line breaks counted (while they are in the CPU's cache), reporting to
+/// `pace` after each; the page search starts at the chunk that holds the page's first
+/// occurrence, and the rest after the page is counted by [`count_paced`]. A page whose
+/// matches lie far into the source then reads it from memory once, as `rg -n` does, instead
+/// of searching it, counting its line breaks up to the match, and checking it, each apart.
+/// The answer is meant to be dropped once `pace` says the check found the source dirty.
+fn page_paced(
+    bytes: &[u8],
+    pattern: &Pattern,
+    page: &Page,
+    chunk: usize,
+    pace: &crate::text::clean::Pace,
+) -> io::Result<SearchResult> {
+    let bounded = page.within_budget();
+    let page = &bounded;
+    if page.limit == 0 {
+        let total = count_paced(bytes, 0, pattern, chunk, pace)?;
+        return Ok(result(Vec::new(), total, page, pattern));
+    }
+    let Some(start) = page_start(bytes, pattern, page, chunk, pace)? else {
+        return Ok(result(Vec::new(), 0, page, pattern));
+    };
+    let mut sink = PageSink::new(&pattern.matcher, page, Some(bytes), true).starting_at(
+        start.at as u64,
+        start.seen,
+        start.lines,
+    );
+    page_searcher(page, None, false).search_slice(
+        &pattern.matcher,
+        &bytes[start.at..],
+        &mut sink,
+    )?;
+    let (seen, resume_at) = (sink.seen, sink.resume_at);
+    let rest = match resume_at {
+        Some(at) => count_paced(
+            bytes,
+            usize::try_from(at).unwrap_or(usize::MAX),
+            pattern,
+            chunk,
+            pace,
+        )?,
+        None => 0,
+    };
+    Ok(result(sink.into_matches(), seen + rest, page, pattern))
+}
+
+/// [`page_paced`] over chunks of `chunk` bytes, unless the source needs its cleaned view: for
+/// the fuzz target's comparison with [`search_slice`].
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn page_in_chunks(
+    bytes: &[u8],
+    pattern: &Pattern,
+    page: &Page,
+    chunk: usize,
+) -> Option<io::Result<SearchResult>> {
+    crate::text::clean::unless_dirty_paced(bytes, |pace| {
+        page_paced(bytes, pattern, page, chunk, pace)
+    })
+}
+
+/// Where [`page_paced`]'s page search starts: a line start, the occurrences before it and the
+/// line breaks before it.
+#[derive(Debug, PartialEq, Eq)]
+struct PageStart {
+    at: usize,
+    seen: u64,
+    lines: u64,
+}
+
+/// Probes `bytes` a chunk at a time (as [`count_paced`] reads it, telling `pace`) for the
+/// chunk that holds the page's first occurrence (the one after `page.offset` others), then
+/// backs up over the page's before-context lines, so that the page search from there finds
+/// the context of that occurrence too. `None` once the check beside has found that the source
+/// needs its cleaned view.
+fn page_start(
+    bytes: &[u8],
+    pattern: &Pattern,
+    page: &Page,
+    chunk: usize,
+    pace: &crate::text::clean::Pace,
+) -> io::Result<Option<PageStart>> {
+    let searcher = &mut count_searcher(None);
+    let (mut at, mut seen, mut lines) = (0, 0, 0);
+    while at < bytes.len() {
+        let Some(end) = chunk_end(bytes, at, chunk) else {
+            pace.unbounded();
+            break;
+        };
+        let mut probe = CountSink::up_to(&pattern.matcher, page.offset - seen);
+        searcher.search_slice(&pattern.matcher, &bytes[at..end], &mut probe)?;
+        if probe.count > page.offset - seen {
+            break;
+        }
+        seen += probe.count;
+        lines += count_byte(&bytes[at..end], b'\n') as u64;
+        at = end;
+        if !pace.reached(at) {
+            return Ok(None);
+        }
+    }
+    // `at` is a line start; each step back goes to the start of the line before.
+    let mut from = at;
+    for _ in 0..page.before_context {
+        if from == 0 {
+            break;
+        }
+        from = memchr::memrchr(b'\n', &bytes[..from - 1]).map_or(0, |i| i + 1);
+    }
+    let back = &bytes[from..at];
+    Ok(Some(PageStart {
+        at: from,
+        seen: seen - count_slice(back, pattern)?,
+        lines: lines - count_byte(back, b'\n') as u64,
+    }))
 }
 
 /// Searches a stream for one page of occurrences, reading it once to its end.

@@ -40,6 +40,9 @@ pub(crate) struct PageSink<'a> {
     counted: (u64, u64),
     /// Bytes of rows the page may still show ([`Page::max_bytes`]); at 0 the page is complete.
     budget: u64,
+    /// Where in the haystack the searched slice starts ([`PageSink::starting_at`]): added to
+    /// the searcher's offsets, so every offset here is the haystack's.
+    base: u64,
 }
 
 /// A remembered line: its window, or the haystack and where the line is in it.
@@ -71,7 +74,17 @@ impl<'a> PageSink<'a> {
             resume_at: None,
             counted: (0, 0),
             budget: page.budget(),
+            base: 0,
         }
+    }
+
+    /// The sink of a search of the haystack's slice from `at`, a line start with `lines` line
+    /// breaks and `seen` occurrences before it.
+    pub(crate) fn starting_at(mut self, at: u64, seen: u64, lines: u64) -> PageSink<'a> {
+        self.base = at;
+        self.seen = seen;
+        self.counted = (at, lines);
+        self
     }
 
     /// The bytes of text a context row for `line` may show within the budget.
@@ -253,7 +266,7 @@ impl Sink for PageSink<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> io::Result<bool> {
-        let mut offset = mat.absolute_byte_offset();
+        let mut offset = self.base + mat.absolute_byte_offset();
         let first = self.number_at(mat.line_number(), offset);
         for (i, raw) in mat.lines().enumerate() {
             if !self.line(first + i as u64, offset, raw, true)? {
@@ -265,8 +278,9 @@ impl Sink for PageSink<'_> {
     }
 
     fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> io::Result<bool> {
-        let number = self.number_at(ctx.line_number(), ctx.absolute_byte_offset());
-        self.line(number, ctx.absolute_byte_offset(), ctx.bytes(), false)
+        let offset = self.base + ctx.absolute_byte_offset();
+        let number = self.number_at(ctx.line_number(), offset);
+        self.line(number, offset, ctx.bytes(), false)
     }
 }
 
@@ -275,11 +289,22 @@ impl Sink for PageSink<'_> {
 pub(crate) struct CountSink<'a> {
     matcher: &'a SpillMatcher,
     pub(crate) count: u64,
+    /// The search stops once the count passes this.
+    limit: u64,
 }
 
 impl<'a> CountSink<'a> {
     pub(crate) fn new(matcher: &'a SpillMatcher) -> CountSink<'a> {
-        CountSink { matcher, count: 0 }
+        CountSink::up_to(matcher, u64::MAX)
+    }
+
+    /// A sink that stops the search at the line where the count passes `limit`.
+    pub(crate) fn up_to(matcher: &'a SpillMatcher, limit: u64) -> CountSink<'a> {
+        CountSink {
+            matcher,
+            count: 0,
+            limit,
+        }
     }
 }
 
@@ -290,7 +315,7 @@ impl Sink for CountSink<'_> {
         for raw in mat.lines() {
             self.count += count_in_line(self.matcher, trim_terminator(raw))?;
         }
-        Ok(true)
+        Ok(self.count <= self.limit)
     }
 }
 

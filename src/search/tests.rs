@@ -264,3 +264,66 @@ proptest! {
         prop_assert_eq!(count_checked(&input, &p, chunk).unwrap(), whole);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// The paced page search (the chunks before the page probed, the page searched from the
+    /// chunk that holds its first occurrence, backed up over its before-context) returns the
+    /// page the whole-slice search returns, for any chunk size, page offset, limit, context
+    /// and byte budget, and also when a line runs past four chunks.
+    #[test]
+    fn the_paced_page_agrees_with_the_whole_slice(
+        input in proptest::collection::vec(prop_oneof![
+            8 => Just(b'a'), 4 => Just(b'b'), 2 => Just(b'c'), 4 => Just(b'\n'),
+            2 => Just(b' '), 1 => Just(0u8)
+        ], 0..400),
+        which in 0..PATTERNS.len(),
+        chunk in 1usize..40,
+        offset in 0u64..12,
+        limit in 0u64..5,
+        before in 0usize..4,
+        after in 0usize..4,
+        max_bytes in prop_oneof![Just(0u64), 20u64..200],
+    ) {
+        let p = pattern(PATTERNS[which]);
+        let page = Page {
+            offset,
+            limit,
+            before_context: before,
+            after_context: after,
+            max_columns: 300,
+            max_bytes,
+        };
+        let whole = search_slice(&input, &p, &page).unwrap();
+        let paced = page_in_chunks(&input, &p, &page, chunk)
+        .expect("the input holds no escape sequence")
+        .unwrap();
+        prop_assert_eq!(paced, whole);
+    }
+}
+
+#[test]
+fn a_page_far_into_the_source_starts_at_its_chunk_with_its_context() {
+    let mut text = "filler line\n".repeat(5_000).into_bytes();
+    text.extend_from_slice(b"before one\nbefore two\nthe needle\nafter\n");
+    let p = pattern("needle");
+    let page = page(0, 5, 2);
+    let paced = crate::text::clean::unless_dirty_paced(&text, |pace| {
+        page_start(&text, &p, &page, 1024, pace)
+    })
+    .unwrap()
+    .unwrap()
+    .unwrap();
+    // The page search starts at a line start in the last chunks, not at the source's start.
+    assert!(paced.at > text.len() - 3 * 1024 && text[..paced.at].ends_with(b"\n"));
+    let lines = text[..paced.at].iter().filter(|&&b| b == b'\n').count() as u64;
+    assert_eq!((paced.seen, paced.lines), (0, lines));
+    let r = search_source(&text, &p, &page, true).unwrap().0;
+    let m = &r.matches[0];
+    assert_eq!(
+        (m.line, m.before[0].line, m.after[0].line),
+        (5_003, 5_001, 5_004)
+    );
+    assert_eq!(r, search_slice(&text, &p, &page).unwrap());
+}
