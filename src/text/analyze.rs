@@ -123,6 +123,11 @@ impl TextAnalyzer {
         }
     }
 
+    /// The head kept so far: the input's first bytes, up to the `keep` it was made with.
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
     /// Analyzes the next chunk of input.
     pub fn feed(&mut self, chunk: &[u8]) {
         if chunk.is_empty() {
@@ -482,7 +487,8 @@ impl SignalCollector {
     /// bytes only, wherever the chunks split it.
     fn consider(&mut self, line: &[u8], line_no: u64, prev: &[u8], next: Option<&[u8]>) {
         let line = &clean_line(&line[..line.len().min(CARRY_MAX)]);
-        let Some(class) = signals::classify(line) else {
+        // The prefilter found this line (before it was cleaned).
+        let Some(class) = signals::classify_hit(line) else {
             return;
         };
         let mut h = std::collections::hash_map::DefaultHasher::new();

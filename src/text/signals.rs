@@ -111,7 +111,20 @@ static PARAMETER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Classifies one line (without its newline). `None` means it is not a signal.
+///
+/// A line the prefilter finds nothing in is none (the prefilter is a superset of every
+/// marker): most lines are then rejected by one multi-literal scan instead of the markers'
+/// regexes, whose Unicode word boundaries run a backtracker on any line with a non-ASCII byte
+/// (`wrap` of a 100 MB JSON document ranked its 16,384 window lines so: 8% of its CPU time).
 pub fn classify(line: &[u8]) -> Option<Classified> {
+    if !prefilter_matches(line) {
+        return None;
+    }
+    classify_hit(line)
+}
+
+/// [`classify`] of a line the prefilter has found something in.
+pub(crate) fn classify_hit(line: &[u8]) -> Option<Classified> {
     // A long listing's words are file names (`AddressSanitizer.h`, `errors`), not failures.
     if super::rank::is_listing(line) {
         return None;
@@ -525,7 +538,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Every line `classify` accepts is found by the prefilter, whatever its case.
+        /// Every line the markers' regexes accept is found by the prefilter, whatever its case
+        /// (what lets [`classify`] reject a line the prefilter finds nothing in).
         #[test]
         fn the_prefilter_is_a_superset_of_classify(
             words in proptest::collection::vec(
@@ -538,7 +552,7 @@ mod tests {
                 ], 0..6),
         ) {
             let line = words.concat();
-            if classify(line.as_bytes()).is_some() {
+            if classify_hit(line.as_bytes()).is_some() {
                 proptest::prop_assert!(prefilter_matches(line.as_bytes()), "{}", line);
             }
         }
