@@ -298,6 +298,7 @@ fn spill(
         .clamp(256 << 10, 16 << 20);
     let (to_worker, chunks) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
     let (to_pool, pool) = mpsc::channel::<Vec<u8>>();
+    let (to_main, hashed) = mpsc::sync_channel::<(blake3::Hash, bool)>(1);
     let worker = std::thread::spawn(move || {
         let mut hasher = blake3::Hasher::new();
         let mut analyzer = TextAnalyzer::new(keep).json_fields(json::analyze::severity_fields);
@@ -306,7 +307,10 @@ fn spill(
             analyzer.feed(&chunk);
             let _ = to_pool.send(chunk);
         }
-        (hasher.finalize(), analyzer.finish())
+        // Closing the payload under its hash and the JSON analysis need only the hash and the
+        // head: they go on while the text's window lines are ranked (`finish`).
+        let _ = to_main.send((hasher.finalize(), looks_like_json(analyzer.head())));
+        analyzer.finish()
     });
     let mut interrupted = false;
     let mut read_error = None;
@@ -411,10 +415,19 @@ fn spill(
         r.count()
     });
     drop(to_worker);
-    let (hash, facts) = worker.join().expect("the analysing thread does not panic");
+    let hashed = hashed.recv();
     if let Some(e) = read_error {
+        let _ = worker.join();
         return Err(Error::stream("read stdin", e));
     }
+    let closed = match hashed {
+        Ok((hash, json_like)) => {
+            writer.and_then(|w| close(w, &hash, json_like, opts).map_err(|e| e.to_string()))
+        }
+        // The thread panicked before it sent the hash: `join` says so.
+        Err(_) => Err(String::new()),
+    };
+    let facts = worker.join().expect("the analysing thread does not panic");
     let passed_through = passing.map(|(mut sink, mut passed)| {
         if passed.write_error.is_none()
             && let Err(e) = sink.flush()
@@ -425,9 +438,8 @@ fn spill(
     });
     let mut json = None;
     let mut invalid_json = None;
-    let stored = writer.and_then(|w| {
-        publish(&store, w, &hash, &facts, opts, &mut json, &mut invalid_json)
-            .map_err(|e| e.to_string())
+    let stored = closed.and_then(|c| {
+        publish(&store, c, &facts, opts, &mut json, &mut invalid_json).map_err(|e| e.to_string())
     });
     Ok(Spilled {
         facts,
@@ -453,6 +465,12 @@ fn pass_on(sink: &mut dyn std::io::Write, passed: &mut PassedThrough, bytes: &[u
         }
         Err(e) => passed.write_error = Some(e.to_string()),
     }
+}
+
+/// True when `head`, the output's first bytes, is text that starts like JSON or like output
+/// with JSON in it: what makes a complete payload worth the JSON engine's analysis.
+fn looks_like_json(head: &[u8]) -> bool {
+    !crate::text::is_binary(head) && (starts_like_json(head) || json::mixed::may_start(head))
 }
 
 /// True when the first non-blank byte (after a BOM) opens an object or an array.
@@ -524,16 +542,49 @@ pub(super) fn analyze_options(preview_bytes: usize) -> json::analyze::AnalyzeOpt
     }
 }
 
-fn publish(
-    store: &Store,
+/// A payload written to its end and closed under its hash, not yet published.
+struct Closed {
+    finished: Finished,
+    stored_bytes: u64,
+    dropped_bytes: u64,
+    /// The JSON engine's analysis ([`analyze_json`]), when the payload is complete and looked
+    /// like JSON.
+    json: Option<std::result::Result<JsonPart, Option<json::SyntaxError>>>,
+}
+
+/// Closes the payload under `hash` and, when it is complete and `json_like`
+/// ([`looks_like_json`]), has the JSON engine analyse it.
+fn close(
     writer: CappedWriter,
     hash: &blake3::Hash,
+    json_like: bool,
+    opts: &WrapOptions,
+) -> Result<Closed> {
+    let (finished, stored_bytes, dropped_bytes) = writer.close(hash)?;
+    // A capped payload is no longer the whole document, so it is described as text.
+    let json = (dropped_bytes == 0 && json_like).then(|| analyze_json(&finished, opts));
+    Ok(Closed {
+        finished,
+        stored_bytes,
+        dropped_bytes,
+        json,
+    })
+}
+
+fn publish(
+    store: &Store,
+    closed: Closed,
     facts: &TextFacts,
     opts: &WrapOptions,
     json: &mut Option<JsonPart>,
     invalid_json: &mut Option<String>,
 ) -> Result<Stored> {
-    let (finished, stored_bytes, dropped_bytes) = writer.close(hash)?;
+    let Closed {
+        finished,
+        stored_bytes,
+        dropped_bytes,
+        json: analysis,
+    } = closed;
     let mut meta = Meta {
         size_bytes: facts.size,
         stored_bytes,
@@ -545,10 +596,8 @@ fn publish(
         created: crate::store::meta::now_secs(),
         ..Meta::default()
     };
-    // A capped payload is no longer the whole document, so it is described as text.
-    let mixed = json::mixed::may_start(&facts.head);
-    if dropped_bytes == 0 && !facts.binary && (starts_like_json(&facts.head) || mixed) {
-        match analyze_json(&finished, opts) {
+    if let Some(analysis) = analysis {
+        match analysis {
             Ok(part) => {
                 meta.mime_type = part.facts.payload_mime().to_string();
                 meta.json_part = part.facts.part.map(|p| crate::store::meta::JsonPart {
