@@ -2584,8 +2584,8 @@ def main():
             old_checks(Claude(claude_oldest_exe, spill, work, server), work, CLAUDE_OLDEST[1])
         if claude_node_exe:
             node_checks(Claude(claude_node_exe, spill, work, server), work)
-        # GitHub Copilot CLI here: this lane is the shortest, and its runs take seconds. Its own
-        # server, whose log holds no other harness's chat completions.
+        # GitHub Copilot CLI here: its runs take seconds. Its own server, whose log holds no
+        # other harness's chat completions.
         if copilot_exes:
             copilot_server = Server(work / "requests-copilot.log")
             servers.append(copilot_server)
@@ -2613,7 +2613,7 @@ def main():
                 elif row:
                     rows.append(row)
 
-    def old_lane():
+    def oldest_versions():
         # The oldest hookable versions, in a work directory of their own (their files and the
         # request log's conversations never meet the newest versions').
         server = Server(work / "requests-old.log")
@@ -2639,9 +2639,11 @@ def main():
             if row:
                 rows.append(row)
         LABEL.value = ""
-        # The newest Kilo Code and Kimi CLI here too, since this lane is the shortest: each with
-        # its own server, whose log holds none of the oldest version's conversations (the same
-        # names, in `old_work`) and none of the other's.
+
+    def kilo_kimi_lane():
+        # The newest Kilo Code and Kimi CLI: each with its own server, whose log holds none of
+        # the oldest version's conversations (the same names, in `old_work`) and none of the
+        # other's.
         for exe, cls, checks in [(kilo_exe, Kilo, kilo_checks), (kimi_exe, Kimi, kimi_checks)]:
             if not exe:
                 continue
@@ -2653,8 +2655,15 @@ def main():
             if row:
                 rows.append(row)
 
-    # Claude Code's checks, the other harnesses' and the oldest versions' are independent (their
-    # own HOMEs, projects and servers): three lanes at once, each timed.
+    def claude_oldest_lane():
+        claude_lane()
+        oldest_versions()
+
+    # Claude Code's checks, the other harnesses', the oldest versions' and Kilo Code's and Kimi
+    # CLI's are independent (their own HOMEs, projects and servers): three lanes at once, each
+    # timed, balanced by the times measured on a 2-core machine (.ci/run of 2026-12-07:
+    # Claude Code and Copilot 280 s, the oldest versions 148 s, the other lane 436 s, the newest
+    # Kilo Code 367 s and Kimi 31 s).
     def timed(name, lane):
         start = time.time()
         try:
@@ -2663,9 +2672,10 @@ def main():
             check(f"{name}: the lane ran to its end", False, f"{type(e).__name__}: {e}")
         print(f"time  {name} lane: {time.time() - start:.0f} s")
 
-    lanes = [threading.Thread(target=timed, args=("claude-code; copilot", claude_lane)),
+    lanes = [threading.Thread(target=timed, args=("claude-code; copilot; oldest codex, gemini, opencode, kilo",
+                                                  claude_oldest_lane)),
              threading.Thread(target=timed, args=("codex, gemini, opencode, pi, qwen-code", other_lane)),
-             threading.Thread(target=timed, args=("oldest codex, gemini, opencode, kilo; kilo, kimi", old_lane))]
+             threading.Thread(target=timed, args=("kilo, kimi", kilo_kimi_lane))]
     try:
         for lane in lanes:
             lane.start()
