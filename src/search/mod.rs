@@ -176,25 +176,34 @@ const HEAP_LIMIT: usize = 16 * 1024 * 1024;
 /// assert_eq!(result.next_offset(), Some(2));
 /// ```
 pub fn search_slice(haystack: &[u8], pattern: &Pattern, page: &Page) -> io::Result<SearchResult> {
-    search_slice_then(haystack, pattern, page, |at| {
+    let page = &page.within_budget();
+    page_from(haystack, pattern, page, PageStart::default(), |at| {
         count_slice(&haystack[at.min(haystack.len())..], pattern)
     })
 }
 
-/// [`search_slice`] with `rest` counting the occurrences from the byte where the page ends.
-fn search_slice_then(
+/// One page (`page` already [`Page::within_budget`]) of `haystack` searched from `start`, with
+/// `rest` counting the occurrences from the byte where the page ends.
+fn page_from(
     haystack: &[u8],
     pattern: &Pattern,
     page: &Page,
+    start: PageStart,
     rest: impl FnOnce(usize) -> io::Result<u64>,
 ) -> io::Result<SearchResult> {
-    let bounded = page.within_budget();
-    let page = &bounded;
     let (matches, seen, resume_at) = if page.limit == 0 {
-        (Vec::new(), 0, Some(0))
+        (Vec::new(), start.seen, Some(start.at as u64))
     } else {
-        let mut sink = PageSink::new(&pattern.matcher, page, Some(haystack), true);
-        page_searcher(page, None, false).search_slice(&pattern.matcher, haystack, &mut sink)?;
+        let mut sink = PageSink::new(&pattern.matcher, page, Some(haystack), true).starting_at(
+            start.at as u64,
+            start.seen,
+            start.lines,
+        );
+        page_searcher(page, None, false).search_slice(
+            &pattern.matcher,
+            &haystack[start.at..],
+            &mut sink,
+        )?;
         let (seen, resume_at) = (sink.seen, sink.resume_at);
         (sink.into_matches(), seen, resume_at)
     };
@@ -315,37 +324,19 @@ fn page_paced(
     chunk: usize,
     pace: &crate::text::clean::Pace,
 ) -> io::Result<SearchResult> {
-    let bounded = page.within_budget();
-    let page = &bounded;
-    if page.limit == 0 {
-        let total = count_paced(bytes, 0, pattern, chunk, pace)?;
-        return Ok(result(Vec::new(), total, page, pattern));
-    }
-    let Some(start) = page_start(bytes, pattern, page, chunk, pace)? else {
-        return Ok(result(Vec::new(), 0, page, pattern));
+    let page = &page.within_budget();
+    let start = if page.limit == 0 {
+        PageStart::default()
+    } else {
+        match page_start(bytes, pattern, page, chunk, pace)? {
+            Some(start) => start,
+            // The check found the source dirty: this answer is dropped.
+            None => return Ok(result(Vec::new(), 0, page, pattern)),
+        }
     };
-    let mut sink = PageSink::new(&pattern.matcher, page, Some(bytes), true).starting_at(
-        start.at as u64,
-        start.seen,
-        start.lines,
-    );
-    page_searcher(page, None, false).search_slice(
-        &pattern.matcher,
-        &bytes[start.at..],
-        &mut sink,
-    )?;
-    let (seen, resume_at) = (sink.seen, sink.resume_at);
-    let rest = match resume_at {
-        Some(at) => count_paced(
-            bytes,
-            usize::try_from(at).unwrap_or(usize::MAX),
-            pattern,
-            chunk,
-            pace,
-        )?,
-        None => 0,
-    };
-    Ok(result(sink.into_matches(), seen + rest, page, pattern))
+    page_from(bytes, pattern, page, start, |at| {
+        count_paced(bytes, at, pattern, chunk, pace)
+    })
 }
 
 /// [`page_paced`] over chunks of `chunk` bytes, unless the source needs its cleaned view: for
@@ -362,9 +353,9 @@ pub(crate) fn page_in_chunks(
     })
 }
 
-/// Where [`page_paced`]'s page search starts: a line start, the occurrences before it and the
+/// Where a page search starts ([`page_from`]): a line start, the occurrences before it and the
 /// line breaks before it.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Default)]
 struct PageStart {
     at: usize,
     seen: u64,

@@ -596,37 +596,36 @@ fn publish(
         created: crate::store::meta::now_secs(),
         ..Meta::default()
     };
-    if let Some(analysis) = analysis {
-        match analysis {
-            Ok(part) => {
-                meta.mime_type = part.facts.payload_mime().to_string();
-                meta.json_part = part.facts.part.map(|p| crate::store::meta::JsonPart {
-                    start: p.start as u64,
-                    end: p.end as u64,
-                    lines: [p.first_line, p.last_line],
-                });
-                meta.total_items = part.facts.total_items;
-                meta.summary = part.facts.summary.clone();
-                *json = Some(part);
-            }
-            Err(error) => {
-                let note = error.as_ref().map(|e| {
-                    json::analyze::Analysis::NotJson {
-                        invalid: Some(e.clone()),
-                    }
-                    .invalid_note()
-                    .unwrap_or_default()
-                });
-                meta.summary = summary(facts, facts.signal_total, note.as_deref());
-                meta.invalid_json = error.map(|e| crate::store::meta::InvalidJson {
-                    offset: e.offset,
-                    line: e.line,
-                    column: e.column,
-                    message: e.message,
-                });
-                *invalid_json = note;
-            }
+    match analysis {
+        Some(Ok(part)) => {
+            meta.mime_type = part.facts.payload_mime().to_string();
+            meta.json_part = part.facts.part.map(|p| crate::store::meta::JsonPart {
+                start: p.start as u64,
+                end: p.end as u64,
+                lines: [p.first_line, p.last_line],
+            });
+            meta.total_items = part.facts.total_items;
+            meta.summary = part.facts.summary.clone();
+            *json = Some(part);
         }
+        Some(Err(error)) => {
+            let note = error.as_ref().map(|e| {
+                json::analyze::Analysis::NotJson {
+                    invalid: Some(e.clone()),
+                }
+                .invalid_note()
+                .unwrap_or_default()
+            });
+            meta.summary = summary(facts, facts.signal_total, note.as_deref());
+            meta.invalid_json = error.map(|e| crate::store::meta::InvalidJson {
+                offset: e.offset,
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            });
+            *invalid_json = note;
+        }
+        None => {}
     }
     let published = store.publish(finished, &mut meta)?;
     let reference = published.reference;
